@@ -1,0 +1,54 @@
+//===- Backend.h - The backend interface -------------------------*- C++ -*-===//
+//
+// A Backend says which nodes it supports and compiles a graph into an
+// Executable, which runs with input tensors and returns output tensors and
+// owns whatever memory plan it needs. Backends are found by name
+// ("reference", later "cpu" and "cuda").
+//
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include "nngraph/ir/Graph.h"
+#include "nngraph/runtime/Tensor.h"
+
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace nng::backends {
+
+/// A compiled graph, ready to run.
+class Executable {
+public:
+  virtual ~Executable();
+  /// Runs with one tensor per graph input (in order); returns one tensor per
+  /// graph output. Throws Error naming the input when a tensor does not fit
+  /// its declared type.
+  virtual std::vector<nng::Tensor> run(const std::vector<nng::Tensor> &Inputs) = 0;
+};
+
+/// A way to execute graphs.
+class Backend {
+public:
+  virtual ~Backend();
+  virtual std::string_view name() const = 0;
+  /// True when the backend can execute N.
+  virtual bool supportsOp(const ir::Node &N) const = 0;
+  /// Compiles G (which must verify). Throws Error(Unsupported) listing the
+  /// nodes it cannot run.
+  virtual std::unique_ptr<Executable> compile(const ir::Graph &G) = 0;
+};
+
+/// The backend registered under Name; throws Error(InvalidArgument) listing
+/// the known names when there is none.
+Backend &getBackend(std::string_view Name);
+/// Names of the backends in this build.
+std::vector<std::string> backendNames();
+
+/// Checks Inputs against G's declared input types (count, dtype, rank,
+/// static dims, and the same value for each symbolic dim name); throws
+/// Error(InvalidArgument) naming the offending input.
+void checkInputs(const ir::Graph &G, const std::vector<nng::Tensor> &Inputs);
+
+} // namespace nng::backends

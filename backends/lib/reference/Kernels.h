@@ -1,0 +1,64 @@
+//===- Kernels.h - Reference kernel interface (internal) ---------*- C++ -*-===//
+//
+// A reference kernel gets a KernelContext: the node's schema and attributes,
+// its input tensors (undefined for absent optional inputs), and the output
+// types computed by the op's inference function from the concrete inputs.
+// It fills Outputs. kernel<Op> functions are declared from Ops.def, so an op
+// without a kernel fails to link.
+//
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include "nngraph/ir/Graph.h"
+#include "nngraph/ir/ShapeInference.h"
+#include "nngraph/runtime/Tensor.h"
+
+#include <sstream>
+#include <vector>
+
+namespace nng::backends::reference {
+
+/// What a kernel sees.
+struct KernelContext {
+  const ir::Node &N;
+  std::vector<nng::Tensor> Inputs;      ///< Undefined when absent.
+  std::vector<ir::TensorType> OutTypes; ///< Inferred from concrete inputs.
+  std::vector<nng::Tensor> Outputs;     ///< Filled by the kernel.
+
+  bool hasInput(size_t I) const {
+    return I < Inputs.size() && Inputs[I].defined();
+  }
+  const nng::Tensor &in(size_t I) const { return Inputs[I]; }
+  /// Allocates output I with its inferred (static) shape and dtype.
+  nng::Tensor &allocOutput(size_t I);
+  /// Allocates output I with an explicit shape and dtype.
+  nng::Tensor &allocOutput(size_t I, const Shape &S, DType T);
+  int64_t attrInt(std::string_view A) const { return N.attrInt(A); }
+  float attrFloat(std::string_view A) const { return N.attrFloat(A); }
+  const std::string &attrString(std::string_view A) const {
+    return N.attrString(A);
+  }
+  std::vector<int64_t> attrInts(std::string_view A) const {
+    return N.attrInts(A);
+  }
+  /// Throws Error(InvalidArgument) naming the node.
+  template <typename... Args> [[noreturn]] void fail(const Args &...A) const {
+    std::ostringstream OS;
+    (OS << ... << A);
+    throwError(OS.str());
+  }
+
+private:
+  [[noreturn]] void throwError(const std::string &Msg) const;
+};
+
+using KernelFn = void (*)(KernelContext &);
+
+#define NNG_OP(Enum, Domain, Name, Since, Inputs, Outputs, Infer, Attrs, Doc)  \
+  void kernel##Enum(KernelContext &);
+#include "nngraph/ir/Ops.def"
+
+/// The kernel of op K.
+KernelFn getKernel(ir::OpKind K);
+
+} // namespace nng::backends::reference

@@ -1,0 +1,84 @@
+//===- Attribute.h - Typed node attributes ----------------------*- C++ -*-===//
+//
+// An Attribute is one typed value (int, float, string, their lists, or a
+// tensor); AttrMap holds a node's attributes sorted by name so printing is
+// deterministic. Defaults come from the op table, not from here.
+//
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include "nngraph/runtime/Tensor.h"
+
+#include <string>
+#include <string_view>
+#include <variant>
+#include <vector>
+
+namespace nng::ir {
+
+/// Attribute value kinds (ONNX's AttributeProto types we support).
+enum class AttrType : uint8_t { Int, Float, String, Ints, Floats, Strings, Tensor };
+
+/// Name used in the op table and in messages: "int", "floats", "tensor"...
+std::string_view attrTypeName(AttrType T);
+std::optional<AttrType> parseAttrType(std::string_view S);
+
+/// A typed attribute value.
+class Attribute {
+public:
+  using Storage = std::variant<int64_t, float, std::string, std::vector<int64_t>,
+                               std::vector<float>, std::vector<std::string>,
+                               nng::Tensor>;
+  Attribute() = default;
+  Attribute(int64_t V) : V(V) {}
+  Attribute(int V) : V(static_cast<int64_t>(V)) {}
+  Attribute(float V) : V(V) {}
+  Attribute(std::string V) : V(std::move(V)) {}
+  Attribute(const char *V) : V(std::string(V)) {}
+  Attribute(std::vector<int64_t> V) : V(std::move(V)) {}
+  Attribute(std::vector<float> V) : V(std::move(V)) {}
+  Attribute(std::vector<std::string> V) : V(std::move(V)) {}
+  Attribute(nng::Tensor V) : V(std::move(V)) {}
+
+  AttrType type() const { return static_cast<AttrType>(V.index()); }
+  int64_t i() const { return std::get<int64_t>(V); }
+  float f() const { return std::get<float>(V); }
+  const std::string &s() const { return std::get<std::string>(V); }
+  const std::vector<int64_t> &ints() const {
+    return std::get<std::vector<int64_t>>(V);
+  }
+  const std::vector<float> &floats() const {
+    return std::get<std::vector<float>>(V);
+  }
+  const std::vector<std::string> &strings() const {
+    return std::get<std::vector<std::string>>(V);
+  }
+  const nng::Tensor &t() const { return std::get<nng::Tensor>(V); }
+  /// Structural equality (tensors compared by value).
+  bool operator==(const Attribute &O) const;
+
+private:
+  Storage V;
+};
+
+/// A node's attributes, kept sorted by name.
+class AttrMap {
+public:
+  using Entry = std::pair<std::string, Attribute>;
+  /// Sets (or replaces) Name.
+  void set(std::string Name, Attribute A);
+  /// The attribute, or null.
+  const Attribute *find(std::string_view Name) const;
+  bool has(std::string_view Name) const { return find(Name) != nullptr; }
+  bool erase(std::string_view Name);
+  auto begin() const { return Entries.begin(); }
+  auto end() const { return Entries.end(); }
+  size_t size() const { return Entries.size(); }
+  bool empty() const { return Entries.empty(); }
+  bool operator==(const AttrMap &O) const { return Entries == O.Entries; }
+
+private:
+  std::vector<Entry> Entries;
+};
+
+} // namespace nng::ir

@@ -1,0 +1,205 @@
+//===- Graph.h - Graph, Node and Value ---------------------------*- C++ -*-===//
+//
+// The graph IR. A Graph owns its Values and Nodes. Values are graph inputs,
+// initializers (named constant tensors: parameters and buffers, named by
+// their state_dict key) or node outputs; each has a TensorType and a use
+// list. Nodes are kept in topological order; each has an op from the op
+// table, inputs (null for an absent optional input), outputs, attributes, a
+// name and a scope (module path and module type it was traced from).
+//
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include "nngraph/ir/Attribute.h"
+#include "nngraph/ir/OpSchema.h"
+#include "nngraph/ir/Type.h"
+#include "nngraph/runtime/Tensor.h"
+
+#include <memory>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+namespace nng::ir {
+
+class Graph;
+class Node;
+
+/// One use of a value: a node and the input position.
+struct Use {
+  Node *User;
+  unsigned Index;
+  bool operator==(const Use &O) const = default;
+};
+
+/// An SSA value.
+class Value {
+public:
+  enum class Kind : uint8_t { Input, Initializer, NodeOutput };
+
+  const std::string &name() const { return Name; }
+  const TensorType &type() const { return Ty; }
+  void setType(TensorType T) { Ty = std::move(T); }
+  Kind kind() const { return K; }
+  bool isInput() const { return K == Kind::Input; }
+  bool isInitializer() const { return K == Kind::Initializer; }
+  /// The producing node, or null for inputs and initializers.
+  Node *producer() const { return Producer; }
+  unsigned producerIndex() const { return ProducerIndex; }
+  const std::vector<Use> &uses() const { return Uses; }
+  bool hasUses() const { return !Uses.empty(); }
+  Graph *graph() const { return Parent; }
+
+  /// An initializer's data (undefined when elided or not an initializer).
+  const nng::Tensor &data() const { return Data; }
+  void setData(nng::Tensor T) { Data = std::move(T); }
+  /// For an initializer whose data was elided when printed and parsed back
+  /// without it: the content hash that the text carried ("fnv1a64:...").
+  const std::string &elidedHash() const { return ElidedHash; }
+  void setElidedHash(std::string H) { ElidedHash = std::move(H); }
+
+private:
+  friend class Graph;
+  friend class Node;
+  std::string Name;
+  TensorType Ty;
+  Kind K = Kind::NodeOutput;
+  Node *Producer = nullptr;
+  unsigned ProducerIndex = 0;
+  std::vector<Use> Uses;
+  Graph *Parent = nullptr;
+  nng::Tensor Data;
+  std::string ElidedHash;
+};
+
+/// Where a node came from: the module path and module type it was traced
+/// from ("layer1.0.conv1", "Conv2d"). Both empty when unknown.
+struct Scope {
+  std::string Path;
+  std::string ModuleType;
+  bool empty() const { return Path.empty() && ModuleType.empty(); }
+  bool operator==(const Scope &O) const = default;
+};
+
+/// An operation.
+class Node {
+public:
+  OpKind op() const { return Op; }
+  const OpSchema &schema() const { return getOpSchema(Op); }
+  const std::string &name() const { return Name; }
+  void setName(std::string N) { Name = std::move(N); }
+  const Scope &scope() const { return Sc; }
+  void setScope(Scope S) { Sc = std::move(S); }
+  Graph *graph() const { return Parent; }
+
+  size_t numInputs() const { return Inputs.size(); }
+  /// Input I; null when it is an absent optional input.
+  Value *input(size_t I) const { return Inputs[I]; }
+  const std::vector<Value *> &inputs() const { return Inputs; }
+  /// Replaces input I (updating use lists); V may be null.
+  void setInput(size_t I, Value *V);
+  /// Appends an input.
+  void addInput(Value *V);
+  /// Drops trailing inputs beyond N.
+  void truncateInputs(size_t N);
+  /// True when input I exists and is not null.
+  bool hasInput(size_t I) const { return I < Inputs.size() && Inputs[I]; }
+
+  size_t numOutputs() const { return Outputs.size(); }
+  Value *output(size_t I = 0) const { return Outputs[I]; }
+  const std::vector<Value *> &outputs() const { return Outputs; }
+
+  const AttrMap &attrs() const { return Attrs; }
+  AttrMap &attrs() { return Attrs; }
+  void setAttr(std::string N, Attribute A) { Attrs.set(std::move(N), std::move(A)); }
+  /// Attribute N or its default from the op table; throws Error(Verify)
+  /// naming the node when it is absent and has no default.
+  const Attribute &attr(std::string_view N) const;
+  int64_t attrInt(std::string_view N) const { return attr(N).i(); }
+  float attrFloat(std::string_view N) const { return attr(N).f(); }
+  const std::string &attrString(std::string_view N) const { return attr(N).s(); }
+  /// An ints attribute, or an empty list when absent without default.
+  std::vector<int64_t> attrInts(std::string_view N) const;
+
+  /// "%y = Conv (node 'conv_0')": used in messages.
+  std::string describe() const;
+
+private:
+  friend class Graph;
+  static void removeUse(Value *V, Node *N, unsigned I);
+  OpKind Op = OpKind::Identity;
+  std::string Name;
+  Scope Sc;
+  std::vector<Value *> Inputs;
+  std::vector<Value *> Outputs;
+  AttrMap Attrs;
+  Graph *Parent = nullptr;
+};
+
+/// A dataflow graph: inputs, initializers, nodes in topological order and
+/// outputs. Value names are unique within the graph.
+class Graph {
+public:
+  Graph() = default;
+  Graph(const Graph &) = delete;
+  Graph &operator=(const Graph &) = delete;
+  ~Graph();
+
+  const std::string &name() const { return Name; }
+  void setName(std::string N) { Name = std::move(N); }
+
+  /// Adds a graph input; throws Error(InvalidArgument) if the name is taken.
+  Value *addInput(std::string Name, TensorType T);
+  /// Adds an initializer holding Data; its type is Data's (static) type.
+  Value *addInitializer(std::string Name, nng::Tensor Data);
+  /// Adds an initializer with a type but no data (elided).
+  Value *addElidedInitializer(std::string Name, TensorType T, std::string Hash);
+  /// Creates a node at the end (or before InsertBefore), with one output per
+  /// entry of OutputNames (a name is uniquified when taken). Output types
+  /// start unknown; run inferTypes() or set them.
+  Node *addNode(OpKind Op, std::vector<Value *> Inputs,
+                std::vector<std::string> OutputNames, AttrMap Attrs = {},
+                Node *InsertBefore = nullptr);
+  /// Removes N, which must have no used outputs (graph outputs count as
+  /// uses).
+  void eraseNode(Node *N);
+  /// Removes an unused initializer or input.
+  void eraseValue(Value *V);
+  /// Points every use of From (and graph outputs) at To.
+  void replaceAllUsesWith(Value *From, Value *To);
+
+  void setOutputs(std::vector<Value *> Outs) { Outputs = std::move(Outs); }
+  void addOutput(Value *V) { Outputs.push_back(V); }
+  void setOutput(size_t I, Value *V) { Outputs[I] = V; }
+
+  const std::vector<Value *> &inputs() const { return Inputs; }
+  const std::vector<Value *> &initializers() const { return Initializers; }
+  const std::vector<Value *> &outputs() const { return Outputs; }
+  /// Nodes in topological order.
+  const std::vector<std::unique_ptr<Node>> &nodes() const { return Nodes; }
+  size_t numNodes() const { return Nodes.size(); }
+  /// True when V is one of the graph outputs.
+  bool isOutput(const Value *V) const;
+
+  /// The value with Name, or null.
+  Value *lookup(std::string_view Name) const;
+  /// Renames V; throws if NewName is taken.
+  void rename(Value *V, std::string NewName);
+  /// A name not yet used, based on Base ("x" -> "x", "x.1", ...).
+  std::string uniqueName(std::string_view Base) const;
+
+  /// Reorders nodes topologically (stable); throws Error(Verify) on a cycle.
+  void topologicalSort();
+  /// A deep copy (initializer data is shared, not copied).
+  std::unique_ptr<Graph> clone() const;
+
+private:
+  Value *newValue(std::string Name, Value::Kind K);
+  std::string Name;
+  std::vector<Value *> Inputs, Initializers, Outputs;
+  std::vector<std::unique_ptr<Node>> Nodes;
+  std::vector<std::unique_ptr<Value>> Values;
+  std::unordered_map<std::string, Value *> ByName;
+};
+
+} // namespace nng::ir

@@ -1,0 +1,81 @@
+//===- ShapeInference.h - Type and shape inference --------------*- C++ -*-===//
+//
+// Each op's inference function (named in Ops.def) computes output types from
+// input types, attributes and, when known, input values. InferContext is
+// what it sees; it is built either from a graph node (static inference, where
+// constant inputs are known) or from concrete tensors (the reference backend
+// computes output shapes at run time with the same functions).
+//
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include "nngraph/ir/Graph.h"
+
+#include <sstream>
+
+namespace nng::ir {
+
+/// What an inference function sees of one node.
+class InferContext {
+public:
+  /// InTypes[i] / InValues[i] may be null: absent optional input / unknown
+  /// value.
+  InferContext(const OpSchema &Schema, const AttrMap &Attrs,
+               std::vector<const TensorType *> InTypes,
+               std::vector<const nng::Tensor *> InValues, size_t NumOutputs,
+               std::string NodeDesc);
+
+  const OpSchema &schema() const { return Schema; }
+  size_t numInputs() const { return InTypes.size(); }
+  bool hasInput(size_t I) const { return I < InTypes.size() && InTypes[I]; }
+  /// Type of input I; throws if absent.
+  const TensorType &inputType(size_t I) const;
+  /// Known value of input I (a constant, or any input at run time), or null.
+  const nng::Tensor *inputValue(size_t I) const {
+    return I < InValues.size() ? InValues[I] : nullptr;
+  }
+
+  /// Attribute getters with the op table's defaults.
+  bool hasAttr(std::string_view N) const { return Attrs.has(N); }
+  const Attribute &attr(std::string_view N) const;
+  int64_t attrInt(std::string_view N) const { return attr(N).i(); }
+  float attrFloat(std::string_view N) const { return attr(N).f(); }
+  const std::string &attrString(std::string_view N) const { return attr(N).s(); }
+  std::vector<int64_t> attrInts(std::string_view N) const;
+
+  size_t numOutputs() const { return Outputs.size(); }
+  void setOutputType(size_t I, TensorType T);
+  const std::vector<TensorType> &outputTypes() const { return Outputs; }
+
+  /// Throws Error(ShapeMismatch) with the node description appended.
+  template <typename... Args> [[noreturn]] void fail(const Args &...A) const {
+    std::ostringstream OS;
+    (OS << ... << A);
+    throwError(OS.str());
+  }
+
+private:
+  [[noreturn]] void throwError(const std::string &Msg) const;
+  const OpSchema &Schema;
+  const AttrMap &Attrs;
+  std::vector<const TensorType *> InTypes;
+  std::vector<const nng::Tensor *> InValues;
+  std::vector<TensorType> Outputs;
+  std::string NodeDesc;
+};
+
+/// Runs N's inference function with the types of its inputs (and the data
+/// of inputs that are initializers or Constant outputs) and returns the
+/// output types. Throws Error(ShapeMismatch) naming the node on bad input.
+std::vector<TensorType> inferNodeTypes(const Node &N);
+
+/// Infers every node's output types in order, merging with what the values
+/// already declare (a declared static dim refines an inferred unknown one).
+/// Throws Error(ShapeMismatch) naming the node on a contradiction.
+void inferTypes(Graph &G);
+
+/// The constant value of V when it is an initializer with data or the output
+/// of a Constant node; else null.
+const nng::Tensor *constantValue(const Value *V);
+
+} // namespace nng::ir

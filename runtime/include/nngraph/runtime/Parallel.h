@@ -1,0 +1,49 @@
+//===- Parallel.h - The parallel loop over OpenMP ---------------*- C++ -*-===//
+//
+// parallelFor splits [Begin, End) into chunks of at least Grain iterations and
+// runs them on OpenMP threads, the same pool oneDNN uses, so two thread pools
+// never compete for the cores. Small ranges run inline.
+//
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include <cstdint>
+#include <type_traits>
+#include <utility>
+
+namespace nng {
+
+/// A non-owning reference to a callable (like llvm::function_ref).
+template <typename Fn> class FunctionRef;
+template <typename Ret, typename... Params> class FunctionRef<Ret(Params...)> {
+public:
+  template <typename Callable,
+            typename = std::enable_if_t<!std::is_same_v<
+                std::remove_cvref_t<Callable>, FunctionRef>>>
+  FunctionRef(Callable &&C)
+      : Callback(callbackFn<std::remove_reference_t<Callable>>),
+        Obj(reinterpret_cast<intptr_t>(&C)) {}
+  Ret operator()(Params... P) const {
+    return Callback(Obj, std::forward<Params>(P)...);
+  }
+
+private:
+  template <typename Callable>
+  static Ret callbackFn(intptr_t O, Params... P) {
+    return (*reinterpret_cast<Callable *>(O))(std::forward<Params>(P)...);
+  }
+  Ret (*Callback)(intptr_t, Params...);
+  intptr_t Obj;
+};
+
+/// Runs Body(ChunkBegin, ChunkEnd) over [Begin, End) in parallel chunks of at
+/// least Grain iterations. Exceptions thrown by Body are rethrown here.
+void parallelFor(int64_t Begin, int64_t End, int64_t Grain,
+                 FunctionRef<void(int64_t, int64_t)> Body);
+
+/// Number of threads parallelFor uses.
+int numThreads();
+/// Sets the number of threads (also oneDNN's, since both use OpenMP).
+void setNumThreads(int N);
+
+} // namespace nng

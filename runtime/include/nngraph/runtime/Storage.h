@@ -1,0 +1,66 @@
+//===- Storage.h - Reference-counted memory blocks --------------*- C++ -*-===//
+//
+// Storage is a block of memory shared by tensors (through shared_ptr). It is
+// either allocated (64-byte aligned, from an Allocator), wraps memory owned by
+// someone else (with an owner handle kept alive or a deleter), or maps a file
+// read-only.
+//
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include "nngraph/runtime/Device.h"
+
+#include <cstddef>
+#include <functional>
+#include <memory>
+#include <string>
+
+namespace nng {
+
+class Allocator;
+
+/// A block of bytes on a device.
+class Storage {
+public:
+  using Deleter = std::function<void(void *)>;
+
+  ~Storage();
+  Storage(const Storage &) = delete;
+  Storage &operator=(const Storage &) = delete;
+
+  /// Allocates Bytes (zero-filled) from A (the CPU allocator by default).
+  static std::shared_ptr<Storage> allocate(size_t Bytes,
+                                           Device D = Device::cpu(),
+                                           Allocator *A = nullptr);
+  /// Wraps external memory; Free (may be empty) runs when the last reference
+  /// goes away.
+  static std::shared_ptr<Storage> wrap(void *Data, size_t Bytes, Deleter Free,
+                                       Device D = Device::cpu());
+  /// Wraps external memory kept alive by Owner.
+  static std::shared_ptr<Storage> wrap(void *Data, size_t Bytes,
+                                       std::shared_ptr<const void> Owner,
+                                       Device D = Device::cpu());
+  /// Maps Length bytes of Path at Offset read-only (Length 0: to the end).
+  /// Throws Error(IO) naming the file when it cannot be opened or is too
+  /// short.
+  static std::shared_ptr<Storage> mapFile(const std::string &Path,
+                                          size_t Offset = 0, size_t Length = 0);
+
+  void *data() { return Data; }
+  const void *data() const { return Data; }
+  size_t bytes() const { return Bytes; }
+  Device device() const { return Dev; }
+  /// False for read-only mappings.
+  bool isWritable() const { return Writable; }
+
+private:
+  Storage() = default;
+  void *Data = nullptr;
+  size_t Bytes = 0;
+  Device Dev;
+  bool Writable = true;
+  Deleter Free;
+  std::shared_ptr<const void> Owner;
+};
+
+} // namespace nng

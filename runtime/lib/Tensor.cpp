@@ -1,0 +1,305 @@
+//===- Tensor.cpp - A strided view of a Storage --------------------------===//
+
+#include "nngraph/runtime/Tensor.h"
+#include "nngraph/runtime/DTypeVisit.h"
+
+#include <cmath>
+#include <cstring>
+#include <sstream>
+
+namespace nng {
+
+Tensor::Tensor(std::shared_ptr<Storage> S, Shape Shp, Strides Str,
+               int64_t Off, DType T)
+    : Store(std::move(S)), Sh(std::move(Shp)), St(std::move(Str)), Offset(Off),
+      Type(T) {
+  Sh.validate();
+  NNG_CHECK(St.size() == Sh.rank(), "tensor view: ", St.size(),
+            " strides for shape ", Sh.toString());
+  NNG_CHECK(Store, "tensor view: null storage");
+  if (Sh.numel() == 0)
+    return;
+  // The lowest and highest element reached must lie inside the storage.
+  int64_t Lo = Offset, Hi = Offset;
+  for (size_t I = 0; I < Sh.rank(); ++I) {
+    int64_t Span = (Sh[I] - 1) * St[I];
+    (Span < 0 ? Lo : Hi) += Span;
+  }
+  int64_t Elems = static_cast<int64_t>(Store->bytes() / dtypeSize(T));
+  NNG_CHECK(Lo >= 0 && Hi < Elems, "tensor view ", dtypeName(T),
+            Sh.toString(), " at offset ", Offset,
+            " reaches elements [", Lo, ", ", Hi, "] outside its storage of ",
+            Elems, " elements");
+}
+
+Tensor Tensor::empty(const Shape &Sh, DType T, Device D) {
+  Sh.validate();
+  size_t Bytes = static_cast<size_t>(Sh.numel()) * dtypeSize(T);
+  return Tensor(Storage::allocate(Bytes, D), Sh, contiguousStrides(Sh), 0, T);
+}
+
+Tensor Tensor::fromBlob(void *Data, const Shape &Sh, DType T,
+                        std::shared_ptr<const void> Owner) {
+  Sh.validate();
+  size_t Bytes = static_cast<size_t>(Sh.numel()) * dtypeSize(T);
+  return Tensor(Storage::wrap(Data, Bytes, std::move(Owner)), Sh,
+                contiguousStrides(Sh), 0, T);
+}
+
+bool Tensor::isContiguous() const {
+  int64_t Expected = 1;
+  for (size_t I = Sh.rank(); I-- > 0;) {
+    if (Sh[I] == 1)
+      continue;
+    if (St[I] != Expected)
+      return false;
+    Expected *= Sh[I];
+  }
+  return true;
+}
+
+void *Tensor::rawData() {
+  NNG_CHECK(defined(), "access to the data of an undefined tensor");
+  return static_cast<char *>(Store->data()) + Offset * elementSize();
+}
+const void *Tensor::rawData() const {
+  return const_cast<Tensor *>(this)->rawData();
+}
+
+void Tensor::checkType(DType T) const {
+  NNG_CHECK(T == Type, "tensor of dtype ", dtypeName(Type),
+            " accessed as ", dtypeName(T));
+}
+
+namespace {
+/// Element offset of flat row-major position I in a strided view.
+int64_t stridedOffset(const Shape &Sh, const Strides &St, int64_t I) {
+  int64_t Off = 0;
+  for (size_t D = Sh.rank(); D-- > 0;) {
+    int64_t Ext = Sh[D];
+    Off += (I % Ext) * St[D];
+    I /= Ext;
+  }
+  return Off;
+}
+} // namespace
+
+double Tensor::getFlat(int64_t I) const {
+  NNG_CHECK(I >= 0 && I < numel(), "element ", I, " out of range for ",
+            dtypeName(Type), Sh.toString());
+  const char *Base = static_cast<const char *>(rawData());
+  int64_t Off = stridedOffset(Sh, St, I);
+  return visitDType(Type, [&](auto Tag) {
+    using T = typename decltype(Tag)::type;
+    T V;
+    std::memcpy(&V, Base + Off * sizeof(T), sizeof(T));
+    return toDouble(V);
+  });
+}
+
+int64_t Tensor::getFlatInt(int64_t I) const {
+  NNG_CHECK(I >= 0 && I < numel(), "element ", I, " out of range for ",
+            dtypeName(Type), Sh.toString());
+  const char *Base = static_cast<const char *>(rawData());
+  int64_t Off = stridedOffset(Sh, St, I);
+  return visitDType(Type, [&](auto Tag) -> int64_t {
+    using T = typename decltype(Tag)::type;
+    T V;
+    std::memcpy(&V, Base + Off * sizeof(T), sizeof(T));
+    if constexpr (std::is_integral_v<T>)
+      return static_cast<int64_t>(V);
+    else
+      return static_cast<int64_t>(toDouble(V));
+  });
+}
+
+double Tensor::getDouble(const std::vector<int64_t> &Index) const {
+  NNG_CHECK(Index.size() == rank(), "index of rank ", Index.size(),
+            " for tensor of rank ", rank());
+  int64_t Flat = 0;
+  for (size_t D = 0; D < Index.size(); ++D) {
+    NNG_CHECK(Index[D] >= 0 && Index[D] < Sh[D], "index ", Index[D],
+              " out of range for axis ", D, " of extent ", Sh[D]);
+    Flat = Flat * Sh[D] + Index[D];
+  }
+  return getFlat(Flat);
+}
+
+void Tensor::setFlat(int64_t I, double V) {
+  NNG_CHECK(I >= 0 && I < numel(), "element ", I, " out of range for ",
+            dtypeName(Type), Sh.toString());
+  NNG_CHECK(Store->isWritable(), "write to a read-only tensor");
+  char *Base = static_cast<char *>(rawData());
+  int64_t Off = stridedOffset(Sh, St, I);
+  visitDType(Type, [&](auto Tag) {
+    using T = typename decltype(Tag)::type;
+    T X = fromDouble<T>(V);
+    std::memcpy(Base + Off * sizeof(T), &X, sizeof(T));
+  });
+}
+
+std::vector<int64_t> Tensor::toIntVector() const {
+  std::vector<int64_t> R(static_cast<size_t>(numel()));
+  for (int64_t I = 0; I < numel(); ++I)
+    R[I] = getFlatInt(I);
+  return R;
+}
+
+std::vector<double> Tensor::toDoubleVector() const {
+  std::vector<double> R(static_cast<size_t>(numel()));
+  for (int64_t I = 0; I < numel(); ++I)
+    R[I] = getFlat(I);
+  return R;
+}
+
+Tensor Tensor::reshape(const Shape &NewShape) const {
+  std::vector<int64_t> Dims = NewShape.dims();
+  int64_t Known = 1;
+  int Infer = -1;
+  for (size_t I = 0; I < Dims.size(); ++I) {
+    if (Dims[I] == -1) {
+      NNG_CHECK(Infer < 0, "reshape to ", NewShape.toString(),
+                ": more than one -1");
+      Infer = static_cast<int>(I);
+    } else {
+      NNG_CHECK(Dims[I] >= 0, "reshape to ", NewShape.toString(),
+                ": negative extent");
+      Known *= Dims[I];
+    }
+  }
+  if (Infer >= 0) {
+    NNG_CHECK(Known != 0 && numel() % Known == 0, "reshape of ",
+              Sh.toString(), " to ", NewShape.toString(),
+              ": cannot infer the -1 extent");
+    Dims[Infer] = numel() / Known;
+  }
+  Shape Out(Dims);
+  NNG_CHECK_KIND(Out.numel() == numel(), ShapeMismatch, "reshape of ",
+                 Sh.toString(), " (", numel(), " elements) to ",
+                 Out.toString(), " (", Out.numel(), " elements)");
+  if (!isContiguous())
+    return contiguous().reshape(Out);
+  return Tensor(Store, Out, contiguousStrides(Out), Offset, Type);
+}
+
+Tensor Tensor::permute(const std::vector<int64_t> &Perm) const {
+  NNG_CHECK(Perm.size() == rank(), "permute with ", Perm.size(),
+            " axes of a tensor of rank ", rank());
+  std::vector<bool> Seen(rank());
+  Shape NS;
+  Strides NSt;
+  for (int64_t P : Perm) {
+    int64_t A = normalizeAxis(P, static_cast<int64_t>(rank()), "perm axis");
+    NNG_CHECK(!Seen[A], "permute: axis ", P, " repeated");
+    Seen[A] = true;
+    NS.push_back(Sh[A]);
+    NSt.push_back(St[A]);
+  }
+  return Tensor(Store, NS, NSt, Offset, Type);
+}
+
+Tensor Tensor::slice(int64_t Axis, int64_t Start, int64_t End,
+                     int64_t Step) const {
+  int64_t A = normalizeAxis(Axis, static_cast<int64_t>(rank()));
+  NNG_CHECK(Step > 0, "slice step must be positive, got ", Step);
+  int64_t N = Sh[A];
+  Start = std::clamp<int64_t>(Start < 0 ? Start + N : Start, 0, N);
+  End = std::clamp<int64_t>(End < 0 ? End + N : End, 0, N);
+  int64_t Len = End > Start ? (End - Start + Step - 1) / Step : 0;
+  Shape NS = Sh;
+  Strides NSt = St;
+  NS[A] = Len;
+  NSt[A] = St[A] * Step;
+  return Tensor(Store, NS, NSt, Len ? Offset + Start * St[A] : Offset, Type);
+}
+
+Tensor Tensor::broadcastTo(const Shape &Target) const {
+  NNG_CHECK_KIND(Target.rank() >= rank(), ShapeMismatch, "cannot broadcast ",
+                 Sh.toString(), " to ", Target.toString());
+  size_t Lead = Target.rank() - rank();
+  Strides NSt(Target.rank(), 0);
+  for (size_t I = 0; I < rank(); ++I) {
+    if (Sh[I] == Target[Lead + I])
+      NSt[Lead + I] = St[I];
+    else
+      NNG_CHECK_KIND(Sh[I] == 1, ShapeMismatch, "cannot broadcast ",
+                     Sh.toString(), " to ", Target.toString());
+  }
+  return Tensor(Store, Target, NSt, Offset, Type);
+}
+
+void Tensor::copyFrom(const Tensor &Src) {
+  NNG_CHECK_KIND(Src.shape() == Sh, ShapeMismatch, "copy of ",
+                 Src.shape().toString(), " into ", Sh.toString());
+  NNG_CHECK(Store->isWritable(), "write to a read-only tensor");
+  if (Src.dtype() == Type && Src.isContiguous() && isContiguous()) {
+    if (nbytes())
+      std::memcpy(rawData(), Src.rawData(), nbytes());
+    return;
+  }
+  int64_t N = numel();
+  char *Dst = static_cast<char *>(rawData());
+  const char *SrcBase = static_cast<const char *>(Src.rawData());
+  visitDType(Type, [&](auto DTag) {
+    using D = typename decltype(DTag)::type;
+    visitDType(Src.dtype(), [&](auto STag) {
+      using S = typename decltype(STag)::type;
+      for (int64_t I = 0; I < N; ++I) {
+        S V;
+        std::memcpy(&V, SrcBase + stridedOffset(Src.Sh, Src.St, I) * sizeof(S),
+                    sizeof(S));
+        D X;
+        if constexpr (std::is_same_v<D, S>)
+          X = V;
+        else
+          X = fromDouble<D>(toDouble(V));
+        std::memcpy(Dst + stridedOffset(Sh, St, I) * sizeof(D), &X, sizeof(D));
+      }
+    });
+  });
+}
+
+Tensor Tensor::contiguous() const {
+  if (isContiguous())
+    return *this;
+  return clone();
+}
+
+Tensor Tensor::clone() const {
+  Tensor R = empty(Sh, Type, device());
+  R.copyFrom(*this);
+  return R;
+}
+
+Tensor Tensor::to(DType T) const {
+  Tensor R = empty(Sh, T, device());
+  R.copyFrom(*this);
+  return R;
+}
+
+bool Tensor::equals(const Tensor &O) const {
+  if (Type != O.Type || Sh != O.Sh)
+    return false;
+  for (int64_t I = 0; I < numel(); ++I) {
+    double A = getFlat(I), B = O.getFlat(I);
+    if (!(A == B || (std::isnan(A) && std::isnan(B))))
+      return false;
+  }
+  return true;
+}
+
+std::string Tensor::toString(int64_t MaxElements) const {
+  std::ostringstream OS;
+  if (!defined())
+    return "undefined";
+  OS << dtypeName(Type) << Sh.toString();
+  if (numel() <= MaxElements) {
+    OS << " {";
+    for (int64_t I = 0; I < numel(); ++I)
+      OS << (I ? ", " : "") << getFlat(I);
+    OS << "}";
+  }
+  return OS.str();
+}
+
+} // namespace nng

@@ -1,0 +1,15 @@
+# lit configuration for nngraph's text-IR, pass and tool tests: every *.nng
+# and *.test file under tests/lit runs its RUN lines with the built tools and
+# FileCheck on PATH.
+import os
+import lit.formats
+
+config.name = "nngraph"
+config.test_format = lit.formats.ShTest(execute_external=True)
+config.suffixes = [".nng", ".test"]
+config.excludes = ["Inputs", "lit.cfg.py", "lit.site.cfg.py.in"]
+config.test_source_root = os.path.dirname(__file__)
+config.environment["PATH"] = os.pathsep.join(
+    [config.nngraph_tools_dir, os.path.dirname(config.filecheck),
+     config.environment.get("PATH", os.environ.get("PATH", ""))])
+config.substitutions.append(("%nngraph_src", config.nngraph_src_dir))
