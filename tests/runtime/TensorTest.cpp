@@ -1,0 +1,201 @@
+//===- TensorTest.cpp - Shapes, storage and tensor views -----------------===//
+
+#include "nngraph/runtime/Device.h"
+#include "nngraph/runtime/Parallel.h"
+#include "nngraph/runtime/Tensor.h"
+
+#include <atomic>
+#include <cstdio>
+#include <fstream>
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+using namespace nng;
+
+TEST(Shape, Basics) {
+  Shape S{2, 3, 4};
+  EXPECT_EQ(S.rank(), 3u);
+  EXPECT_EQ(S.numel(), 24);
+  EXPECT_EQ(S.dim(-1), 4);
+  EXPECT_EQ(S.toString(), "[2, 3, 4]");
+  EXPECT_EQ(Shape{}.numel(), 1);
+  EXPECT_EQ((Shape{2, 0, 3}).numel(), 0);
+  EXPECT_EQ(contiguousStrides(S), (Strides{12, 4, 1}));
+}
+
+TEST(Shape, InvalidShapesNameTheValues) {
+  try {
+    Shape{2, -3}.validate();
+    FAIL();
+  } catch (const Error &E) {
+    EXPECT_NE(std::string(E.what()).find("[2, -3]"), std::string::npos);
+    EXPECT_NE(std::string(E.what()).find("-3"), std::string::npos);
+  }
+  EXPECT_THROW((Shape{1LL << 40, 1LL << 40}.validate()), Error);
+  EXPECT_THROW(Tensor::empty(Shape{4, -1}, DType::F32), Error);
+}
+
+TEST(Shape, Broadcast) {
+  EXPECT_EQ(broadcastShapes({2, 1, 4}, {3, 1}), (Shape{2, 3, 4}));
+  EXPECT_EQ(broadcastShapes({}, {5}), (Shape{5}));
+  EXPECT_EQ(broadcastShapes({0, 1}, {1, 7}), (Shape{0, 7}));
+  try {
+    broadcastShapes({2, 3}, {4});
+    FAIL();
+  } catch (const Error &E) {
+    EXPECT_EQ(E.kind(), ErrorKind::ShapeMismatch);
+    EXPECT_NE(std::string(E.what()).find("[2, 3]"), std::string::npos);
+  }
+}
+
+TEST(Shape, NormalizeAxis) {
+  EXPECT_EQ(normalizeAxis(-1, 4), 3);
+  EXPECT_EQ(normalizeAxis(2, 4), 2);
+  EXPECT_THROW(normalizeAxis(4, 4), Error);
+  EXPECT_THROW(normalizeAxis(-5, 4), Error);
+}
+
+TEST(Device, ParseAndPrint) {
+  EXPECT_TRUE(Device::parse("cpu").isCPU());
+  EXPECT_EQ(Device::parse("cuda:1"), Device::cuda(1));
+  EXPECT_EQ(Device::parse("cuda").toString(), "cuda:0");
+  EXPECT_THROW(Device::parse("tpu"), Error);
+  EXPECT_THROW(Device::parse("cuda:x"), Error);
+}
+
+TEST(Storage, AlignedAndZeroed) {
+  auto S = Storage::allocate(100);
+  EXPECT_EQ(reinterpret_cast<uintptr_t>(S->data()) % 64, 0u);
+  for (size_t I = 0; I < 100; ++I)
+    EXPECT_EQ(static_cast<char *>(S->data())[I], 0);
+  EXPECT_THROW(Storage::allocate(4, Device::cuda(0)), Error);
+}
+
+TEST(Storage, WrapRunsDeleter) {
+  int Freed = 0;
+  {
+    static float Buf[4];
+    auto S = Storage::wrap(Buf, sizeof(Buf), [&](void *) { ++Freed; });
+    Tensor T(S, {2, 2}, {2, 1}, 0, DType::F32);
+    EXPECT_EQ(Freed, 0);
+  }
+  EXPECT_EQ(Freed, 1);
+}
+
+TEST(Storage, MapFile) {
+  char Path[] = "/tmp/nngraph-mapXXXXXX";
+  int Fd = mkstemp(Path);
+  ASSERT_GE(Fd, 0);
+  float Vals[3] = {1.5f, 2.5f, 3.5f};
+  ASSERT_EQ(write(Fd, "head", 4), 4);
+  ASSERT_EQ(write(Fd, Vals, sizeof(Vals)), (ssize_t)sizeof(Vals));
+  close(Fd);
+  auto S = Storage::mapFile(Path, 4, sizeof(Vals));
+  EXPECT_FALSE(S->isWritable());
+  Tensor T(S, {3}, {1}, 0, DType::F32);
+  EXPECT_EQ(T.getFlat(2), 3.5);
+  EXPECT_THROW(T.setFlat(0, 1.0), Error);
+  EXPECT_THROW(Storage::mapFile(Path, 4, 100), Error);
+  EXPECT_THROW(Storage::mapFile("/nonexistent/file"), Error);
+  std::remove(Path);
+}
+
+TEST(Tensor, FromVectorAndAccess) {
+  Tensor T = Tensor::fromVector<float>({1, 2, 3, 4, 5, 6}, {2, 3});
+  EXPECT_EQ(T.dtype(), DType::F32);
+  EXPECT_TRUE(T.isContiguous());
+  EXPECT_EQ(T.getDouble({1, 2}), 6.0);
+  EXPECT_EQ(T.data<float>()[4], 5.0f);
+  EXPECT_THROW(T.data<int32_t>(), Error);
+  EXPECT_THROW(T.getFlat(6), Error);
+  EXPECT_THROW((Tensor::fromVector<float>({1, 2}, {3})), Error);
+  Tensor S = Tensor::scalar<int64_t>(7);
+  EXPECT_EQ(S.rank(), 0u);
+  EXPECT_EQ(S.getFlatInt(0), 7);
+}
+
+TEST(Tensor, ViewsShareStorage) {
+  Tensor T = Tensor::fromVector<int32_t>({0, 1, 2, 3, 4, 5}, {2, 3});
+  Tensor P = T.permute({1, 0});
+  EXPECT_EQ(P.shape(), (Shape{3, 2}));
+  EXPECT_FALSE(P.isContiguous());
+  EXPECT_EQ(P.toIntVector(), (std::vector<int64_t>{0, 3, 1, 4, 2, 5}));
+  Tensor C = P.contiguous();
+  EXPECT_TRUE(C.isContiguous());
+  EXPECT_EQ(C.toIntVector(), P.toIntVector());
+  Tensor Sl = T.slice(1, 0, 3, 2);
+  EXPECT_EQ(Sl.toIntVector(), (std::vector<int64_t>{0, 2, 3, 5}));
+  Tensor R = T.reshape({3, -1});
+  EXPECT_EQ(R.shape(), (Shape{3, 2}));
+  EXPECT_EQ(R.storage(), T.storage());
+  EXPECT_THROW(T.reshape({4, -1}), Error);
+  EXPECT_THROW(T.reshape({-1, -1}), Error);
+  Tensor B = Tensor::fromVector<float>({1, 2}, {2, 1}).broadcastTo({3, 2, 4});
+  EXPECT_EQ(B.numel(), 24);
+  EXPECT_EQ(B.getDouble({2, 1, 3}), 2.0);
+  EXPECT_THROW(T.broadcastTo({3, 3}), Error);
+}
+
+TEST(Tensor, ViewOutsideStorageIsRejected) {
+  auto S = Storage::allocate(16);
+  EXPECT_THROW(Tensor(S, {5}, {1}, 0, DType::F32), Error);
+  EXPECT_THROW(Tensor(S, {2}, {1}, 3, DType::F32), Error);
+  EXPECT_THROW(Tensor(S, {2}, {-1}, 0, DType::F32), Error);
+  EXPECT_NO_THROW(Tensor(S, {2}, {-1}, 1, DType::F32));
+  EXPECT_NO_THROW(Tensor(S, {0}, {1}, 100, DType::F32));
+}
+
+TEST(Tensor, ConvertsBetweenDTypes) {
+  Tensor T = Tensor::fromVector<float>({1.5f, -2.25f, 0.0f}, {3});
+  Tensor H = T.to(DType::F16);
+  EXPECT_EQ(H.dtype(), DType::F16);
+  EXPECT_EQ(H.getFlat(1), -2.25);
+  Tensor I = T.to(DType::I32);
+  EXPECT_EQ(I.toIntVector(), (std::vector<int64_t>{1, -2, 0}));
+  Tensor Bo = T.to(DType::Bool);
+  EXPECT_EQ(Bo.toIntVector(), (std::vector<int64_t>{1, 1, 0}));
+  EXPECT_TRUE(T.equals(H.to(DType::F32)));
+}
+
+TEST(Tensor, ZeroSize) {
+  Tensor T = Tensor::empty({0, 3}, DType::F32);
+  EXPECT_EQ(T.numel(), 0);
+  EXPECT_EQ(T.nbytes(), 0u);
+  Tensor C = T.clone();
+  EXPECT_EQ(C.shape(), (Shape{0, 3}));
+  EXPECT_TRUE(T.equals(C));
+}
+
+TEST(Tensor, ToString) {
+  Tensor T = Tensor::fromVector<int64_t>({1, 2}, {2});
+  EXPECT_EQ(T.toString(), "i64[2] {1, 2}");
+  EXPECT_EQ(Tensor().toString(), "undefined");
+}
+
+TEST(Error, CarriesContext) {
+  Error E(ErrorKind::Parse, "bad token");
+  E.addContext("in model.nng").addContext("while loading");
+  EXPECT_EQ(std::string(E.what()), "bad token\n  in model.nng\n  while loading");
+  EXPECT_EQ(E.context().size(), 2u);
+  EXPECT_STREQ(errorKindName(ErrorKind::Parse), "parse error");
+}
+
+TEST(Parallel, CoversRangeOnce) {
+  std::vector<std::atomic<int>> Hits(1000);
+  parallelFor(0, 1000, 10, [&](int64_t B, int64_t E) {
+    for (int64_t I = B; I < E; ++I)
+      ++Hits[I];
+  });
+  for (auto &H : Hits)
+    EXPECT_EQ(H.load(), 1);
+  parallelFor(5, 5, 1, [&](int64_t, int64_t) { FAIL(); });
+}
+
+TEST(Parallel, PropagatesExceptions) {
+  EXPECT_THROW(parallelFor(0, 100, 1,
+                           [&](int64_t B, int64_t) {
+                             if (B == 0)
+                               fail(ErrorKind::Internal, "boom");
+                           }),
+               Error);
+}
