@@ -1,6 +1,277 @@
-// TEMPORARY stub.
+//===- Verifier.cpp - IR invariants --------------------------------------===//
+//
+// Checks a graph against the op table and the SSA rules: known ops, operand
+// counts within the schema's bounds, absent inputs only where optional,
+// attribute names and types, required attributes, values defined once and
+// before use within this graph, consistent use lists, defined graph
+// outputs, and declared output types consistent with inference. Every
+// problem is collected; verifyOrThrow reports them all at once.
+//
+//===----------------------------------------------------------------------===//
+
 #include "nngraph/ir/Verifier.h"
+#include "nngraph/ir/ShapeInference.h"
+#include "nngraph/runtime/Error.h"
+
+#include <algorithm>
+#include <unordered_map>
+#include <unordered_set>
+
 namespace nng::ir {
-std::vector<VerifyDiagnostic> verifyGraph(const Graph &) { return {}; }
-void verifyOrThrow(const Graph &) {}
+
+namespace {
+
+class GraphVerifier {
+public:
+  explicit GraphVerifier(const Graph &G) : G(G) {}
+
+  std::vector<VerifyDiagnostic> run() {
+    for (const Value *V : G.inputs())
+      defineValue(V, "graph input", Value::Kind::Input);
+    for (const Value *V : G.initializers())
+      defineValue(V, "initializer", Value::Kind::Initializer);
+    for (const auto &N : G.nodes())
+      Nodes.insert(N.get());
+    for (const auto &N : G.nodes())
+      verifyNode(*N);
+    for (size_t I = 0; I < G.outputs().size(); ++I) {
+      const Value *V = G.outputs()[I];
+      if (!V)
+        graphProblem("graph output ", I, " is null");
+      else if (!Defined.count(V))
+        graphProblem("graph output ", I, " %", V->name(),
+                     " is not defined in this graph");
+    }
+    verifyUseLists();
+    return std::move(Diags);
+  }
+
+private:
+  template <typename... Args> void problem(const Node &N, const Args &...A) {
+    Diags.push_back({&N, N.describe() + ": " + detail::concat(A...)});
+  }
+  template <typename... Args> void graphProblem(const Args &...A) {
+    Diags.push_back(
+        {nullptr, "graph '" + G.name() + "': " + detail::concat(A...)});
+  }
+
+  /// Records V as defined; Owner is the producing node (null for graph
+  /// inputs and initializers), named in the diagnostics.
+  void defineValue(const Value *V, const char *What, Value::Kind K,
+                   const Node *Owner = nullptr) {
+    auto Report = [&](const char *Problem) {
+      if (Owner)
+        problem(*Owner, What, " %", V->name(), " ", Problem);
+      else
+        graphProblem(What, " %", V->name(), " ", Problem);
+    };
+    if (!Defined.insert(V).second)
+      Report("is defined more than once");
+    else
+      Order.push_back(V);
+    if (V->graph() != &G)
+      Report("belongs to another graph");
+    if (V->kind() != K)
+      Report("has the wrong value kind");
+    if (G.lookup(V->name()) != V)
+      Report("is not registered under its name");
+  }
+
+  void verifyNode(const Node &N) {
+    if (static_cast<int>(N.op()) >= NumOpKinds) {
+      std::string Out = N.numOutputs() ? " %" + N.output()->name() : "";
+      Diags.push_back({&N, "node" + Out + ": unknown op " +
+                               std::to_string(static_cast<int>(N.op()))});
+      return;
+    }
+    size_t Before = Diags.size();
+    const OpSchema &S = N.schema();
+    verifyCounts(N, S);
+    verifyInputs(N, S);
+    verifyAttrs(N, S);
+    for (size_t I = 0; I < N.numOutputs(); ++I) {
+      const Value *O = N.output(I);
+      if (!O) {
+        problem(N, "output ", I, " is null");
+        continue;
+      }
+      if (O->producer() != &N || O->producerIndex() != I)
+        problem(N, "output %", O->name(), " does not name this node (output ",
+                I, ") as its producer");
+      defineValue(O, "output", Value::Kind::NodeOutput, &N);
+    }
+    // Inference needs a structurally sound node.
+    if (Diags.size() == Before)
+      verifyTypes(N);
+  }
+
+  void verifyCounts(const Node &N, const OpSchema &S) {
+    size_t In = N.numInputs(), Out = N.numOutputs();
+    if (In < S.minInputs() || In > S.maxInputs())
+      problem(N, "has ", In, " inputs; ", S.qualifiedName(), " takes ",
+              boundsText(S.minInputs(), S.maxInputs()));
+    if (Out < S.minOutputs() || Out > S.maxOutputs())
+      problem(N, "has ", Out, " outputs; ", S.qualifiedName(), " produces ",
+              boundsText(S.minOutputs(), S.maxOutputs()));
+  }
+
+  static std::string boundsText(size_t Min, size_t Max) {
+    if (Max == SIZE_MAX)
+      return "at least " + std::to_string(Min);
+    if (Min == Max)
+      return "exactly " + std::to_string(Min);
+    return std::to_string(Min) + " to " + std::to_string(Max);
+  }
+
+  void verifyInputs(const Node &N, const OpSchema &S) {
+    for (size_t I = 0; I < N.numInputs(); ++I) {
+      const Value *V = N.input(I);
+      const OperandSchema *Op =
+          S.Inputs.empty() ? nullptr
+                           : &S.Inputs[std::min(I, S.Inputs.size() - 1)];
+      std::string OpName =
+          Op ? detail::concat("'", Op->Name, "'") : detail::concat("#", I);
+      if (!V) {
+        if (!Op || !Op->Optional)
+          problem(N, "input ", I, " (", OpName, ") is absent but not optional");
+        continue;
+      }
+      if (!Defined.count(V)) {
+        if (V->graph() != &G)
+          problem(N, "input ", I, " (", OpName, ") %", V->name(),
+                  " is not a value of this graph");
+        else
+          problem(N, "input ", I, " (", OpName, ") %", V->name(),
+                  " is used before it is defined");
+      }
+    }
+  }
+
+  void verifyAttrs(const Node &N, const OpSchema &S) {
+    for (const auto &[Name, A] : N.attrs()) {
+      const AttrSchema *AS = S.findAttr(Name);
+      if (!AS) {
+        std::string Known;
+        for (const AttrSchema &X : S.Attrs)
+          Known += (Known.empty() ? "" : ", ") + X.Name;
+        problem(N, "attribute '", Name, "' is not an attribute of ",
+                S.qualifiedName(), " (it has: ", Known.empty() ? "none" : Known,
+                ")");
+      } else if (AS->Type != A.type()) {
+        problem(N, "attribute '", Name, "' is ", attrTypeName(A.type()),
+                " but ", S.qualifiedName(), " expects ",
+                attrTypeName(AS->Type));
+      }
+    }
+    for (const AttrSchema &AS : S.Attrs)
+      if (AS.Required && !N.attrs().has(AS.Name))
+        problem(N, "required attribute '", AS.Name, "' (",
+                attrTypeName(AS.Type), ") is missing");
+  }
+
+  /// True for the type of a value whose type was never set (f32[*]): it
+  /// makes no claim to check.
+  static bool isUnset(const TensorType &T) {
+    return !T.hasRank() && T.dtype() == DType::F32;
+  }
+
+  /// What is known of V's type: its declared type merged with what
+  /// inference gave for it (so a graph never run through inferTypes still
+  /// verifies).
+  const TensorType &knownType(const Value *V) const {
+    auto It = Known.find(V);
+    return It == Known.end() ? V->type() : It->second;
+  }
+
+  /// Runs N's inference on the known input types and checks the declared
+  /// output types against the result.
+  void verifyTypes(const Node &N) {
+    std::vector<const TensorType *> Types;
+    std::vector<const nng::Tensor *> Vals;
+    for (const Value *V : N.inputs()) {
+      Types.push_back(V ? &knownType(V) : nullptr);
+      Vals.push_back(constantValue(V));
+    }
+    InferContext Ctx(N.schema(), N.attrs(), std::move(Types), std::move(Vals),
+                     N.numOutputs(), N.describe());
+    try {
+      N.schema().Infer(Ctx);
+    } catch (const Error &E) {
+      problem(N, "type inference failed: ", E.message());
+      return;
+    } catch (const std::exception &E) {
+      problem(N, "type inference failed: ", E.what());
+      return;
+    }
+    const std::vector<TensorType> &Inferred = Ctx.outputTypes();
+    for (size_t I = 0; I < N.numOutputs() && I < Inferred.size(); ++I) {
+      const TensorType &Declared = N.output(I)->type();
+      if (isUnset(Declared)) {
+        Known[N.output(I)] = Inferred[I];
+        continue;
+      }
+      auto M = mergeTypes(Declared, Inferred[I]);
+      if (!M)
+        problem(N, "output %", N.output(I)->name(), " is declared ",
+                Declared.toString(), " but inference gives ",
+                Inferred[I].toString());
+      else
+        Known[N.output(I)] = *M;
+    }
+  }
+
+  void verifyUseLists() {
+    // Every input edge is in its value's use list...
+    for (const auto &N : G.nodes())
+      for (size_t I = 0; I < N->numInputs(); ++I) {
+        const Value *V = N->input(I);
+        if (!V)
+          continue;
+        Use U{N.get(), static_cast<unsigned>(I)};
+        if (std::count(V->uses().begin(), V->uses().end(), U) != 1)
+          problem(*N, "input ", I, " %", V->name(),
+                  " does not list this node exactly once among its uses");
+      }
+    // ... and every use is an input edge of a node of this graph.
+    auto CheckUses = [&](const Value *V) {
+      for (const Use &U : V->uses())
+        if (!Nodes.count(U.User))
+          graphProblem("%", V->name(),
+                       " lists a use by a node not in the "
+                       "graph");
+        else if (U.Index >= U.User->numInputs() || U.User->input(U.Index) != V)
+          problem(*U.User, "%", V->name(), " lists a use as input ", U.Index,
+                  " of this node, which is not that value");
+    };
+    for (const Value *V : Order)
+      CheckUses(V);
+  }
+
+  const Graph &G;
+  std::unordered_set<const Value *> Defined;
+  std::vector<const Value *> Order; ///< Defined, in definition order.
+  std::unordered_set<const Node *> Nodes;
+  /// Types refined by inference, for node outputs.
+  std::unordered_map<const Value *, TensorType> Known;
+  std::vector<VerifyDiagnostic> Diags;
+};
+
+} // namespace
+
+std::vector<VerifyDiagnostic> verifyGraph(const Graph &G) {
+  return GraphVerifier(G).run();
 }
+
+void verifyOrThrow(const Graph &G) {
+  std::vector<VerifyDiagnostic> Diags = verifyGraph(G);
+  if (Diags.empty())
+    return;
+  std::string Msg = "graph '" + G.name() + "' is invalid (" +
+                    std::to_string(Diags.size()) +
+                    (Diags.size() == 1 ? " problem" : " problems") + "):";
+  for (const VerifyDiagnostic &D : Diags)
+    Msg += "\n  " + D.Message;
+  throw Error(ErrorKind::Verify, Msg);
+}
+
+} // namespace nng::ir

@@ -2,7 +2,8 @@
 //
 // Runs a graph node by node: computes each node's output types from the
 // concrete inputs with the op's inference function, calls the op's kernel,
-// checks what it produced, and frees values after their last use.
+// checks what it produced against the inferred types, and frees values
+// after their last use.
 //
 //===----------------------------------------------------------------------===//
 
@@ -50,6 +51,25 @@ void KernelContext::throwError(const std::string &Msg) const {
 
 namespace {
 
+/// The kernels compute their output shapes themselves; a disagreement with
+/// the op's inference function is a bug in one of the two.
+void checkOutput(const ir::Node &N, size_t I, const nng::Tensor &T,
+                 const ir::TensorType &Inferred) {
+  // An unranked type (f32[*] is also what an unset type looks like) says
+  // too little to check.
+  if (!Inferred.hasRank())
+    return;
+  bool Same = T.dtype() == Inferred.dtype() &&
+              Inferred.rank() == static_cast<int64_t>(T.rank());
+  if (auto S = Inferred.staticShape())
+    Same = Same && *S == T.shape();
+  if (!Same)
+    fail(ErrorKind::Internal, "reference kernel of ", N.describe(),
+         " produced ", dtypeName(T.dtype()), T.shape().toString(),
+         " for output ", I, " but shape inference gives ",
+         Inferred.toString());
+}
+
 class Interpreter final : public Executable {
 public:
   explicit Interpreter(std::unique_ptr<ir::Graph> G) : G(std::move(G)) {
@@ -95,11 +115,19 @@ public:
       N.schema().Infer(IC);
       Ctx.OutTypes = IC.outputTypes();
       Ctx.Outputs.resize(N.numOutputs());
-      getKernel(N.op())(Ctx);
+      try {
+        getKernel(N.op())(Ctx);
+      } catch (Error &E) {
+        // Errors from runtime helpers (shapes, views) do not name the node.
+        if (E.context().empty())
+          E.addContext("in " + N.describe());
+        throw;
+      }
       for (size_t I = 0; I < N.numOutputs(); ++I) {
         if (!Ctx.Outputs[I].defined())
           fail(ErrorKind::Internal, "reference kernel of ", N.describe(),
                " produced no output ", I);
+        checkOutput(N, I, Ctx.Outputs[I], Ctx.OutTypes[I]);
         Env[N.output(I)] = std::move(Ctx.Outputs[I]);
       }
       for (ir::Value *V : N.inputs()) {

@@ -1,0 +1,55 @@
+//===- OnnxImport.h - ONNX models into the graph IR --------------*- C++
+//-*-===//
+//
+// importOnnx() reads an ONNX ModelProto into an ir::Graph: opsets 13-17 map
+// 1:1 onto the op table (ONNX opset-17 semantics); older opsets are first
+// converted to opset 13 with ONNX's version converter. Initializers keep
+// their names (the state_dict keys), node names are kept, dim_params become
+// symbolic dims, external data is read from the model's folder only.
+// Unsupported operators are reported all at once; subgraph operators (If,
+// Loop, Scan) are refused. See docs/onnx.md for what is supported.
+//
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include "nngraph/ir/Graph.h"
+
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace nng::frontend {
+
+/// How importOnnx() works.
+struct OnnxImportOptions {
+  /// The folder that external-data locations are relative to. importOnnx()
+  /// uses the model file's folder when this is empty; for
+  /// importOnnxFromBytes() an empty BaseDir refuses external data.
+  std::string BaseDir;
+  /// Run shape/type inference over the imported graph (merging with the
+  /// model's declared value_info).
+  bool InferTypes = true;
+  /// Verify the imported graph.
+  bool Verify = true;
+};
+
+/// Reads the ONNX model at Path. Throws nng::Error naming the model and the
+/// node or tensor: Error(IO) when the file cannot be read, Error(Parse) for
+/// a malformed model, Error(Unsupported) listing every unsupported operator
+/// (type, count, first node names), Error(ShapeMismatch) / Error(Verify)
+/// when the graph is inconsistent.
+std::unique_ptr<ir::Graph> importOnnx(const std::string &Path,
+                                      const OnnxImportOptions &O = {});
+
+/// Imports a serialized ModelProto; ModelName names it in messages.
+std::unique_ptr<ir::Graph> importOnnxFromBytes(std::string_view Bytes,
+                                               std::string_view ModelName,
+                                               const OnnxImportOptions &O = {});
+
+/// The operators a model uses, as "op_type" for the default domain and
+/// "domain.op_type" otherwise, sorted, each once (including those inside
+/// subgraphs). Throws Error(IO) / Error(Parse) like importOnnx().
+std::vector<std::string> onnxModelOperators(const std::string &Path);
+
+} // namespace nng::frontend

@@ -1,0 +1,249 @@
+//===- OnnxLowering.cpp - Making a graph expressible in ONNX -------------===//
+//
+// Before export, a copy of the graph is rewritten so that every node is a
+// default-domain ONNX op whose semantics hold at the target opset:
+// - "nng" ops expand into standard ops (nng.Gelu -> Erf-based chain, or the
+//   Tanh-based chain for approximate='tanh');
+// - a value that is a graph output twice gets an Identity copy (ONNX names
+//   outputs by value);
+// - ops whose table semantics are newer than the target opset are kept
+//   when the older version means the same for this node (e.g. Reshape-14
+//   with allowzero=0 is Reshape-13), rewritten when that is trivial
+//   (CastLike -> Cast, HardSwish -> HardSigmoid * x) and refused otherwise
+//   with a message naming the node.
+//
+//===----------------------------------------------------------------------===//
+
+#include "OnnxLowering.h"
+#include "nngraph/runtime/Error.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace nng::frontend::onnxio {
+namespace {
+
+using ir::OpKind;
+
+/// Inserts nodes before a given node, naming values and nodes after it.
+class Builder {
+public:
+  Builder(ir::Graph &G, ir::Node *Before, std::string Base)
+      : G(G), Before(Before), Base(std::move(Base)) {}
+
+  /// A scalar constant of dtype T.
+  ir::Value *constant(double V, DType T, const char *Tag) {
+    nng::Tensor C = nng::Tensor::empty(Shape{}, T);
+    C.setFlat(0, V);
+    ir::AttrMap A;
+    A.set("value", ir::Attribute(C));
+    return add(OpKind::Constant, {}, Tag, std::move(A),
+               ir::TensorType(T, Shape{}));
+  }
+
+  /// A node with one output typed Ty.
+  ir::Value *add(OpKind K, std::vector<ir::Value *> Ins, const char *Tag,
+                 ir::AttrMap Attrs, ir::TensorType Ty) {
+    ir::Node *N = G.addNode(K, std::move(Ins), {G.uniqueName(Base + "." + Tag)},
+                            std::move(Attrs), Before);
+    N->setName(Before->name().empty() ? "" : Before->name() + "/" + Tag);
+    N->setScope(Before->scope());
+    N->output()->setType(std::move(Ty));
+    return N->output();
+  }
+
+private:
+  ir::Graph &G;
+  ir::Node *Before;
+  std::string Base;
+};
+
+/// Replaces N's single output with V: uses move over, N goes, V takes the
+/// output's name.
+void replaceNode(ir::Graph &G, ir::Node *N, ir::Value *V) {
+  ir::Value *Old = N->output();
+  std::string Name = Old->name();
+  ir::TensorType Ty = Old->type();
+  G.replaceAllUsesWith(Old, V);
+  G.eraseNode(N);
+  G.rename(V, Name);
+  V->setType(Ty);
+}
+
+std::string baseName(const ir::Node *N) { return N->output()->name(); }
+
+/// nng.Gelu: 0.5*x*(1+erf(x/sqrt(2))), or for approximate='tanh'
+/// 0.5*x*(1+tanh(sqrt(2/pi)*(x+0.044715*x^3))).
+void expandGelu(ir::Graph &G, ir::Node *N) {
+  ir::Value *X = N->input(0);
+  const ir::TensorType &Ty = N->output()->type();
+  DType T = X->type().dtype();
+  if (!isFloatingPoint(T))
+    fail(ErrorKind::Unsupported, N->describe(), ": cannot export nng.Gelu of ",
+         dtypeName(T), " (floating-point only)");
+  const std::string &Approx = N->attrString("approximate");
+  Builder B(G, N, baseName(N));
+  ir::Value *Inner;
+  if (Approx == "tanh") {
+    ir::Value *X2 = B.add(OpKind::Mul, {X, X}, "x2", {}, Ty);
+    ir::Value *X3 = B.add(OpKind::Mul, {X2, X}, "x3", {}, Ty);
+    ir::Value *C = B.constant(0.044715, T, "c");
+    ir::Value *CX3 = B.add(OpKind::Mul, {X3, C}, "cx3", {}, Ty);
+    ir::Value *Sum = B.add(OpKind::Add, {X, CX3}, "inner", {}, Ty);
+    ir::Value *K = B.constant(std::sqrt(2.0 / M_PI), T, "k");
+    ir::Value *Scaled = B.add(OpKind::Mul, {Sum, K}, "scaled", {}, Ty);
+    Inner = B.add(OpKind::Tanh, {Scaled}, "tanh", {}, Ty);
+  } else if (Approx == "none") {
+    ir::Value *R2 = B.constant(std::sqrt(2.0), T, "sqrt2");
+    ir::Value *Div = B.add(OpKind::Div, {X, R2}, "div", {}, Ty);
+    Inner = B.add(OpKind::Erf, {Div}, "erf", {}, Ty);
+  } else {
+    fail(ErrorKind::InvalidArgument, N->describe(),
+         ": approximate must be 'none' or 'tanh', not '", Approx, "'");
+  }
+  ir::Value *One = B.constant(1.0, T, "one");
+  ir::Value *Plus = B.add(OpKind::Add, {Inner, One}, "plus1", {}, Ty);
+  ir::Value *XP = B.add(OpKind::Mul, {X, Plus}, "mul", {}, Ty);
+  ir::Value *Half = B.constant(0.5, T, "half");
+  ir::Value *Y = B.add(OpKind::Mul, {XP, Half}, "out", {}, Ty);
+  replaceNode(G, N, Y);
+}
+
+/// CastLike -> Cast(to = the target's dtype).
+void lowerCastLike(ir::Graph &G, ir::Node *N) {
+  ir::AttrMap A;
+  A.set("to", ir::Attribute(static_cast<int64_t>(
+                  dtypeToOnnx(N->input(1)->type().dtype()))));
+  Builder B(G, N, baseName(N));
+  ir::Value *Y = B.add(OpKind::Cast, {N->input(0)}, "cast", std::move(A),
+                       N->output()->type());
+  replaceNode(G, N, Y);
+}
+
+/// HardSwish -> x * HardSigmoid(x, alpha=1/6, beta=0.5).
+void lowerHardSwish(ir::Graph &G, ir::Node *N) {
+  ir::AttrMap A;
+  A.set("alpha", ir::Attribute(1.0f / 6.0f));
+  A.set("beta", ir::Attribute(0.5f));
+  Builder B(G, N, baseName(N));
+  const ir::TensorType &Ty = N->output()->type();
+  ir::Value *HS = B.add(OpKind::HardSigmoid, {N->input(0)}, "hardsigmoid",
+                        std::move(A), Ty);
+  ir::Value *Y = B.add(OpKind::Mul, {N->input(0), HS}, "mul", {}, Ty);
+  replaceNode(G, N, Y);
+}
+
+bool inputIs(const ir::Node *N, size_t I, std::initializer_list<DType> Ts) {
+  if (!N->hasInput(I))
+    return false;
+  DType T = N->input(I)->type().dtype();
+  for (DType U : Ts)
+    if (T == U)
+      return true;
+  return false;
+}
+
+/// Null when N (whose table semantics are newer than Opset) means the same
+/// at Opset; else why not.
+std::string whyNotAtOpset(const ir::Node *N, int Opset) {
+  switch (N->op()) {
+  case OpKind::Relu: // 14 added the signed integer types.
+    if (!isFloatingPoint(N->input(0)->type().dtype()))
+      return "Relu of integers needs opset 14";
+    return "";
+  case OpKind::Add: // 14 added the 8- and 16-bit integer types.
+  case OpKind::Sub:
+  case OpKind::Mul:
+  case OpKind::Div:
+    if (inputIs(N, 0, {DType::I8, DType::U8, DType::I16, DType::U16}))
+      return "8- and 16-bit integer arithmetic needs opset 14";
+    return "";
+  case OpKind::Identity: // 14 and 16 added sequence and optional types.
+    return "";
+  case OpKind::LeakyRelu: // 16 added bfloat16.
+  case OpKind::PRelu:
+  case OpKind::LessOrEqual:
+  case OpKind::GreaterOrEqual:
+    if (inputIs(N, 0, {DType::BF16}) || inputIs(N, 1, {DType::BF16}))
+      return "bfloat16 needs opset 16";
+    return "";
+  case OpKind::Where: // 16 added bfloat16 (Where-9 takes all types).
+    return "";
+  case OpKind::Pow: // 15 added a bfloat16 exponent.
+    if (inputIs(N, 1, {DType::BF16}))
+      return "a bfloat16 exponent needs opset 15";
+    return "";
+  case OpKind::Shape: // 15 added start and end.
+    if (N->attrs().has("end") || N->attrInt("start") != 0)
+      return "Shape with start/end needs opset 15";
+    return "";
+  case OpKind::Reshape: // 14 added allowzero.
+    if (N->attrInt("allowzero") != 0)
+      return "Reshape with allowzero=1 needs opset 14";
+    return "";
+  case OpKind::BatchNormalization: // 14 added training_mode, 15 mixed types.
+    if (Opset >= 14)
+      return "";
+    if (N->attrInt("training_mode") != 0 || N->numOutputs() > 1)
+      return "BatchNormalization in training mode needs opset 14";
+    return "";
+  default:
+    return "it has ONNX opset-" + std::to_string(N->schema().SinceVersion) +
+           " semantics";
+  }
+}
+
+} // namespace
+
+/// ONNX names graph outputs by value name, so a value that is an output
+/// twice gets an Identity copy for each repeat.
+void distinctOutputs(ir::Graph &G) {
+  std::vector<ir::Value *> Outs = G.outputs();
+  for (size_t I = 0; I < Outs.size(); ++I) {
+    if (std::find(Outs.begin(), Outs.begin() + I, Outs[I]) == Outs.begin() + I)
+      continue;
+    ir::Node *N =
+        G.addNode(OpKind::Identity, {Outs[I]},
+                  {G.uniqueName(Outs[I]->name() + ".out" + std::to_string(I))});
+    N->output()->setType(Outs[I]->type());
+    G.setOutput(I, N->output());
+    Outs[I] = N->output();
+  }
+}
+
+void lowerForOnnx(ir::Graph &G, int Opset) {
+  distinctOutputs(G);
+  std::vector<ir::Node *> Nodes;
+  for (const auto &N : G.nodes())
+    Nodes.push_back(N.get());
+  for (ir::Node *N : Nodes) {
+    const ir::OpSchema &S = N->schema();
+    if (S.Domain == "nng") {
+      switch (N->op()) {
+      case OpKind::Gelu:
+        expandGelu(G, N);
+        continue;
+      default:
+        fail(ErrorKind::Unsupported, N->describe(), ": ", S.qualifiedName(),
+             " has no expansion into standard ONNX ops");
+      }
+    }
+    if (S.SinceVersion <= Opset)
+      continue;
+    if (N->op() == OpKind::CastLike) {
+      lowerCastLike(G, N);
+      continue;
+    }
+    if (N->op() == OpKind::HardSwish) {
+      lowerHardSwish(G, N);
+      continue;
+    }
+    std::string Why = whyNotAtOpset(N, Opset);
+    if (!Why.empty())
+      fail(ErrorKind::Unsupported, N->describe(),
+           ": cannot be exported at opset ", Opset, " (", Why,
+           "); export at opset ", S.SinceVersion, " or newer");
+  }
+}
+
+} // namespace nng::frontend::onnxio

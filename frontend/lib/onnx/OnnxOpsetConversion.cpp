@@ -1,0 +1,144 @@
+//===- OnnxOpsetConversion.cpp - Old opsets through ONNX's converter -----===//
+//
+// Models older than opset 13 go through ONNX's version converter before
+// import: ONNX shape inference first (several adapters need input shapes),
+// initializer data kept out of the converter and restored by name, and one
+// converter gap patched (PRelu's per-channel slope before opset 7).
+//
+//===----------------------------------------------------------------------===//
+
+#include "OnnxProto.h"
+#include "nngraph/runtime/Error.h"
+
+#include <onnx/shape_inference/implementation.h>
+#include <onnx/version_converter/convert.h>
+
+#include <unordered_map>
+#include <unordered_set>
+
+namespace nng::frontend::onnxio {
+namespace {
+
+using ::onnx::AttributeProto;
+using ::onnx::GraphProto;
+using ::onnx::ModelProto;
+using ::onnx::NodeProto;
+
+bool isDefaultDomain(const std::string &D) {
+  return D.empty() || D == "ai.onnx";
+}
+
+/// PRelu before opset 7 applies a 1-D slope of C values along axis 1 (the
+/// channels; PyTorch exports it so), while PRelu-7 broadcasts numpy-style,
+/// along the last axis, and ONNX's converter calls the two compatible. So
+/// such a slope is reshaped to [C, 1, ..., 1] before conversion. Uses the
+/// shapes inferred on the model (ranks unknown: left alone).
+void fixLegacyPRelu(ModelProto &M) {
+  GraphProto &G = *M.mutable_graph();
+  std::unordered_map<std::string, std::vector<int64_t>> Known; // -1: unknown
+  std::unordered_set<std::string> Names;
+  auto NoteType = [&](const ::onnx::ValueInfoProto &V) {
+    Names.insert(V.name());
+    if (!V.type().has_tensor_type() || !V.type().tensor_type().has_shape())
+      return;
+    std::vector<int64_t> D;
+    for (const auto &Dim : V.type().tensor_type().shape().dim())
+      D.push_back(Dim.has_dim_value() ? Dim.dim_value() : -1);
+    Known.emplace(V.name(), std::move(D));
+  };
+  for (const auto &V : G.input())
+    NoteType(V);
+  for (const auto &V : G.value_info())
+    NoteType(V);
+  for (const auto &V : G.output())
+    NoteType(V);
+  for (const auto &T : G.initializer()) {
+    Names.insert(T.name());
+    Known[T.name()] = std::vector<int64_t>(T.dims().begin(), T.dims().end());
+  }
+  for (const NodeProto &N : G.node())
+    for (const std::string &O : N.output())
+      Names.insert(O);
+  google::protobuf::RepeatedPtrField<NodeProto> Nodes;
+  for (NodeProto &N : *G.mutable_node()) {
+    auto X = Known.find(N.input_size() == 2 ? N.input(0) : "");
+    auto Slope = Known.find(N.input_size() == 2 ? N.input(1) : "");
+    if (N.op_type() == "PRelu" && isDefaultDomain(N.domain()) &&
+        X != Known.end() && Slope != Known.end() && X->second.size() > 2 &&
+        Slope->second.size() == 1 && Slope->second[0] > 1 &&
+        (X->second[1] == -1 || X->second[1] == Slope->second[0])) {
+      std::string Base = N.input(1) + ".per_channel";
+      while (Names.count(Base) || Names.count(Base + ".shape"))
+        Base += "_";
+      Names.insert(Base);
+      NodeProto &C = *Nodes.Add();
+      C.set_op_type("Constant");
+      C.add_output(Base + ".shape");
+      AttributeProto &A = *C.add_attribute();
+      A.set_name("value");
+      A.set_type(AttributeProto::TENSOR);
+      ::onnx::TensorProto &T = *A.mutable_t();
+      T.set_data_type(::onnx::TensorProto::INT64);
+      T.add_dims(static_cast<int64_t>(X->second.size()) - 1);
+      T.add_int64_data(Slope->second[0]);
+      for (size_t I = 2; I < X->second.size(); ++I)
+        T.add_int64_data(1);
+      NodeProto &R = *Nodes.Add();
+      R.set_op_type("Reshape");
+      R.add_input(N.input(1));
+      R.add_input(Base + ".shape");
+      R.add_output(Base);
+      N.set_input(1, Base);
+    }
+    *Nodes.Add() = std::move(N);
+  }
+  G.mutable_node()->Swap(&Nodes);
+}
+
+} // namespace
+
+/// Converts a model to opset Target with ONNX's version converter.
+/// Initializer data is kept out of the converter (it copies every tensor
+/// through its own IR, which does not know external data) and put back
+/// afterwards by name.
+void convertOpset(ModelProto &M, int From, int Target, const ModelSource &Src) {
+  // Several adapters need input shapes (as ONNX's Python convert_version
+  // provides): infer them first, while the initializers still hold data.
+  try {
+    ::onnx::shape_inference::InferShapes(M);
+  } catch (const std::exception &) {
+    // Best effort: the converter says what it lacks.
+  }
+  if (From < 7)
+    fixLegacyPRelu(M);
+  std::unordered_map<std::string, ::onnx::TensorProto> Saved;
+  for (auto &T : *M.mutable_graph()->mutable_initializer()) {
+    ::onnx::TensorProto Stub;
+    Stub.set_name(T.name());
+    Stub.set_data_type(T.data_type());
+    *Stub.mutable_dims() = T.dims();
+    std::string Name = T.name();
+    Saved[Name] = std::move(T);
+    T = std::move(Stub);
+  }
+  ModelProto Out;
+  try {
+    Out = ::onnx::version_conversion::ConvertVersion(M, Target);
+  } catch (const std::exception &E) {
+    std::string Why = E.what();
+    if (size_t NL = Why.find('\n'); NL != std::string::npos)
+      Why.resize(NL);
+    modelError(ErrorKind::Unsupported, Src,
+               "opset " + std::to_string(From) +
+                   " cannot be converted to opset " + std::to_string(Target) +
+                   " by ONNX's version converter: " + Why);
+  }
+  for (auto &T : *Out.mutable_graph()->mutable_initializer()) {
+    auto It = Saved.find(T.name());
+    if (It != Saved.end())
+      T = std::move(It->second);
+  }
+  M = std::move(Out);
+}
+
+} // namespace nng::frontend::onnxio

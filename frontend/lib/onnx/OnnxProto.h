@@ -1,0 +1,100 @@
+//===- OnnxProto.h - ONNX protobuf <-> IR conversions (internal) -*- C++
+//-*-===//
+//
+// Private to the ONNX frontend: the only header that includes ONNX's
+// protobuf classes. Converts TensorProto <-> nng::Tensor (raw_data, the
+// typed fields, external data confined to the model's folder), TypeProto <->
+// ir::TensorType, and parses ModelProto / TensorProto bytes with errors that
+// name the model and the tensor.
+//
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include "nngraph/ir/OpSchema.h"
+#include "nngraph/ir/Type.h"
+#include "nngraph/runtime/Tensor.h"
+
+#include <onnx/onnx_pb.h>
+
+#include <string>
+#include <string_view>
+
+namespace nng::frontend::onnxio {
+
+/// The largest opset of the default domain that import and export know.
+inline constexpr int MaxOpset = 17;
+/// The smallest opset export can target (import converts older models).
+inline constexpr int MinExportOpset = 13;
+
+/// Where a model came from: its name in messages and the folder that
+/// external data is resolved against (empty: external data is refused).
+struct ModelSource {
+  std::string Name;
+  std::string BaseDir;
+  /// What Name is, in messages.
+  std::string Kind = "ONNX model";
+};
+
+/// "FLOAT", "INT64", ... for a TensorProto.DataType number ("type 42" when
+/// unknown).
+std::string onnxDataTypeName(int DataType);
+
+/// The dtype for an ONNX data type; throws Error(Unsupported) naming What
+/// (e.g. "initializer 'w'") when nngraph has no such dtype.
+DType dtypeForOnnx(int DataType, const ModelSource &Src, std::string_view What);
+
+/// Converts a TensorProto (raw_data, the typed fields or external data) into
+/// a tensor. What names the tensor in messages ("initializer 'conv.weight'",
+/// "attribute 'value' of node 'c0'"). Throws Error(Parse / Unsupported / IO)
+/// naming the model, the tensor and the problem.
+nng::Tensor tensorFromProto(const ::onnx::TensorProto &P,
+                            const ModelSource &Src, std::string_view What);
+
+/// Fills P's data_type, dims and raw_data from T (name is left alone).
+void tensorToProto(const nng::Tensor &T, ::onnx::TensorProto &P);
+
+/// Converts a value's TypeProto; a missing shape gives an unknown rank,
+/// dim_param a symbolic dim and an unset dim an unknown one. Throws
+/// Error(Unsupported) naming What for sequence, map and optional types.
+ir::TensorType typeFromProto(const ::onnx::TypeProto &T, const ModelSource &Src,
+                             std::string_view What);
+
+/// Writes T into P as a tensor type (the shape only when the rank is known).
+void typeToProto(const ir::TensorType &T, ::onnx::TypeProto &P);
+
+/// Parses a ModelProto; throws Error(Parse) naming Src when the bytes are
+/// not one (truncated, garbage, over 2 GB).
+void parseModel(std::string_view Bytes, ::onnx::ModelProto &M,
+                const ModelSource &Src);
+
+/// "INTS", "GRAPH", ... for an AttributeProto type number.
+std::string onnxAttrTypeName(int T);
+
+/// The type of A; for old models that leave 'type' unset, from the field
+/// that is set.
+int attrProtoType(const ::onnx::AttributeProto &A);
+
+/// Converts A, checking it against the op table's Schema for it; NodeDesc
+/// names the node in messages ("node 'conv1' (Conv)"). Throws Error(Parse)
+/// when the ONNX type is not the table's, Error(Unsupported) for graph,
+/// sparse-tensor and type attributes.
+ir::Attribute attributeFromProto(const ::onnx::AttributeProto &A,
+                                 const ir::AttrSchema &Schema,
+                                 const ModelSource &Src,
+                                 const std::string &NodeDesc);
+
+/// Writes A as an AttributeProto named Name.
+void attributeToProto(const std::string &Name, const ir::Attribute &A,
+                      ::onnx::AttributeProto &P);
+
+/// Converts M (default-domain opset From) to opset Target with ONNX's
+/// version converter; throws Error(Unsupported) naming Src with the
+/// converter's reason when it cannot.
+void convertOpset(::onnx::ModelProto &M, int From, int Target,
+                  const ModelSource &Src);
+
+/// Throws Error(K) "ONNX model 'NAME': MESSAGE" (the shared message shape).
+[[noreturn]] void modelError(ErrorKind K, const ModelSource &Src,
+                             const std::string &Msg);
+
+} // namespace nng::frontend::onnxio

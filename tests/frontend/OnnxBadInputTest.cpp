@@ -1,0 +1,388 @@
+//===- OnnxBadInputTest.cpp - ONNX import of broken models ---------------===//
+//
+// A corpus of bad inputs: truncated and garbage bytes, wrong ir_version,
+// missing initializer, dangling input, duplicate outputs, unknown dtypes,
+// external data outside the model's folder or past the end of its file.
+// Each must give an nng::Error that names the model, the node or tensor, and
+// the problem; and no mutation of a valid model may crash the importer.
+//
+//===----------------------------------------------------------------------===//
+
+#include "OnnxTestUtils.h"
+#include "nngraph/frontend/onnx/OnnxImport.h"
+#include "nngraph/frontend/onnx/OnnxTensor.h"
+#include "nngraph/runtime/Error.h"
+
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <random>
+
+using namespace nng;
+using namespace nng::test;
+namespace fs = std::filesystem;
+
+namespace {
+
+/// x -> Conv(w, b) -> Relu -> y, with initializers w and b.
+onnx::ModelProto goodModel() {
+  onnx::ModelProto M = makeModel();
+  addInput(M, "x", {int64_t(1), int64_t(2), int64_t(4), int64_t(4)});
+  addFloatInit(M, "conv.weight", {3, 2, 1, 1}, {1, 2, 3, 4, 5, 6});
+  addFloatInit(M, "conv.bias", {3}, {0.5, -0.5, 0});
+  auto &C =
+      addNode(M, "Conv", {"x", "conv.weight", "conv.bias"}, {"c"}, "conv");
+  addIntsAttr(C, "kernel_shape", {1, 1});
+  addNode(M, "Relu", {"c"}, {"y"}, "relu");
+  addOutput(M, "y", {int64_t(1), int64_t(3), int64_t(4), int64_t(4)});
+  return M;
+}
+
+/// Imports Bytes as "bad.onnx" and returns the Error's full text; fails
+/// the test when import succeeds or throws anything else.
+std::string errorOf(const std::string &Bytes,
+                    const frontend::OnnxImportOptions &O = {}) {
+  try {
+    frontend::importOnnxFromBytes(Bytes, "bad.onnx", O);
+  } catch (const Error &E) {
+    return E.what();
+  } catch (const std::exception &E) {
+    ADD_FAILURE() << "not an nng::Error: " << E.what();
+    return "";
+  }
+  ADD_FAILURE() << "import succeeded";
+  return "";
+}
+
+std::string errorOf(const onnx::ModelProto &M,
+                    const frontend::OnnxImportOptions &O = {}) {
+  return errorOf(M.SerializeAsString(), O);
+}
+
+#define EXPECT_MENTIONS(Msg, Text)                                             \
+  EXPECT_NE((Msg).find(Text), std::string::npos)                               \
+      << "message: " << (Msg) << "\nlacks: " << (Text)
+
+} // namespace
+
+TEST(OnnxBadInput, GoodModelImports) {
+  EXPECT_NO_THROW(frontend::importOnnxFromBytes(goodModel().SerializeAsString(),
+                                                "good.onnx"));
+}
+
+TEST(OnnxBadInput, TruncatedBytes) {
+  std::string Bytes = goodModel().SerializeAsString();
+  for (size_t Len : {Bytes.size() / 2, Bytes.size() - 1, size_t(3)}) {
+    std::string Msg = errorOf(Bytes.substr(0, Len));
+    EXPECT_MENTIONS(Msg, "'bad.onnx'");
+  }
+  EXPECT_MENTIONS(errorOf(std::string()), "the file is empty");
+}
+
+TEST(OnnxBadInput, GarbageBytes) {
+  std::string Msg = errorOf(std::string("\xff\xfe garbage \x01\x02\x03", 14));
+  EXPECT_MENTIONS(Msg, "'bad.onnx'");
+  std::string Text = "this is not a model at all";
+  EXPECT_MENTIONS(errorOf(Text), "'bad.onnx'");
+}
+
+TEST(OnnxBadInput, MissingFile) {
+  try {
+    frontend::importOnnx("/nonexistent/model.onnx");
+    ADD_FAILURE() << "imported";
+  } catch (const Error &E) {
+    EXPECT_EQ(E.kind(), ErrorKind::IO);
+    EXPECT_MENTIONS(std::string(E.what()), "/nonexistent/model.onnx");
+  }
+}
+
+TEST(OnnxBadInput, WrongIrVersion) {
+  onnx::ModelProto M = goodModel();
+  M.set_ir_version(99);
+  EXPECT_MENTIONS(errorOf(M), "ir_version 99 is newer");
+  M.clear_ir_version();
+  EXPECT_MENTIONS(errorOf(M), "ir_version is missing");
+  M.set_ir_version(2);
+  EXPECT_MENTIONS(errorOf(M), "ir_version 2 is too old");
+}
+
+TEST(OnnxBadInput, MissingInitializer) {
+  onnx::ModelProto M = goodModel();
+  M.mutable_graph()->mutable_initializer()->RemoveLast(); // conv.bias
+  std::string Msg = errorOf(M);
+  EXPECT_MENTIONS(Msg, "'bad.onnx'");
+  EXPECT_MENTIONS(Msg, "node 'conv' (Conv) reads 'conv.bias'");
+  EXPECT_MENTIONS(Msg, "which no graph input, initializer or node defines");
+}
+
+TEST(OnnxBadInput, DanglingInput) {
+  onnx::ModelProto M = goodModel();
+  M.mutable_graph()->mutable_node(1)->set_input(0, "nowhere");
+  EXPECT_MENTIONS(errorOf(M), "node 'relu' (Relu) reads 'nowhere'");
+}
+
+TEST(OnnxBadInput, DuplicateOutputNames) {
+  onnx::ModelProto M = goodModel();
+  addNode(M, "Neg", {"x"}, {"c"}, "again");
+  std::string Msg = errorOf(M);
+  EXPECT_MENTIONS(Msg, "value 'c' is produced twice");
+  EXPECT_MENTIONS(Msg, "node 'conv' (Conv)");
+  EXPECT_MENTIONS(Msg, "node 'again' (Neg)");
+
+  onnx::ModelProto M2 = goodModel();
+  *M2.mutable_graph()->add_output() = M2.graph().output(0);
+  EXPECT_MENTIONS(errorOf(M2), "graph output 'y' is listed twice");
+
+  onnx::ModelProto M3 = goodModel();
+  addNode(M3, "Neg", {"y"}, {"x"}, "shadow");
+  EXPECT_MENTIONS(errorOf(M3), "output 'x' redefines the graph input");
+}
+
+TEST(OnnxBadInput, UndefinedGraphOutput) {
+  onnx::ModelProto M = goodModel();
+  M.mutable_graph()->mutable_output(0)->set_name("zzz");
+  EXPECT_MENTIONS(errorOf(M), "graph output 'zzz' is not produced");
+}
+
+TEST(OnnxBadInput, UnknownDType) {
+  onnx::ModelProto M = goodModel();
+  M.mutable_graph()->mutable_initializer(0)->set_data_type(99);
+  std::string Msg = errorOf(M);
+  EXPECT_MENTIONS(Msg, "initializer 'conv.weight' has data type type 99");
+  onnx::ModelProto M2 = goodModel();
+  M2.mutable_graph()
+      ->mutable_input(0)
+      ->mutable_type()
+      ->mutable_tensor_type()
+      ->set_elem_type(onnx::TensorProto::STRING);
+  EXPECT_MENTIONS(errorOf(M2), "graph input 'x' has data type STRING");
+  onnx::ModelProto M3 = goodModel();
+  M3.mutable_graph()->mutable_initializer(1)->set_data_type(0);
+  EXPECT_MENTIONS(errorOf(M3), "initializer 'conv.bias' has data type "
+                               "UNDEFINED (the type is missing)");
+}
+
+TEST(OnnxBadInput, RawDataOfTheWrongSize) {
+  onnx::ModelProto M = goodModel();
+  M.mutable_graph()->mutable_initializer(0)->mutable_raw_data()->resize(5);
+  EXPECT_MENTIONS(errorOf(M), "initializer 'conv.weight' has 5 bytes of "
+                              "raw_data but its type f32[3, 2, 1, 1] needs 24");
+}
+
+TEST(OnnxBadInput, HugeDimsDoNotAllocate) {
+  onnx::ModelProto M = goodModel();
+  auto *T = M.mutable_graph()->mutable_initializer(0);
+  T->set_dims(0, int64_t(1) << 40);
+  EXPECT_MENTIONS(errorOf(M), "initializer 'conv.weight'");
+  T->set_dims(0, -3);
+  EXPECT_MENTIONS(errorOf(M), "negative dimension -3");
+}
+
+namespace {
+/// goodModel() with conv.weight's data in external file Location.
+onnx::ModelProto externalModel(const std::string &Location,
+                               const std::string &Offset = "0",
+                               const std::string &Length = "") {
+  onnx::ModelProto M = goodModel();
+  auto *T = M.mutable_graph()->mutable_initializer(0);
+  T->clear_raw_data();
+  T->set_data_location(onnx::TensorProto::EXTERNAL);
+  auto Add = [&](const char *K, const std::string &V) {
+    auto *E = T->add_external_data();
+    E->set_key(K);
+    E->set_value(V);
+  };
+  Add("location", Location);
+  Add("offset", Offset);
+  if (!Length.empty())
+    Add("length", Length);
+  return M;
+}
+} // namespace
+
+TEST(OnnxBadInput, ExternalDataOutsideTheFolder) {
+  fs::path Dir = freshDir("escape");
+  fs::create_directories(Dir / "model");
+  std::ofstream(Dir / "secret.bin", std::ios::binary) << std::string(24, 'x');
+  std::ofstream(Dir / "model" / "ok.bin", std::ios::binary)
+      << std::string(24, '\0');
+  frontend::OnnxImportOptions O;
+  O.BaseDir = (Dir / "model").string();
+  EXPECT_NO_THROW(frontend::importOnnxFromBytes(
+      externalModel("ok.bin").SerializeAsString(), "m.onnx", O));
+
+  std::string Msg = errorOf(externalModel("../secret.bin"), O);
+  EXPECT_MENTIONS(Msg, "initializer 'conv.weight'");
+  EXPECT_MENTIONS(Msg, "leaves the model's folder");
+  EXPECT_MENTIONS(errorOf(externalModel("sub/../../secret.bin"), O),
+                  "leaves the model's folder");
+  Msg = errorOf(externalModel((Dir / "secret.bin").string()), O);
+  EXPECT_MENTIONS(Msg, "is absolute");
+  EXPECT_MENTIONS(errorOf(externalModel("/etc/passwd"), O), "is absolute");
+  // A symbolic link inside the folder that points out of it.
+  fs::create_symlink(Dir / "secret.bin", Dir / "model" / "link.bin");
+  EXPECT_MENTIONS(errorOf(externalModel("link.bin"), O),
+                  "resolves outside the model's folder");
+  EXPECT_MENTIONS(errorOf(externalModel("missing.bin"), O), "does not exist");
+}
+
+TEST(OnnxBadInput, ExternalDataPastTheEnd) {
+  fs::path Dir = freshDir("pastend");
+  std::ofstream(Dir / "w.bin", std::ios::binary) << std::string(30, '\0');
+  frontend::OnnxImportOptions O;
+  O.BaseDir = Dir.string();
+  EXPECT_NO_THROW(frontend::importOnnxFromBytes(
+      externalModel("w.bin", "6").SerializeAsString(), "m.onnx", O));
+  std::string Msg = errorOf(externalModel("w.bin", "7"), O);
+  EXPECT_MENTIONS(Msg, "initializer 'conv.weight'");
+  EXPECT_MENTIONS(Msg, "needs 24 bytes at offset 7 but 'w.bin' has only 30");
+  EXPECT_MENTIONS(errorOf(externalModel("w.bin", "1000"), O), "at offset 1000");
+  EXPECT_MENTIONS(errorOf(externalModel("w.bin", "0", "12"), O),
+                  "external data length 12 does not match");
+  EXPECT_MENTIONS(errorOf(externalModel("w.bin", "-4"), O),
+                  "offset '-4' is not a non-negative integer");
+}
+
+TEST(OnnxBadInput, NoGraphOrNoOutputs) {
+  onnx::ModelProto M = goodModel();
+  M.clear_graph();
+  EXPECT_MENTIONS(errorOf(M), "the model has no graph");
+  onnx::ModelProto M2 = goodModel();
+  M2.mutable_graph()->clear_output();
+  EXPECT_MENTIONS(errorOf(M2), "the graph has no outputs");
+}
+
+TEST(OnnxBadInput, WrongArityAndMissingRequiredAttribute) {
+  onnx::ModelProto M = goodModel();
+  M.mutable_graph()->mutable_node(1)->add_input("x");
+  EXPECT_MENTIONS(errorOf(M), "node 'relu' (Relu) has 2 inputs; Relu takes 1");
+  onnx::ModelProto M2 = makeModel();
+  addInput(M2, "x", {int64_t(3)});
+  addNode(M2, "Cast", {"x"}, {"y"}, "cast");
+  addOutput(M2, "y", {int64_t(3)});
+  EXPECT_MENTIONS(errorOf(M2),
+                  "node 'cast' (Cast): required attribute 'to' is missing");
+}
+
+TEST(OnnxBadInput, CorruptTensorFile) {
+  try {
+    frontend::onnxTensorFromBytes(std::string("\x0a\xff\xff", 3), "in.pb");
+    ADD_FAILURE() << "parsed";
+  } catch (const Error &E) {
+    EXPECT_MENTIONS(std::string(E.what()), "'in.pb'");
+  }
+}
+
+// Random byte mutations of a valid model: every outcome is a graph or an
+// nng::Error, never a crash or another exception type.
+TEST(OnnxBadInput, MutatedModelsNeverCrash) {
+  std::string Good = goodModel().SerializeAsString();
+  std::mt19937 Rng(1234);
+  int Errors = 0, Imported = 0;
+  for (int Iter = 0; Iter < 2000; ++Iter) {
+    std::string B = Good;
+    int Flips = 1 + static_cast<int>(Rng() % 4);
+    for (int F = 0; F < Flips; ++F) {
+      size_t Pos = Rng() % B.size();
+      switch (Rng() % 3) {
+      case 0:
+        B[Pos] = static_cast<char>(Rng());
+        break;
+      case 1:
+        B.erase(Pos, 1 + Rng() % 8);
+        break;
+      default:
+        B.insert(Pos, 1, static_cast<char>(Rng()));
+        break;
+      }
+      if (B.empty())
+        B = "x";
+    }
+    try {
+      frontend::importOnnxFromBytes(B, "mutant.onnx");
+      ++Imported;
+    } catch (const Error &E) {
+      ++Errors;
+      EXPECT_NE(std::string(E.what()).find("mutant.onnx"), std::string::npos)
+          << E.what();
+    } catch (const std::exception &E) {
+      ADD_FAILURE() << "iteration " << Iter
+                    << ": not an nng::Error: " << E.what();
+    }
+  }
+  EXPECT_GT(Errors, 0);
+  RecordProperty("imported", Imported);
+}
+
+// Random field-level mutations (dtypes, dims, names, op types, attribute
+// values, including the nonsensical ones: strides 0, negative pads, group
+// 0): every outcome is a graph or an nng::Error naming the model.
+TEST(OnnxBadInput, MutatedFieldsNeverCrash) {
+  std::mt19937 Rng(99);
+  auto Pick = [&](int N) { return static_cast<int>(Rng() % N); };
+  const char *Ops[] = {"Conv",    "Relu",    "Add",       "Reshape", "Gemm",
+                       "MaxPool", "Flatten", "Transpose", "Softmax", "Foo"};
+  const char *AttrNames[] = {"kernel_shape", "strides", "pads",
+                             "dilations",    "group",   "axis",
+                             "perm",         "transB",  "to"};
+  int Errors = 0;
+  for (int Iter = 0; Iter < 1500; ++Iter) {
+    onnx::ModelProto M = goodModel();
+    auto &G = *M.mutable_graph();
+    for (int K = 0, N = 1 + Pick(3); K < N; ++K) {
+      switch (Pick(7)) {
+      case 0:
+        G.mutable_initializer(Pick(2))->set_data_type(Pick(20));
+        break;
+      case 1: {
+        auto *T = G.mutable_initializer(Pick(2));
+        T->set_dims(Pick(T->dims_size()), Pick(12) - 2);
+        break;
+      }
+      case 2:
+        G.mutable_node(Pick(2))->set_input(
+            0,
+            std::vector<std::string>{"x", "c", "y", "", "conv.bias"}[Pick(5)]);
+        break;
+      case 3:
+        G.mutable_node(Pick(2))->set_op_type(Ops[Pick(10)]);
+        break;
+      case 4: {
+        auto *A = G.mutable_node(Pick(2))->add_attribute();
+        A->set_name(AttrNames[Pick(9)]);
+        if (Pick(2)) {
+          A->set_type(onnx::AttributeProto::INTS);
+          for (int I = 0, L = Pick(6); I < L; ++I)
+            A->add_ints(Pick(7) - 2);
+        } else {
+          A->set_type(onnx::AttributeProto::INT);
+          A->set_i(Pick(7) - 2);
+        }
+        break;
+      }
+      case 5:
+        G.mutable_input(0)
+            ->mutable_type()
+            ->mutable_tensor_type()
+            ->mutable_shape()
+            ->mutable_dim(Pick(4))
+            ->set_dim_value(Pick(6));
+        break;
+      default:
+        G.mutable_initializer(Pick(2))->clear_raw_data();
+        break;
+      }
+    }
+    try {
+      frontend::importOnnxFromBytes(M.SerializeAsString(), "mutant.onnx");
+    } catch (const Error &E) {
+      ++Errors;
+      EXPECT_NE(std::string(E.what()).find("mutant.onnx"), std::string::npos)
+          << E.what();
+    } catch (const std::exception &E) {
+      ADD_FAILURE() << "iteration " << Iter
+                    << ": not an nng::Error: " << E.what();
+    }
+  }
+  EXPECT_GT(Errors, 0);
+}

@@ -1,0 +1,53 @@
+#!/usr/bin/env bash
+# Builds one libFuzzer target with clang (AddressSanitizer + UBSan) from the
+# library sources it needs, then runs it briefly over a seed corpus.
+# Usage: run-fuzzer.sh SRC_DIR WORK_DIR TARGET SECONDS LAYERS CORPUS_DIR...
+#   TARGET: tests/fuzz/<TARGET>.cpp; LAYERS: comma-separated (runtime,ir).
+# Exits 0 when the run finds nothing, non-zero (with the reproducer path) on a
+# finding; prints SKIPPED with the reason when clang's libFuzzer is missing.
+set -euo pipefail
+SRC=$1 WORK=$2 TARGET=$3 SECONDS_TO_RUN=$4 LAYERS=$5
+shift 5
+CXX=${FUZZ_CXX:-clang++}
+if ! command -v "$CXX" >/dev/null; then
+  echo "SKIPPED: $CXX not found (install clang and libclang-rt-14-dev)"; exit 0
+fi
+if ! echo 'extern "C" int LLVMFuzzerTestOneInput(const char*,unsigned long){return 0;}' |
+     "$CXX" -x c++ -fsanitize=fuzzer - -o /dev/null 2>/dev/null; then
+  echo "SKIPPED: $CXX cannot link libFuzzer (install libclang-rt-14-dev)"; exit 0
+fi
+LAUNCH=""
+command -v ccache >/dev/null && LAUNCH=ccache
+FLAGS=(-std=c++20 -O1 -g -fsanitize=fuzzer-no-link,address,undefined
+       -fno-sanitize-recover=undefined -fno-omit-frame-pointer)
+OBJ="$WORK/obj-$TARGET"
+mkdir -p "$OBJ" "$WORK/corpus-$TARGET"
+INCS=()
+SRCS=()
+IFS=, read -ra LS <<< "$LAYERS"
+for L in "${LS[@]}"; do
+  INCS+=(-I "$SRC/$L/include")
+  while IFS= read -r F; do SRCS+=("$F"); done < <(find "$SRC/$L/lib" -name '*.cpp' | sort)
+done
+SRCS+=("$SRC/tests/fuzz/$TARGET.cpp")
+# A changed header rebuilds everything (no dependency scanning here).
+if [[ -f "$WORK/$TARGET" ]] && [[ -n "$(find "${INCS[@]/#-I/}" -newer "$WORK/$TARGET" -type f 2>/dev/null | head -1)" ]]; then
+  rm -f "$OBJ"/*.o
+fi
+OBJS=()
+JOBS=()
+for F in "${SRCS[@]}"; do
+  O="$OBJ/$(echo "${F#$SRC/}" | tr / _).o"
+  OBJS+=("$O")
+  if [[ ! -f "$O" || "$F" -nt "$O" ]]; then JOBS+=("$F" "$O"); fi
+done
+if ((${#JOBS[@]})); then
+  printf '%s\n' "${JOBS[@]}" |
+    xargs -r -P "$(nproc)" -n 2 sh -c "$LAUNCH $CXX ${FLAGS[*]} ${INCS[*]} -c \$0 -o \$1"
+fi
+"$CXX" -fsanitize=fuzzer,address,undefined "${OBJS[@]}" -o "$WORK/$TARGET"
+echo "running $TARGET for ${SECONDS_TO_RUN}s"
+cd "$WORK"
+UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
+  "./$TARGET" -max_total_time="$SECONDS_TO_RUN" -max_len=4096 -timeout=10 \
+  -rss_limit_mb=2048 -print_final_stats=1 "corpus-$TARGET" "$@"

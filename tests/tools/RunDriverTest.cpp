@@ -1,0 +1,96 @@
+//===- RunDriverTest.cpp - nngraph-run, run in-process --------------------===//
+//
+// nngraph-run on the bundled small CNN: shapes follow --dim, outputs are
+// deterministic for a seed, --json is one parseable object, and bad command
+// lines (2) are told apart from bad models (1).
+//
+//===----------------------------------------------------------------------===//
+
+#include "nngraph/tools/RunDriver.h"
+
+#include <gtest/gtest.h>
+
+#include <sstream>
+
+using namespace nng;
+
+namespace {
+
+const std::string SmallCnn =
+    std::string(NNGRAPH_SOURCE_DIR) + "/examples/models/small_cnn.nng";
+
+struct Result {
+  int Status;
+  std::string Out, Err;
+};
+
+Result runRun(std::vector<std::string> Args) {
+  Args.insert(Args.begin(), "nngraph-run");
+  std::ostringstream Out, Err;
+  int Status = tools::runRunDriver(Args, Out, Err);
+  return {Status, Out.str(), Err.str()};
+}
+
+/// The "output ..." lines of a text report (everything but the times).
+std::string outputLines(const std::string &Report) {
+  std::istringstream IS(Report);
+  std::string Line, Result;
+  while (std::getline(IS, Line))
+    if (Line.rfind("output ", 0) == 0)
+      Result += Line + "\n";
+  return Result;
+}
+
+} // namespace
+
+TEST(RunDriverTest, RunsTheSmallCnnWithBatchOneByDefault) {
+  Result R = runRun({SmallCnn});
+  ASSERT_EQ(R.Status, 0) << R.Err;
+  EXPECT_NE(R.Out.find("input %x: f32[1, 1, 28, 28]"), std::string::npos)
+      << R.Out;
+  EXPECT_NE(R.Out.find("output %y: f32[1, 10] = ["), std::string::npos)
+      << R.Out;
+  EXPECT_NE(R.Out.find("dims: N=1"), std::string::npos) << R.Out;
+  EXPECT_NE(R.Out.find("time: compile"), std::string::npos) << R.Out;
+}
+
+TEST(RunDriverTest, DimsBindSymbolsAndSeedsAreDeterministic) {
+  Result A = runRun({SmallCnn, "--dim", "N=3", "--input-seed", "7"});
+  ASSERT_EQ(A.Status, 0) << A.Err;
+  EXPECT_NE(A.Out.find("output %y: f32[3, 10]"), std::string::npos) << A.Out;
+  Result B = runRun({SmallCnn, "--dim", "N=3", "--input-seed", "7"});
+  EXPECT_EQ(outputLines(A.Out), outputLines(B.Out));
+  Result C = runRun({SmallCnn, "--dim", "N=3", "--input-seed", "8"});
+  EXPECT_NE(outputLines(A.Out), outputLines(C.Out));
+}
+
+TEST(RunDriverTest, JsonReportHasShapesValuesAndTimes) {
+  Result R = runRun({SmallCnn, "--json", "--repeat", "3", "--max-values", "4"});
+  ASSERT_EQ(R.Status, 0) << R.Err;
+  for (const char *Key :
+       {"\"model\"", "\"backend\": \"reference\"", "\"outputs\"", "\"shape\"",
+        "\"values\"", "\"time_ms\"", "\"run_median\"", "\"N\": 1"})
+    EXPECT_NE(R.Out.find(Key), std::string::npos) << "missing " << Key;
+  EXPECT_EQ(R.Out.front(), '{');
+}
+
+TEST(RunDriverTest, BadCommandLinesExitTwo) {
+  EXPECT_EQ(runRun({}).Status, 2); // No model.
+  EXPECT_EQ(runRun({SmallCnn, "--bogus"}).Status, 2);
+  EXPECT_EQ(runRun({SmallCnn, "--dim", "N"}).Status, 2);
+  EXPECT_EQ(runRun({SmallCnn, "--dim", "N=0"}).Status, 2);
+  EXPECT_EQ(runRun({SmallCnn, "--repeat", "0"}).Status, 2);
+  Result R = runRun({SmallCnn, "--backend", "no-such-backend"});
+  EXPECT_EQ(R.Status, 2);
+  EXPECT_NE(R.Err.find("reference"), std::string::npos) << R.Err;
+}
+
+TEST(RunDriverTest, BadModelsExitOne) {
+  Result Missing = runRun({"/nonexistent/model.nng"});
+  EXPECT_EQ(Missing.Status, 1);
+  EXPECT_NE(Missing.Err.find("/nonexistent/model.nng"), std::string::npos);
+  Result WrongDim = runRun({SmallCnn, "--dim", "M=2"});
+  EXPECT_EQ(WrongDim.Status, 1);
+  EXPECT_NE(WrongDim.Err.find("they have: N"), std::string::npos)
+      << WrongDim.Err;
+}

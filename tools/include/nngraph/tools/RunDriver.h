@@ -1,0 +1,23 @@
+//===- RunDriver.h - The nngraph-run driver ---------------------*- C++ -*-===//
+//
+// nngraph-run loads a model, compiles it on a backend, runs it on
+// deterministic inputs (symbolic dims 1 unless bound with --dim NAME=VALUE)
+// and prints each output's shape and first values and the time taken, as
+// text or, with --json, as one JSON object.
+//
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include <iosfwd>
+#include <string>
+#include <vector>
+
+namespace nng::tools {
+
+/// Runs nngraph-run with Args (Args[0] is the program name), writing to Out
+/// and Err. Returns 0 on success, 1 when the model cannot be loaded or run,
+/// 2 on a bad command line.
+int runRunDriver(const std::vector<std::string> &Args, std::ostream &Out,
+                 std::ostream &Err);
+
+} // namespace nng::tools

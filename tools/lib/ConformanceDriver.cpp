@@ -1,0 +1,771 @@
+//===- ConformanceDriver.cpp - The nngraph-onnx-conformance driver -------===//
+//
+// Command line -> discover test folders (each with model.onnx and
+// test_data_set_*) under the given suite folders -> for each test: skip it
+// when its model uses an operator of the skip file, else import the model,
+// compile it on the backend, run every data set and compare the outputs ->
+// one line per test, per-folder summaries, optional JSON report and
+// baseline check. With --isolate each test runs in a child process (this
+// program with the hidden --run-one option), so a crash or a hang in one
+// kernel fails that test only; --jobs runs tests concurrently.
+//
+//===----------------------------------------------------------------------===//
+
+#include "nngraph/tools/ConformanceDriver.h"
+#include "CommandLine.h"
+#include "nngraph/backends/Backend.h"
+#include "nngraph/frontend/onnx/OnnxImport.h"
+#include "nngraph/frontend/onnx/OnnxTensor.h"
+#include "nngraph/ir/OpSchema.h"
+#include "nngraph/runtime/Error.h"
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cmath>
+#include <condition_variable>
+#include <cstring>
+#include <ctime>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <mutex>
+#include <regex>
+#include <sstream>
+#include <thread>
+
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+extern char **environ;
+
+namespace fs = std::filesystem;
+
+namespace nng::tools {
+namespace {
+
+constexpr const char *ToolName = "nngraph-onnx-conformance";
+constexpr const char *DefaultRoot = "/usr/share/libonnx-testdata/data";
+constexpr const char *DefaultFolders[] = {"node", "simple", "pytorch-converted",
+                                          "pytorch-operator"};
+/// Prefix of the result line a --run-one child prints.
+constexpr const char *ResultTag = "@@nngraph-conformance-result ";
+
+#ifdef NNGRAPH_CONFORMANCE_SKIPS
+constexpr const char *DefaultSkips = NNGRAPH_CONFORMANCE_SKIPS;
+#else
+constexpr const char *DefaultSkips = "";
+#endif
+
+struct Options {
+  std::vector<std::string> Dirs;
+  std::string Backend = "reference";
+  std::string Filter;
+  std::string Json;
+  std::string Skips = DefaultSkips;
+  std::string Baseline;
+  bool UpdateBaseline = false;
+  int Jobs = 1;
+  bool Isolate = false;
+  int TimeoutS = 120;
+  double Rtol = 1e-3, Atol = 1e-7;
+  bool Quiet = false;
+  std::string RunOne; ///< Hidden: run one test folder, print its result.
+};
+
+enum class Status { Pass, Fail, Skip };
+
+const char *statusName(Status S) {
+  return S == Status::Pass ? "PASS" : S == Status::Fail ? "FAIL" : "SKIP";
+}
+
+struct TestCase {
+  std::string Folder; ///< Suite folder name ("node").
+  std::string Name;   ///< "node/test_abs".
+  std::string Dir;    ///< The test folder.
+};
+
+struct Outcome {
+  Status S = Status::Fail;
+  std::string Message;
+  double Seconds = 0;
+};
+
+/// Operators deliberately out of scope, with the reason.
+using SkipList = std::map<std::string, std::string>;
+
+std::string trim(std::string S) {
+  size_t B = S.find_first_not_of(" \t\r");
+  size_t E = S.find_last_not_of(" \t\r");
+  return B == std::string::npos ? "" : S.substr(B, E - B + 1);
+}
+
+/// One line, for the per-test report.
+std::string oneLine(std::string S) {
+  for (size_t P; (P = S.find('\n')) != std::string::npos;)
+    S.replace(P, 1, " | ");
+  return S;
+}
+
+/// Reads the skip file: "OP[, OP...]: reason" lines, '#' comments. Every
+/// listed op must be one nngraph lacks.
+SkipList loadSkips(const std::string &Path) {
+  SkipList L;
+  if (Path.empty())
+    return L;
+  std::ifstream In(Path);
+  if (!In)
+    fail(ErrorKind::IO, "cannot open the skip file '", Path, "'");
+  std::string Line;
+  for (int LineNo = 1; std::getline(In, Line); ++LineNo) {
+    Line = trim(Line);
+    if (Line.empty() || Line[0] == '#')
+      continue;
+    size_t Colon = Line.find(": ");
+    if (Colon == std::string::npos || trim(Line.substr(Colon + 1)).empty())
+      fail(ErrorKind::Parse, Path, ":", LineNo,
+           ": expected 'OP[, OP...]: reason'");
+    std::string Reason = trim(Line.substr(Colon + 1));
+    std::stringstream Ops(Line.substr(0, Colon));
+    for (std::string Op; std::getline(Ops, Op, ',');) {
+      Op = trim(Op);
+      if (Op.empty())
+        continue;
+      size_t Dot = Op.rfind('.');
+      std::string Domain = Dot == std::string::npos ? "" : Op.substr(0, Dot);
+      std::string Name = Dot == std::string::npos ? Op : Op.substr(Dot + 1);
+      if (ir::lookupOp(Domain, Name))
+        fail(ErrorKind::InvalidArgument, Path, ":", LineNo, ": '", Op,
+             "' is an operator nngraph supports; remove it from the skip "
+             "list");
+      L[Op] = Op + ": " + Reason;
+    }
+  }
+  return L;
+}
+
+bool isTestDir(const fs::path &P) {
+  std::error_code Ec;
+  return fs::is_regular_file(P / "model.onnx", Ec);
+}
+
+/// The test folders under each of Dirs (or Dirs itself when it is one),
+/// sorted by name within a folder, filtered by Filter.
+std::vector<TestCase> discover(const std::vector<std::string> &Dirs,
+                               const std::string &Filter) {
+  std::optional<std::regex> Re;
+  if (!Filter.empty())
+    Re.emplace(Filter, std::regex::ECMAScript);
+  std::vector<TestCase> Tests;
+  for (const std::string &D : Dirs) {
+    fs::path P(D);
+    std::error_code Ec;
+    if (!fs::is_directory(P, Ec))
+      fail(ErrorKind::IO, "'", D, "' is not a directory");
+    std::vector<fs::path> Found;
+    std::string Folder;
+    if (isTestDir(P)) {
+      Found.push_back(P);
+      Folder = fs::absolute(P).lexically_normal().parent_path().filename();
+    } else {
+      Folder = fs::absolute(P).lexically_normal().filename();
+      if (Folder.empty())
+        Folder = fs::absolute(P).lexically_normal().parent_path().filename();
+      for (const auto &E : fs::directory_iterator(P, Ec))
+        if (isTestDir(E.path()))
+          Found.push_back(E.path());
+      std::sort(Found.begin(), Found.end());
+    }
+    for (const fs::path &T : Found) {
+      std::string Name = Folder + "/" + T.filename().string();
+      if (Re && !std::regex_search(Name, *Re))
+        continue;
+      Tests.push_back({Folder, Name, T.string()});
+    }
+  }
+  return Tests;
+}
+
+/// Files Prefix<N>.pb in Dir, by N.
+std::vector<fs::path> numberedFiles(const fs::path &Dir,
+                                    const std::string &Prefix) {
+  std::vector<std::pair<long, fs::path>> Found;
+  std::error_code Ec;
+  for (const auto &E : fs::directory_iterator(Dir, Ec)) {
+    std::string F = E.path().filename();
+    if (F.rfind(Prefix, 0) != 0 || E.path().extension() != ".pb")
+      continue;
+    std::string Num = F.substr(Prefix.size(), F.size() - Prefix.size() - 3);
+    char *End = nullptr;
+    long N = std::strtol(Num.c_str(), &End, 10);
+    if (!Num.empty() && End && *End == '\0')
+      Found.emplace_back(N, E.path());
+  }
+  std::sort(Found.begin(), Found.end());
+  std::vector<fs::path> Out;
+  for (auto &[N, P] : Found)
+    Out.push_back(P);
+  return Out;
+}
+
+std::vector<fs::path> dataSets(const fs::path &Dir) {
+  std::vector<std::pair<long, fs::path>> Found;
+  std::error_code Ec;
+  for (const auto &E : fs::directory_iterator(Dir, Ec)) {
+    std::string F = E.path().filename();
+    if (E.is_directory() && F.rfind("test_data_set_", 0) == 0)
+      Found.emplace_back(std::strtol(F.c_str() + 14, nullptr, 10), E.path());
+  }
+  std::sort(Found.begin(), Found.end());
+  std::vector<fs::path> Out;
+  for (auto &[N, P] : Found)
+    Out.push_back(P);
+  return Out;
+}
+
+/// ONNX's test data stores bfloat16 tensors as UINT16 bit patterns (numpy
+/// has no bfloat16): read them as the bf16 they stand for when the model
+/// says bf16.
+nng::Tensor asDType(const nng::Tensor &T, DType Want) {
+  if (T.dtype() == DType::U16 && Want == DType::BF16)
+    return nng::Tensor(T.storage(), T.shape(), T.strides(), T.offset(),
+                       DType::BF16);
+  return T;
+}
+
+/// Runs one data set; "" when every output matches.
+std::string runDataSet(const ir::Graph &G, backends::Executable &Exe,
+                       const fs::path &Set, const Options &O) {
+  std::vector<fs::path> InFiles = numberedFiles(Set, "input_");
+  std::vector<fs::path> OutFiles = numberedFiles(Set, "output_");
+  std::vector<nng::Tensor> Given;
+  std::vector<std::string> Names;
+  for (const fs::path &P : InFiles) {
+    Names.emplace_back();
+    Given.push_back(frontend::readOnnxTensorFile(P, &Names.back()));
+  }
+  const auto &GIns = G.inputs();
+  std::vector<nng::Tensor> Ins(GIns.size());
+  // By name when every file names a graph input, else by position.
+  bool ByName = !Given.empty();
+  for (const std::string &N : Names)
+    ByName &= !N.empty() && G.lookup(N) && G.lookup(N)->isInput();
+  if (ByName) {
+    for (size_t I = 0; I < Given.size(); ++I)
+      for (size_t J = 0; J < GIns.size(); ++J)
+        if (GIns[J]->name() == Names[I])
+          Ins[J] = Given[I];
+  } else {
+    if (Given.size() != GIns.size())
+      return Set.filename().string() + " has " + std::to_string(Given.size()) +
+             " inputs but the model takes " + std::to_string(GIns.size());
+    Ins = Given;
+  }
+  for (size_t J = 0; J < GIns.size(); ++J)
+    if (Ins[J].defined())
+      Ins[J] = asDType(Ins[J], GIns[J]->type().dtype());
+  for (size_t J = 0; J < GIns.size(); ++J)
+    if (!Ins[J].defined())
+      return Set.filename().string() + " gives no value for input '" +
+             GIns[J]->name() + "'";
+  std::vector<nng::Tensor> Outs = Exe.run(Ins);
+  if (Outs.size() != OutFiles.size())
+    return "the model produced " + std::to_string(Outs.size()) + " outputs; " +
+           Set.filename().string() + " expects " +
+           std::to_string(OutFiles.size());
+  for (size_t I = 0; I < Outs.size(); ++I) {
+    nng::Tensor Expected =
+        asDType(frontend::readOnnxTensorFile(OutFiles[I]), Outs[I].dtype());
+    std::string Why = compareTensors(G.outputs()[I]->name(), Outs[I], Expected,
+                                     O.Rtol, O.Atol);
+    if (!Why.empty())
+      return Why;
+  }
+  return "";
+}
+
+/// Runs one test in this process.
+Outcome runTest(const TestCase &T, const SkipList &Skips, const Options &O) {
+  auto Start = std::chrono::steady_clock::now();
+  Outcome R;
+  try {
+    fs::path Model = fs::path(T.Dir) / "model.onnx";
+    for (const std::string &Op : frontend::onnxModelOperators(Model))
+      if (auto It = Skips.find(Op); It != Skips.end()) {
+        R.S = Status::Skip;
+        R.Message = It->second;
+        return R;
+      }
+    std::unique_ptr<ir::Graph> G = frontend::importOnnx(Model);
+    std::unique_ptr<backends::Executable> Exe =
+        backends::getBackend(O.Backend).compile(*G);
+    std::vector<fs::path> Sets = dataSets(T.Dir);
+    if (Sets.empty())
+      fail(ErrorKind::IO, "no test_data_set_* folder in '", T.Dir, "'");
+    for (const fs::path &Set : Sets) {
+      std::string Why = runDataSet(*G, *Exe, Set, O);
+      if (!Why.empty()) {
+        R.Message =
+            (Sets.size() > 1 ? Set.filename().string() + ": " : "") + Why;
+        break;
+      }
+    }
+    R.S = R.Message.empty() ? Status::Pass : Status::Fail;
+  } catch (const std::exception &E) {
+    R.S = Status::Fail;
+    R.Message = oneLine(E.what());
+  }
+  R.Seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - Start)
+          .count();
+  return R;
+}
+
+std::string selfExe() {
+  std::error_code Ec;
+  fs::path P = fs::read_symlink("/proc/self/exe", Ec);
+  return Ec ? std::string() : P.string();
+}
+
+/// Runs one test in a child process (this program with --run-one).
+Outcome runIsolated(const TestCase &T, const Options &O,
+                    const std::string &Exe) {
+  auto Start = std::chrono::steady_clock::now();
+  Outcome R;
+  int Pipe[2];
+  if (::pipe2(Pipe, O_CLOEXEC) != 0) {
+    R.Message = std::string("cannot create a pipe: ") + std::strerror(errno);
+    return R;
+  }
+  char Rtol[32], Atol[32];
+  std::snprintf(Rtol, sizeof(Rtol), "%.17g", O.Rtol);
+  std::snprintf(Atol, sizeof(Atol), "%.17g", O.Atol);
+  std::vector<std::string> Args = {Exe,       "--run-one", T.Dir,   "--backend",
+                                   O.Backend, "--skips",   O.Skips, "--rtol",
+                                   Rtol,      "--atol",    Atol};
+  std::vector<char *> Argv;
+  for (std::string &A : Args)
+    Argv.push_back(A.data());
+  Argv.push_back(nullptr);
+  posix_spawn_file_actions_t FA;
+  posix_spawn_file_actions_init(&FA);
+  posix_spawn_file_actions_adddup2(&FA, Pipe[1], 1);
+  posix_spawn_file_actions_adddup2(&FA, Pipe[1], 2);
+  pid_t Pid;
+  int Rc = posix_spawn(&Pid, Exe.c_str(), &FA, nullptr, Argv.data(), environ);
+  posix_spawn_file_actions_destroy(&FA);
+  ::close(Pipe[1]);
+  if (Rc != 0) {
+    ::close(Pipe[0]);
+    R.Message = "cannot start '" + Exe + "': " + std::strerror(Rc);
+    return R;
+  }
+  std::string Output;
+  bool TimedOut = false;
+  auto Deadline = Start + std::chrono::seconds(O.TimeoutS);
+  char Buf[4096];
+  for (;;) {
+    auto Left = std::chrono::duration_cast<std::chrono::milliseconds>(
+                    Deadline - std::chrono::steady_clock::now())
+                    .count();
+    if (Left <= 0) {
+      TimedOut = true;
+      ::kill(Pid, SIGKILL);
+      break;
+    }
+    pollfd P{Pipe[0], POLLIN, 0};
+    int N = ::poll(&P, 1, static_cast<int>(std::min<long long>(Left, 1000)));
+    if (N < 0 && errno != EINTR)
+      break;
+    if (N <= 0)
+      continue;
+    ssize_t Got = ::read(Pipe[0], Buf, sizeof(Buf));
+    if (Got <= 0)
+      break;
+    if (Output.size() < (1u << 20))
+      Output.append(Buf, static_cast<size_t>(Got));
+  }
+  ::close(Pipe[0]);
+  int WStatus = 0;
+  ::waitpid(Pid, &WStatus, 0);
+  R.Seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - Start)
+          .count();
+  size_t Tag = Output.rfind(ResultTag);
+  if (!TimedOut && Tag != std::string::npos) {
+    std::string Line = Output.substr(Tag + std::strlen(ResultTag));
+    Line = Line.substr(0, Line.find('\n'));
+    std::string Word = Line.substr(0, 4);
+    R.S = Word == "PASS"   ? Status::Pass
+          : Word == "SKIP" ? Status::Skip
+                           : Status::Fail;
+    R.Message = Line.size() > 5 ? Line.substr(5) : "";
+    return R;
+  }
+  R.S = Status::Fail;
+  if (TimedOut) {
+    R.Message = "timed out after " + std::to_string(O.TimeoutS) + " s";
+    return R;
+  }
+  std::string Last = trim(Output);
+  if (size_t NL = Last.rfind('\n'); NL != std::string::npos)
+    Last = Last.substr(NL + 1);
+  if (WIFSIGNALED(WStatus))
+    R.Message = std::string("crashed (signal ") +
+                std::to_string(WTERMSIG(WStatus)) + ": " +
+                strsignal(WTERMSIG(WStatus)) + ")";
+  else
+    R.Message = "the test process exited with status " +
+                std::to_string(WEXITSTATUS(WStatus)) + " and no result";
+  if (!Last.empty())
+    R.Message += "; last output: " + oneLine(Last.substr(0, 300));
+  return R;
+}
+
+/// "folder N" lines, '#' comments.
+std::map<std::string, int> loadBaseline(const std::string &Path) {
+  std::map<std::string, int> B;
+  std::ifstream In(Path);
+  if (!In)
+    return B;
+  std::string Line;
+  for (int LineNo = 1; std::getline(In, Line); ++LineNo) {
+    Line = trim(Line);
+    if (Line.empty() || Line[0] == '#')
+      continue;
+    std::istringstream SS(Line);
+    std::string Folder;
+    int N = -1;
+    if (!(SS >> Folder >> N) || N < 0)
+      fail(ErrorKind::Parse, Path, ":", LineNo, ": expected 'FOLDER COUNT'");
+    B[Folder] = N;
+  }
+  return B;
+}
+
+void saveBaseline(const std::string &Path,
+                  const std::map<std::string, int> &B) {
+  std::ofstream Out(Path, std::ios::trunc);
+  Out << "# ONNX conformance pass counts on the reference backend, per test\n"
+         "# folder: a ratchet. The ctest 'onnx-conformance' fails when a "
+         "folder\n# passes fewer tests; raise the numbers (never lower them) "
+         "with\n#   nngraph-onnx-conformance --baseline FILE "
+         "--update-baseline\n";
+  for (const auto &[Folder, N] : B)
+    Out << Folder << " " << N << "\n";
+  if (!Out)
+    fail(ErrorKind::IO, "cannot write the baseline file '", Path, "'");
+}
+
+struct Counts {
+  int Pass = 0, Fail = 0, Skip = 0;
+  void add(Status S) {
+    (S == Status::Pass ? Pass : S == Status::Fail ? Fail : Skip) += 1;
+  }
+};
+
+std::string summary(const Counts &C) {
+  return std::to_string(C.Pass) + " passed, " + std::to_string(C.Fail) +
+         " failed, " + std::to_string(C.Skip) + " skipped";
+}
+
+void writeJson(const std::string &Path, const Options &O,
+               const std::vector<TestCase> &Tests,
+               const std::vector<Outcome> &Results,
+               const std::map<std::string, Counts> &PerFolder,
+               const Counts &Total) {
+  using nlohmann::json;
+  json J;
+  std::time_t Now = std::time(nullptr);
+  char Date[32];
+  std::strftime(Date, sizeof(Date), "%Y-%m-%d", std::localtime(&Now));
+  J["date"] = Date;
+  J["backend"] = O.Backend;
+  J["rtol"] = O.Rtol;
+  J["atol"] = O.Atol;
+  auto CountsJ = [](const Counts &C) {
+    return json{{"passed", C.Pass}, {"failed", C.Fail}, {"skipped", C.Skip}};
+  };
+  J["folders"] = json::object();
+  for (const auto &[F, C] : PerFolder)
+    J["folders"][F] = CountsJ(C);
+  J["total"] = CountsJ(Total);
+  J["tests"] = json::array();
+  for (size_t I = 0; I < Tests.size(); ++I)
+    J["tests"].push_back({{"name", Tests[I].Name},
+                          {"folder", Tests[I].Folder},
+                          {"status", statusName(Results[I].S)},
+                          {"message", Results[I].Message},
+                          {"seconds", Results[I].Seconds}});
+  std::ofstream Out(Path, std::ios::trunc);
+  Out << J.dump(1) << "\n";
+  if (!Out)
+    fail(ErrorKind::IO, "cannot write the JSON report '", Path, "'");
+}
+
+void describeOptions(CLI::App &App, Options &O) {
+  App.description(
+      "nngraph-onnx-conformance: run ONNX backend test folders (model.onnx + "
+      "test_data_set_*) on a backend and compare with ONNX's tolerances.");
+  App.add_option("dirs", O.Dirs,
+                 "Suite folders holding test folders, or test folders; "
+                 "default: node, simple, pytorch-converted and "
+                 "pytorch-operator under " +
+                     std::string(DefaultRoot) + ".")
+      ->option_text("DIR...");
+  App.add_option("--backend", O.Backend,
+                 "Backend to run on; default "
+                 "'reference'.")
+      ->option_text("NAME");
+  App.add_option("--filter", O.Filter,
+                 "Run only tests whose name ('node/test_abs') matches REGEX.\n"
+                 "  e.g. --filter 'node/test_conv'")
+      ->option_text("REGEX");
+  App.add_option("--json", O.Json, "Also write a JSON report to FILE.")
+      ->option_text("FILE");
+  App.add_option("--skips", O.Skips,
+                 "Skip file: 'OP[, OP...]: reason' lines naming operators "
+                 "deliberately out of scope" +
+                     std::string(*DefaultSkips ? "; default " : "") +
+                     DefaultSkips + ".")
+      ->option_text("FILE");
+  App.add_option("--baseline", O.Baseline,
+                 "Per-folder pass counts ('FOLDER COUNT' lines); exit 1 when "
+                 "a folder passes fewer tests.")
+      ->option_text("FILE");
+  App.add_flag("--update-baseline", O.UpdateBaseline,
+               "Raise the --baseline counts to this run's where higher "
+               "(never lowers them).");
+  App.add_option("-j,--jobs", O.Jobs, "Run N tests at a time; default 1.")
+      ->check(CLI::Range(1, 256))
+      ->option_text("N");
+  App.add_flag("--isolate", O.Isolate,
+               "Run each test in a child process: a crash or hang fails that "
+               "test only.");
+  App.add_option("--timeout", O.TimeoutS,
+                 "With --isolate, fail a test after S seconds; default 120.")
+      ->check(CLI::Range(1, 86400))
+      ->option_text("S");
+  App.add_option("--rtol", O.Rtol, "Relative tolerance; default 1e-3.");
+  App.add_option("--atol", O.Atol, "Absolute tolerance; default 1e-7.");
+  App.add_flag("-q,--quiet", O.Quiet, "Print only FAIL lines and summaries.");
+  App.add_option("--run-one", O.RunOne)->group(""); // Internal (--isolate).
+  App.footer("Exit status: 0 all passed or skipped (with --baseline: no "
+             "folder below its baseline); 1 failures or a regression; 2 bad "
+             "command line.");
+}
+
+} // namespace
+
+std::string compareTensors(const std::string &Name, const nng::Tensor &Actual,
+                           const nng::Tensor &Expected, double Rtol,
+                           double Atol) {
+  std::string Out = "output '" + Name + "'";
+  if (Actual.dtype() != Expected.dtype())
+    return Out + " has dtype " + std::string(dtypeName(Actual.dtype())) +
+           ", expected " + std::string(dtypeName(Expected.dtype()));
+  if (Actual.shape() != Expected.shape())
+    return Out + " has shape " + Actual.shape().toString() + ", expected " +
+           Expected.shape().toString();
+  int64_t N = Expected.numel();
+  bool Float = isFloatingPoint(Expected.dtype());
+  int64_t Bad = 0, Worst = -1;
+  double WorstErr = -1, Got = 0, Want = 0;
+  auto Note = [&](int64_t I, double Err, double A, double E) {
+    ++Bad;
+    if (Err > WorstErr) {
+      WorstErr = Err;
+      Worst = I;
+      Got = A;
+      Want = E;
+    }
+  };
+  if (Expected.dtype() == DType::I64 || Expected.dtype() == DType::U64) {
+    std::vector<int64_t> A = Actual.toIntVector(), E = Expected.toIntVector();
+    for (int64_t I = 0; I < N; ++I)
+      if (A[I] != E[I])
+        Note(I,
+             std::fabs(static_cast<double>(A[I]) - static_cast<double>(E[I])),
+             static_cast<double>(A[I]), static_cast<double>(E[I]));
+  } else {
+    std::vector<double> A = Actual.toDoubleVector(),
+                        E = Expected.toDoubleVector();
+    for (int64_t I = 0; I < N; ++I) {
+      double X = A[I], Y = E[I];
+      if (!Float) {
+        if (X != Y)
+          Note(I, std::fabs(X - Y), X, Y);
+        continue;
+      }
+      if (std::isnan(Y) || std::isnan(X)) {
+        if (std::isnan(X) != std::isnan(Y))
+          Note(I, INFINITY, X, Y);
+        continue;
+      }
+      if (std::isinf(Y) || std::isinf(X)) {
+        if (X != Y)
+          Note(I, INFINITY, X, Y);
+        continue;
+      }
+      double Err = std::fabs(X - Y);
+      if (Err > Atol + Rtol * std::fabs(Y))
+        Note(I, Err, X, Y);
+    }
+  }
+  if (!Bad)
+    return "";
+  char Buf[256];
+  std::snprintf(Buf, sizeof(Buf),
+                " max abs error %.6g at index %lld (got %.9g, expected %.9g; "
+                "%lld of %lld values differ",
+                WorstErr, static_cast<long long>(Worst), Got, Want,
+                static_cast<long long>(Bad), static_cast<long long>(N));
+  Out += Buf;
+  if (Float) {
+    std::snprintf(Buf, sizeof(Buf), " beyond rtol %g, atol %g", Rtol, Atol);
+    Out += Buf;
+  }
+  return Out + ")";
+}
+
+int runConformanceDriver(const std::vector<std::string> &Args,
+                         std::ostream &Out, std::ostream &Err) {
+  CLI::App App;
+  App.name(ToolName);
+  Options O;
+  describeOptions(App, O);
+  if (auto Status = parseCommandLine(App, Args, Out, Err))
+    return *Status;
+
+  SkipList Skips;
+  std::vector<TestCase> Tests;
+  std::string Exe;
+  try {
+    backends::getBackend(O.Backend);
+    // The compiled-in default is the source tree's list; an installed
+    // program without it runs with no skips.
+    std::error_code Ec;
+    if (O.Skips == DefaultSkips && !fs::exists(O.Skips, Ec))
+      O.Skips.clear();
+    Skips = loadSkips(O.Skips);
+    if (!O.RunOne.empty()) {
+      fs::path P = fs::absolute(O.RunOne).lexically_normal();
+      if (P.filename().empty())
+        P = P.parent_path();
+      TestCase T{P.parent_path().filename(), P.filename(), P.string()};
+      Outcome R = runTest(T, Skips, O);
+      Out << ResultTag << statusName(R.S) << " " << R.Message << std::endl;
+      return ExitSuccess;
+    }
+    if (!O.Filter.empty() && !O.Baseline.empty())
+      fail(ErrorKind::InvalidArgument,
+           "--baseline needs the whole suite; drop --filter");
+    if (O.Dirs.empty())
+      for (const char *F : DefaultFolders)
+        O.Dirs.push_back(std::string(DefaultRoot) + "/" + F);
+    Tests = discover(O.Dirs, O.Filter);
+    if (O.Isolate) {
+      Exe = selfExe();
+      if (Exe.empty())
+        fail(ErrorKind::IO, "--isolate: cannot find this program's path");
+    }
+  } catch (const std::regex_error &E) {
+    Err << ToolName << ": error: --filter: bad regular expression: " << E.what()
+        << "\n";
+    return ExitUsageError;
+  } catch (const Error &E) {
+    Err << ToolName << ": error: " << E.what() << "\n";
+    return E.kind() == ErrorKind::IO ? ExitInputError : ExitUsageError;
+  }
+
+  auto Start = std::chrono::steady_clock::now();
+  std::vector<Outcome> Results(Tests.size());
+  std::vector<char> Done(Tests.size(), 0);
+  std::mutex M;
+  std::condition_variable CV;
+  std::atomic<size_t> Next{0};
+  auto Worker = [&] {
+    for (size_t I; (I = Next++) < Tests.size();) {
+      Outcome R = O.Isolate ? runIsolated(Tests[I], O, Exe)
+                            : runTest(Tests[I], Skips, O);
+      std::lock_guard<std::mutex> L(M);
+      Results[I] = std::move(R);
+      Done[I] = 1;
+      CV.notify_all();
+    }
+  };
+  std::vector<std::thread> Pool;
+  for (int J = 0; J < std::min<int>(O.Jobs, static_cast<int>(Tests.size()));
+       ++J)
+    Pool.emplace_back(Worker);
+  std::map<std::string, Counts> PerFolder;
+  Counts Total;
+  for (size_t I = 0; I < Tests.size(); ++I) {
+    {
+      std::unique_lock<std::mutex> L(M);
+      CV.wait(L, [&] { return Done[I] != 0; });
+    }
+    const Outcome &R = Results[I];
+    PerFolder[Tests[I].Folder].add(R.S);
+    Total.add(R.S);
+    if (O.Quiet && R.S != Status::Fail)
+      continue;
+    Out << statusName(R.S) << " " << Tests[I].Name;
+    if (!R.Message.empty())
+      Out << ": " << R.Message;
+    Out << "\n";
+  }
+  for (std::thread &T : Pool)
+    T.join();
+  double Seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - Start)
+          .count();
+
+  int Status = Total.Fail ? ExitInputError : ExitSuccess;
+  try {
+    for (const auto &[F, C] : PerFolder)
+      Out << F << ": " << summary(C) << "\n";
+    char Buf[64];
+    std::snprintf(Buf, sizeof(Buf), " (%.1f s)", Seconds);
+    Out << summary(Total) << Buf << "\n";
+    if (!O.Json.empty())
+      writeJson(O.Json, O, Tests, Results, PerFolder, Total);
+    if (!O.Baseline.empty()) {
+      std::map<std::string, int> Base = loadBaseline(O.Baseline);
+      Status = ExitSuccess;
+      bool Raised = false;
+      for (const auto &[F, C] : PerFolder) {
+        auto It = Base.find(F);
+        int Want = It == Base.end() ? 0 : It->second;
+        if (C.Pass < Want) {
+          Out << "REGRESSION " << F << ": " << C.Pass << " passed, baseline "
+              << Want << "\n";
+          Status = ExitInputError;
+        } else if (C.Pass > Want) {
+          Out << "baseline " << F << ": " << C.Pass << " passed > " << Want
+              << (O.UpdateBaseline ? " (raised)"
+                                   : " (raise it with "
+                                     "--update-baseline)")
+              << "\n";
+          Base[F] = C.Pass;
+          Raised = true;
+        }
+      }
+      if (O.UpdateBaseline && Raised)
+        saveBaseline(O.Baseline, Base);
+    }
+  } catch (const Error &E) {
+    Err << ToolName << ": error: " << E.what() << "\n";
+    return ExitInputError;
+  }
+  Out.flush();
+  return Status;
+}
+
+} // namespace nng::tools

@@ -1,0 +1,245 @@
+//===- RunDriver.cpp - The nngraph-run driver -----------------------------===//
+//
+// Command line -> load and verify the model -> bind symbolic dims -> make
+// deterministic inputs -> compile on the chosen backend -> run (repeatedly
+// when asked, reporting the median) -> print the outputs' shapes and first
+// values and the times, as text or JSON.
+//
+//===----------------------------------------------------------------------===//
+
+#include "nngraph/tools/RunDriver.h"
+#include "CommandLine.h"
+#include "nngraph/backends/Backend.h"
+#include "nngraph/frontend/ModelIO.h"
+#include "nngraph/runtime/Error.h"
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <iostream>
+#include <sstream>
+
+namespace nng::tools {
+namespace {
+
+constexpr const char *ToolName = "nngraph-run";
+
+struct RunOptions {
+  std::string Model;
+  uint64_t Seed = 0;
+  std::string Backend = "reference";
+  bool Json = false;
+  std::vector<std::string> DimTexts;
+  int Repeat = 1;
+  int MaxValues = 8;
+};
+
+void describeOptions(CLI::App &App, RunOptions &O) {
+  App.description("nngraph-run: run a model on deterministic inputs and "
+                  "print its outputs and the time taken.");
+  App.add_option("model", O.Model,
+                 "Model to run: .nng (text format) or .onnx.\n"
+                 "  e.g. nngraph-run examples/models/small_cnn.nng")
+      ->required();
+  App.add_option("--input-seed", O.Seed,
+                 "Seed of the pseudo-random inputs (floats uniform in "
+                 "[-1, 1), integers in [0, 10)); default 0.\n"
+                 "  e.g. nngraph-run model.nng --input-seed 42")
+      ->option_text("S");
+  App.add_option("--backend", O.Backend,
+                 "Backend to run on; default 'reference'.\n"
+                 "  e.g. nngraph-run model.nng --backend reference")
+      ->option_text("NAME");
+  App.add_option("--dim", O.DimTexts,
+                 "Value of a symbolic dim (repeatable); unbound dims are 1.\n"
+                 "  e.g. nngraph-run model.nng --dim N=4")
+      ->option_text("NAME=VALUE");
+  App.add_option("--repeat", O.Repeat,
+                 "Run K times after compiling and report the median time; "
+                 "default 1.\n  e.g. nngraph-run model.nng --repeat 10")
+      ->check(CLI::Range(1, 1000000))
+      ->option_text("K");
+  App.add_option("--max-values", O.MaxValues,
+                 "Print at most K values of each output; default 8.")
+      ->check(CLI::Range(0, 1000000))
+      ->option_text("K");
+  App.add_flag("--json", O.Json,
+               "Print one JSON object (model, inputs, outputs with shapes "
+               "and first values, times in ms) instead of text.\n"
+               "  e.g. nngraph-run model.nng --json");
+  App.set_version_flag(
+      "--version", std::string(ToolName) + " " + std::string(toolsVersion()),
+      "Print the version and exit.");
+  App.footer("Exit status: 0 success; 1 the model cannot be loaded or run; "
+             "2 bad command line.");
+}
+
+double millisSince(std::chrono::steady_clock::time_point Start) {
+  return std::chrono::duration<double, std::milli>(
+             std::chrono::steady_clock::now() - Start)
+      .count();
+}
+
+double median(std::vector<double> V) {
+  std::sort(V.begin(), V.end());
+  size_t N = V.size();
+  return N % 2 ? V[N / 2] : (V[N / 2 - 1] + V[N / 2]) / 2;
+}
+
+std::string formatValue(double V) {
+  char Buf[32];
+  std::snprintf(Buf, sizeof(Buf), "%.6g", V);
+  return Buf;
+}
+
+std::vector<double> firstValues(const nng::Tensor &T, int64_t Max) {
+  std::vector<double> Vals;
+  int64_t N = std::min<int64_t>(T.numel(), Max);
+  for (int64_t I = 0; I < N; ++I)
+    Vals.push_back(T.getFlat(I));
+  return Vals;
+}
+
+/// What one run produced, for printing.
+struct RunResult {
+  std::vector<nng::Tensor> Inputs, Outputs;
+  double CompileMs = 0;
+  std::vector<double> RunMs;
+};
+
+void printText(std::ostream &Out, const RunOptions &O, const ir::Graph &G,
+               const DimBindings &Dims, const RunResult &R) {
+  Out << "model: " << O.Model << " (graph \"" << G.name() << "\", "
+      << G.numNodes() << (G.numNodes() == 1 ? " node)\n" : " nodes)\n");
+  Out << "backend: " << O.Backend << "\n";
+  std::vector<std::string> Syms = inputSymbols(G);
+  if (!Syms.empty()) {
+    Out << "dims:";
+    for (const std::string &S : Syms) {
+      auto It = Dims.find(S);
+      Out << " " << S << "=" << (It == Dims.end() ? 1 : It->second);
+    }
+    Out << "\n";
+  }
+  for (size_t I = 0; I < R.Inputs.size(); ++I)
+    Out << "input %" << G.inputs()[I]->name() << ": "
+        << dtypeName(R.Inputs[I].dtype()) << R.Inputs[I].shape().toString()
+        << " (seed " << O.Seed << ")\n";
+  for (size_t I = 0; I < R.Outputs.size(); ++I) {
+    const nng::Tensor &T = R.Outputs[I];
+    Out << "output %" << G.outputs()[I]->name() << ": " << dtypeName(T.dtype())
+        << T.shape().toString() << " = [";
+    std::vector<double> Vals = firstValues(T, O.MaxValues);
+    for (size_t J = 0; J < Vals.size(); ++J)
+      Out << (J ? ", " : "") << formatValue(Vals[J]);
+    if (T.numel() > static_cast<int64_t>(Vals.size()))
+      Out << (Vals.empty() ? "" : ", ") << "... (" << T.numel() << " values)";
+    Out << "]\n";
+  }
+  char Buf[128];
+  std::snprintf(Buf, sizeof(Buf), "time: compile %.3f ms, run %.3f ms",
+                R.CompileMs, median(R.RunMs));
+  Out << Buf;
+  if (R.RunMs.size() > 1)
+    Out << " (median of " << R.RunMs.size() << " runs)";
+  Out << "\n";
+}
+
+void printJson(std::ostream &Out, const RunOptions &O, const ir::Graph &G,
+               const DimBindings &Dims, const RunResult &R) {
+  using nlohmann::json;
+  auto Describe = [&](const ir::Value *V, const nng::Tensor &T) {
+    return json{{"name", V->name()},
+                {"dtype", std::string(dtypeName(T.dtype()))},
+                {"shape", T.shape().dims()}};
+  };
+  json J;
+  J["model"] = O.Model;
+  J["graph"] = G.name();
+  J["backend"] = O.Backend;
+  J["seed"] = O.Seed;
+  json DimsJ = json::object();
+  for (const std::string &S : inputSymbols(G)) {
+    auto It = Dims.find(S);
+    DimsJ[S] = It == Dims.end() ? 1 : It->second;
+  }
+  J["dims"] = DimsJ;
+  J["inputs"] = json::array();
+  for (size_t I = 0; I < R.Inputs.size(); ++I)
+    J["inputs"].push_back(Describe(G.inputs()[I], R.Inputs[I]));
+  J["outputs"] = json::array();
+  for (size_t I = 0; I < R.Outputs.size(); ++I) {
+    json OJ = Describe(G.outputs()[I], R.Outputs[I]);
+    OJ["numel"] = R.Outputs[I].numel();
+    OJ["values"] = firstValues(R.Outputs[I], O.MaxValues);
+    J["outputs"].push_back(std::move(OJ));
+  }
+  J["time_ms"] = {{"compile", R.CompileMs},
+                  {"run_median", median(R.RunMs)},
+                  {"runs", R.RunMs}};
+  Out << J.dump(2) << "\n";
+}
+
+} // namespace
+
+int runRunDriver(const std::vector<std::string> &Args, std::ostream &Out,
+                 std::ostream &Err) {
+  CLI::App App;
+  App.name(ToolName);
+  RunOptions O;
+  describeOptions(App, O);
+  if (auto Status = parseCommandLine(App, Args, Out, Err))
+    return *Status;
+
+  DimBindings Dims;
+  backends::Backend *B = nullptr;
+  try {
+    for (const std::string &D : O.DimTexts)
+      parseDimBinding(D, Dims);
+    B = &backends::getBackend(O.Backend);
+  } catch (const Error &E) {
+    printError(Err, ToolName, E);
+    return ExitUsageError;
+  }
+
+  try {
+    std::unique_ptr<ir::Graph> G = frontend::loadModel(O.Model);
+    std::vector<std::string> Syms = inputSymbols(*G);
+    for (const auto &[Name, Value] : Dims)
+      if (!std::binary_search(Syms.begin(), Syms.end(), Name)) {
+        std::string Known;
+        for (const std::string &S : Syms) {
+          if (!Known.empty())
+            Known += ", ";
+          Known += S;
+        }
+        fail(ErrorKind::InvalidArgument, "--dim ", Name, "=", Value,
+             ": the model's inputs have no symbolic dim '", Name, "' (",
+             Known.empty() ? "they have none" : "they have: " + Known, ")");
+      }
+
+    RunResult R;
+    R.Inputs = makeDeterministicInputs(*G, Dims, O.Seed);
+    auto Start = std::chrono::steady_clock::now();
+    std::unique_ptr<backends::Executable> Exe = B->compile(*G);
+    R.CompileMs = millisSince(Start);
+    for (int I = 0; I < O.Repeat; ++I) {
+      Start = std::chrono::steady_clock::now();
+      R.Outputs = Exe->run(R.Inputs);
+      R.RunMs.push_back(millisSince(Start));
+    }
+    if (O.Json)
+      printJson(Out, O, *G, Dims, R);
+    else
+      printText(Out, O, *G, Dims, R);
+    Out.flush();
+    return ExitSuccess;
+  } catch (const std::exception &E) {
+    printError(Err, ToolName, E);
+    return ExitInputError;
+  }
+}
+
+} // namespace nng::tools
