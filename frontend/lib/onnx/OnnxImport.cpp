@@ -19,6 +19,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <exception>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -538,11 +539,31 @@ private:
 
 std::unique_ptr<ir::Graph> importChecked(ModelProto &M, const ModelSource &Src,
                                          const OnnxImportOptions &O) {
-  if (M.has_graph())
-    checkOperators(M.graph(), Src);
+  // Unsupported operators are reported all at once, before anything else.
+  // An old model may use ops that the version converter rewrites into ours
+  // (Upsample -> Resize): those are checked again after the conversion.
+  std::exception_ptr Unsupported;
+  if (M.has_graph()) {
+    try {
+      checkOperators(M.graph(), Src);
+    } catch (const Error &) {
+      Unsupported = std::current_exception();
+    }
+  }
   int Opset = checkHeader(M, Src);
-  if (Opset < ConvertTarget)
-    convertOpset(M, Opset, ConvertTarget, Src);
+  if (Unsupported && Opset >= ConvertTarget)
+    std::rethrow_exception(Unsupported);
+  if (Opset < ConvertTarget) {
+    try {
+      convertOpset(M, Opset, ConvertTarget, Src);
+    } catch (const Error &) {
+      if (Unsupported)
+        std::rethrow_exception(Unsupported);
+      throw;
+    }
+    if (Unsupported)
+      checkOperators(M.graph(), Src);
+  }
   auto G = std::make_unique<ir::Graph>();
   GraphBuilder(M.graph(), Src, *G).build();
   try {

@@ -1,0 +1,58 @@
+//===- FuzzOnnxImport.cpp - libFuzzer target for the ONNX importer -------===//
+//
+// Feeds arbitrary bytes to frontend::importOnnxFromBytes. Any outcome but an
+// imported graph or an nng::Error (a crash, an abort, a sanitizer report,
+// another exception escaping from protobuf or ONNX's version converter) is a
+// bug. An imported graph must also export (exportOnnxToBytes) and import
+// again, and the second import must print like the first.
+//
+//===----------------------------------------------------------------------===//
+
+#include "nngraph/frontend/onnx/OnnxExport.h"
+#include "nngraph/frontend/onnx/OnnxImport.h"
+#include "nngraph/ir/Printer.h"
+#include "nngraph/runtime/Error.h"
+
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <string_view>
+
+namespace {
+
+/// Reports a finding and aborts, so libFuzzer saves the reproducer.
+[[noreturn]] void finding(const char *What, const std::string &Detail,
+                          const std::string &Graph) {
+  std::fprintf(stderr, "%s: %s\n%s\n", What, Detail.c_str(), Graph.c_str());
+  std::abort();
+}
+
+} // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t *Data, size_t Size) {
+  std::string_view Bytes(reinterpret_cast<const char *>(Data), Size);
+  std::unique_ptr<nng::ir::Graph> G;
+  try {
+    G = nng::frontend::importOnnxFromBytes(Bytes, "<fuzz>");
+  } catch (const nng::Error &) {
+    return 0;
+  }
+  std::string First = nng::ir::printGraph(*G);
+  std::string Exported;
+  try {
+    Exported = nng::frontend::exportOnnxToBytes(*G);
+  } catch (const nng::Error &E) {
+    finding("an imported graph does not export", E.what(), First);
+  }
+  std::string Second;
+  try {
+    Second = nng::ir::printGraph(
+        *nng::frontend::importOnnxFromBytes(Exported, "<fuzz: exported>"));
+  } catch (const nng::Error &E) {
+    finding("an exported graph does not import again", E.what(), First);
+  }
+  if (First != Second)
+    finding("export and re-import change the graph", "second import:\n" + Second,
+            "first import:\n" + First);
+  return 0;
+}
