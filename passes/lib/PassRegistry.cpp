@@ -46,8 +46,8 @@ void addBuiltin(Registry &R, std::unique_ptr<Pass> (*Factory)()) {
 Registry &registry() {
   static Registry R = [] {
     Registry R;
-    addBuiltin(R, createShapeInferPass);
-    addBuiltin(R, createDeadCodeEliminationPass);
+#define NNG_PASS(Factory) addBuiltin(R, Factory);
+#include "nngraph/passes/Passes.def"
     return R;
   }();
   return R;

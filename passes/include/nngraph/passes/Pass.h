@@ -41,8 +41,8 @@ public:
   const Statistics &statistics() const { return Stats; }
   void clearStatistics() { Stats.clear(); }
 
-protected:
-  /// Adds Delta to statistic Name.
+  /// Adds Delta to statistic Name (public so that helpers such as the
+  /// pattern driver can count on the pass's behalf).
   void bumpStatistic(std::string_view Name, int64_t Delta = 1);
 
 private:

@@ -1,7 +1,8 @@
 //===- Passes.h - Factories of the built-in passes --------------*- C++ -*-===//
 //
-// One createXPass() factory per pass; each pass lives in its own file in
-// passes/lib. The registry (PassRegistry.h) maps pipeline names to these.
+// One createXPass() factory per pass (declared from Passes.def); each pass
+// lives in its own file in passes/lib. The registry (PassRegistry.h) maps
+// pipeline names to these.
 //
 //===----------------------------------------------------------------------===//
 #pragma once
@@ -12,10 +13,8 @@
 
 namespace nng::passes {
 
-/// "shape-infer": infers every node's output types (ir::inferTypes).
-std::unique_ptr<Pass> createShapeInferPass();
-/// "dce": removes nodes whose outputs are unused and are not graph outputs,
-/// then initializers nothing uses.
-std::unique_ptr<Pass> createDeadCodeEliminationPass();
+/// One factory per row of Passes.def ("shape-infer", "dce", ...).
+#define NNG_PASS(Factory) std::unique_ptr<Pass> Factory();
+#include "nngraph/passes/Passes.def"
 
 } // namespace nng::passes
