@@ -4,10 +4,11 @@
 # Usage: scripts/setup.sh [--tests]   (--tests adds the oracles and test data)
 set -euo pipefail
 
+# (oneDNN's CMake package needs the OpenCL headers and loader.)
 BUILD_PKGS=(cmake g++ ninja-build ccache llvm-19-dev llvm-19-tools libdnnl-dev
   libonnx-dev libprotobuf-dev protobuf-compiler libfmt-dev libgtest-dev
   libgmock-dev libbenchmark-dev libcli11-dev nlohmann-json3-dev zlib1g-dev
-  libomp-dev clang python3)
+  libomp-dev clang python3 ocl-icd-opencl-dev opencl-c-headers)
 TEST_PKGS=(libonnx-testdata python3-torch python3-torchvision python3-onnx
   python3-numpy dataset-fashion-mnist libclang-rt-14-dev)
 
