@@ -47,6 +47,8 @@ Tensor Tensor::fromBlob(void *Data, const Shape &Sh, DType T,
 }
 
 bool Tensor::isContiguous() const {
+  if (numel() == 0)
+    return true; // No element to misplace.
   int64_t Expected = 1;
   for (size_t I = Sh.rank(); I-- > 0;) {
     if (Sh[I] == 1)

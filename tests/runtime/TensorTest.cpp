@@ -163,6 +163,9 @@ TEST(Tensor, ZeroSize) {
   EXPECT_EQ(T.nbytes(), 0u);
   Tensor C = T.clone();
   EXPECT_EQ(C.shape(), (Shape{0, 3}));
+  EXPECT_TRUE(Tensor::empty({5, 0}, DType::F32).isContiguous());
+  EXPECT_EQ(Tensor::empty({5, 0}, DType::F32).reshape({0, 7}).shape(),
+            (Shape{0, 7}));
   EXPECT_TRUE(T.equals(C));
 }
 
