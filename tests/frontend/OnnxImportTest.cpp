@@ -323,21 +323,21 @@ TEST(OnnxImport, UnknownAttributeIsAnError) {
 TEST(OnnxImport, AllUnsupportedOperatorsReportedAtOnce) {
   onnx::ModelProto M = makeModel();
   addInput(M, "x", {int64_t(3)});
-  addNode(M, "Trilu", {"x"}, {"a"}, "tri_0");
-  addNode(M, "CumSum", {"a", "x"}, {"b"}, "cs_0");
-  addNode(M, "Trilu", {"b"}, {"c"}, "tri_1");
+  addNode(M, "Bernoulli", {"x"}, {"a"}, "bern_0");
+  addNode(M, "ImageDecoder", {"a", "x"}, {"b"}, "dec_0");
+  addNode(M, "Bernoulli", {"b"}, {"c"}, "bern_1");
   addNode(M, "Relu", {"c"}, {"d"}, "relu");
-  addNode(M, "Trilu", {"d"}, {"e"}, "tri_2");
-  addNode(M, "Trilu", {"e"}, {"f"}, "tri_3");
+  addNode(M, "Bernoulli", {"d"}, {"e"}, "bern_2");
+  addNode(M, "Bernoulli", {"e"}, {"f"}, "bern_3");
   addOutput(M, "f", {int64_t(3)});
   ErrorKind K;
   std::string Msg = importError(M, &K);
   EXPECT_EQ(K, ErrorKind::Unsupported);
   EXPECT_NE(Msg.find("2 operator types (5 nodes)"), std::string::npos) << Msg;
-  EXPECT_NE(Msg.find("Trilu x4 (nodes 'tri_0', 'tri_1', 'tri_2', ...)"),
+  EXPECT_NE(Msg.find("Bernoulli x4 (nodes 'bern_0', 'bern_1', 'bern_2', ...)"),
             std::string::npos)
       << Msg;
-  EXPECT_NE(Msg.find("CumSum x1 (node 'cs_0')"), std::string::npos) << Msg;
+  EXPECT_NE(Msg.find("ImageDecoder x1 (node 'dec_0')"), std::string::npos) << Msg;
 }
 
 TEST(OnnxImport, SubgraphOperatorsAreRefused) {

@@ -17,6 +17,7 @@
 #include "nngraph/passes/PassRegistry.h"
 #include "nngraph/runtime/Error.h"
 
+#include <algorithm>
 #include <iostream>
 #include <sstream>
 
@@ -34,11 +35,14 @@ struct OptOptions {
 };
 
 std::string passListing() {
+  auto Passes = passes::registeredPasses();
+  size_t Width = 0;
+  for (const passes::PassInfo *P : Passes)
+    Width = std::max(Width, P->Name.size());
   std::ostringstream OS;
   OS << "Passes (for -p):\n";
-  for (const passes::PassInfo *P : passes::registeredPasses())
-    OS << "  " << P->Name
-       << std::string(P->Name.size() < 14 ? 14 - P->Name.size() : 1, ' ')
+  for (const passes::PassInfo *P : Passes)
+    OS << "  " << P->Name << std::string(Width + 2 - P->Name.size(), ' ')
        << P->Summary << "\n";
   return OS.str();
 }

@@ -3,7 +3,8 @@
 // Before export, a copy of the graph is rewritten so that every node is a
 // default-domain ONNX op whose semantics hold at the target opset:
 // - "nng" ops expand into standard ops (nng.Gelu -> Erf-based chain, or the
-//   Tanh-based chain for approximate='tanh');
+//   Tanh-based chain for approximate='tanh'; nng.FusedConv / nng.FusedGemm
+//   -> Conv / Gemm followed by their activation as a standard op);
 // - a value that is a graph output twice gets an Identity copy (ONNX names
 //   outputs by value);
 // - ops whose table semantics are newer than the target opset are kept
@@ -15,6 +16,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "OnnxLowering.h"
+#include "nngraph/ir/FusedActivation.h"
 #include "nngraph/runtime/Error.h"
 
 #include <algorithm>
@@ -107,6 +109,54 @@ void expandGelu(ir::Graph &G, ir::Node *N) {
   ir::Value *Half = B.constant(0.5, T, "half");
   ir::Value *Y = B.add(OpKind::Mul, {XP, Half}, "out", {}, Ty);
   replaceNode(G, N, Y);
+}
+
+/// nng.FusedConv / nng.FusedGemm -> Conv / Gemm (keeping the node's name)
+/// followed by the activation's standalone op: parameters become its
+/// attributes, or for Clip constant min/max inputs (an infinite bound is
+/// left out); GELU goes through nng.Gelu, which is then expanded.
+void expandFused(ir::Graph &G, ir::Node *N) {
+  const std::string &Name = N->attrString("activation");
+  const ir::FusedActivationInfo *A = ir::lookupFusedActivation(Name);
+  if (!A)
+    fail(ErrorKind::InvalidArgument, N->describe(), ": unknown activation '",
+         Name, "'; expected one of ", ir::fusedActivationNames());
+  std::vector<float> Given;
+  if (N->attrs().has("activation_params"))
+    Given = N->attr("activation_params").floats();
+  if (Given.size() > A->Params.size())
+    fail(ErrorKind::InvalidArgument, N->describe(), ": activation ", Name,
+         " takes ", A->Params.size(), " parameter(s), got ", Given.size());
+  std::vector<float> P = ir::fusedActivationParams(*A, Given);
+  const ir::TensorType &Ty = N->output()->type();
+  DType T = Ty.dtype();
+  bool IsConv = N->op() == OpKind::FusedConv;
+  ir::AttrMap Attrs = N->attrs();
+  Attrs.erase("activation");
+  Attrs.erase("activation_params");
+  Builder B(G, N, baseName(N));
+  ir::Value *Y = B.add(IsConv ? OpKind::Conv : OpKind::Gemm, N->inputs(),
+                       IsConv ? "conv" : "gemm", std::move(Attrs), Ty);
+  Y->producer()->setName(N->name());
+  std::vector<ir::Value *> Ins{Y};
+  ir::AttrMap ActAttrs;
+  for (size_t I = 0; I < P.size(); ++I) {
+    std::string PName(A->Params[I].Name);
+    if (!A->ParamsAreInputs)
+      ActAttrs.set(PName, ir::Attribute(P[I]));
+    else
+      Ins.push_back(std::isinf(P[I]) ? nullptr
+                                     : B.constant(P[I], T, PName.c_str()));
+  }
+  while (Ins.size() > 1 && !Ins.back())
+    Ins.pop_back();
+  if (!A->GeluApproximate.empty())
+    ActAttrs.set("approximate", ir::Attribute(std::string(A->GeluApproximate)));
+  ir::Value *Out = B.add(A->Op, std::move(Ins), "act", std::move(ActAttrs), Ty);
+  ir::Node *Act = Out->producer();
+  replaceNode(G, N, Out);
+  if (Act->op() == OpKind::Gelu)
+    expandGelu(G, Act);
 }
 
 /// CastLike -> Cast(to = the target's dtype).
@@ -216,18 +266,29 @@ void lowerForOnnx(ir::Graph &G, int Opset) {
   std::vector<ir::Node *> Nodes;
   for (const auto &N : G.nodes())
     Nodes.push_back(N.get());
+  // First the nng ops, whose expansions may need opset lowering in turn.
   for (ir::Node *N : Nodes) {
     const ir::OpSchema &S = N->schema();
-    if (S.Domain == "nng") {
-      switch (N->op()) {
-      case OpKind::Gelu:
-        expandGelu(G, N);
-        continue;
-      default:
-        fail(ErrorKind::Unsupported, N->describe(), ": ", S.qualifiedName(),
-             " has no expansion into standard ONNX ops");
-      }
+    if (S.Domain != "nng")
+      continue;
+    switch (N->op()) {
+    case OpKind::Gelu:
+      expandGelu(G, N);
+      continue;
+    case OpKind::FusedConv:
+    case OpKind::FusedGemm:
+      expandFused(G, N);
+      continue;
+    default:
+      fail(ErrorKind::Unsupported, N->describe(), ": ", S.qualifiedName(),
+           " has no expansion into standard ONNX ops");
     }
+  }
+  Nodes.clear();
+  for (const auto &N : G.nodes())
+    Nodes.push_back(N.get());
+  for (ir::Node *N : Nodes) {
+    const ir::OpSchema &S = N->schema();
     if (S.SinceVersion <= Opset)
       continue;
     if (N->op() == OpKind::CastLike) {

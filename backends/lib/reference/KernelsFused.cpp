@@ -1,0 +1,111 @@
+//===- KernelsFused.cpp - nng.FusedConv and nng.FusedGemm ----------------===//
+//
+// Reference kernels of the fused ops: the Conv or Gemm kernel runs on the
+// same context (the fused ops share Conv's and Gemm's attribute names and
+// defaults), then the activation of the FusedActivation table is applied in
+// place, in double, exactly as the standalone activation kernels compute it
+// on the rounded Conv/Gemm result. So a fused node gives the same bits as
+// the two nodes it replaces.
+//
+//===----------------------------------------------------------------------===//
+
+#include "KernelUtils.h"
+#include "nngraph/ir/FusedActivation.h"
+
+#include <cmath>
+#include <functional>
+
+namespace nng::backends::reference {
+
+namespace {
+
+/// The activation of C's node as a function of double.
+std::function<double(double)> activationFn(const KernelContext &C) {
+  const std::string &Name = C.attrString("activation");
+  const ir::FusedActivationInfo *A = ir::lookupFusedActivation(Name);
+  if (!A)
+    C.fail("unknown activation '", Name, "'; expected one of ",
+           ir::fusedActivationNames());
+  std::vector<float> Given;
+  if (C.N.attrs().has("activation_params"))
+    Given = C.N.attr("activation_params").floats();
+  if (Given.size() > A->Params.size())
+    C.fail("activation ", Name, " takes ", A->Params.size(),
+           " parameter(s), got ", Given.size());
+  std::vector<float> P = ir::fusedActivationParams(*A, Given);
+  auto Param = [&](size_t I) { return static_cast<double>(P[I]); };
+  switch (A->Op) {
+  case ir::OpKind::Relu:
+    return [](double X) { return X < 0 ? 0.0 : X; };
+  case ir::OpKind::LeakyRelu:
+    return [Alpha = Param(0)](double X) { return X < 0 ? Alpha * X : X; };
+  case ir::OpKind::Sigmoid:
+    return [](double X) { return 1.0 / (1.0 + std::exp(-X)); };
+  case ir::OpKind::Tanh:
+    return [](double X) { return std::tanh(X); };
+  case ir::OpKind::Clip:
+    // min > max gives max everywhere, as Clip does.
+    return [Lo = Param(0), Hi = Param(1)](double X) {
+      if (X < Lo)
+        X = Lo;
+      if (X > Hi)
+        X = Hi;
+      return X;
+    };
+  case ir::OpKind::HardSigmoid:
+    return [Alpha = Param(0), Beta = Param(1)](double X) {
+      return std::max(0.0, std::min(1.0, Alpha * X + Beta));
+    };
+  case ir::OpKind::HardSwish:
+    return [](double X) {
+      return X * std::max(0.0, std::min(1.0, X / 6.0 + 0.5));
+    };
+  case ir::OpKind::Elu:
+    return [Alpha = Param(0)](double X) {
+      return X < 0 ? Alpha * std::expm1(X) : X;
+    };
+  case ir::OpKind::Gelu:
+    if (A->GeluApproximate == "tanh")
+      return [K = std::sqrt(2.0 / M_PI)](double X) {
+        return 0.5 * X * (1.0 + std::tanh(K * (X + 0.044715 * X * X * X)));
+      };
+    return
+        [](double X) { return 0.5 * X * (1.0 + std::erf(X / std::sqrt(2.0))); };
+  default:
+    C.fail("activation '", Name, "' has no reference implementation");
+  }
+}
+
+/// Applies the node's activation to output 0 in place.
+void applyActivation(KernelContext &C) {
+  std::function<double(double)> F = activationFn(C);
+  Tensor &Y = C.Outputs[0];
+  if (!Y.isContiguous())
+    Y = Y.contiguous();
+  requireFloat(C, Y, "Y");
+  visitDType(Y.dtype(), [&](auto Tag) {
+    using T = typename decltype(Tag)::type;
+    if constexpr (IsFloatElem<T>) {
+      T *PY = mutPtr<T>(Y);
+      parallelFor(0, Y.numel(), ElemGrain, [&](int64_t B, int64_t E) {
+        for (int64_t I = B; I < E; ++I)
+          PY[I] = fromDouble<T>(F(toDouble(PY[I])));
+      });
+    }
+  });
+}
+
+} // namespace
+
+void kernelFusedConv(KernelContext &C) {
+  kernelConv(C);
+  applyActivation(C);
+}
+
+void kernelFusedGemm(KernelContext &C) {
+  requireFloat(C, C.in(0), "A");
+  kernelGemm(C);
+  applyActivation(C);
+}
+
+} // namespace nng::backends::reference

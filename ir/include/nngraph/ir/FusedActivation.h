@@ -1,0 +1,54 @@
+//===- FusedActivation.h - Activations of the fused ops ---------*- C++ -*-===//
+//
+// nng.FusedConv and nng.FusedGemm apply an activation to their result. Its
+// 'activation' attribute names a row of the table below and
+// 'activation_params' gives that row's parameters in order (missing trailing
+// ones take the defaults). The same table tells the fusion passes which
+// standalone op (and which of its attributes or constant inputs) each
+// activation comes from, the reference kernels what to compute, and ONNX
+// export which standard op to expand it back into.
+//
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include "nngraph/ir/OpSchema.h"
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace nng::ir {
+
+/// One parameter of a fused activation.
+struct FusedActivationParam {
+  /// The attribute of the standalone op ("alpha"), or for Clip the name of
+  /// its constant input ("min", "max").
+  std::string_view Name;
+  float Default;
+};
+
+/// One activation a fused op may apply.
+struct FusedActivationInfo {
+  std::string_view Name; ///< The 'activation' attribute value ("LeakyRelu").
+  OpKind Op;             ///< The standalone op it stands for.
+  /// Parameters in 'activation_params' order.
+  std::vector<FusedActivationParam> Params;
+  /// For nng.Gelu rows: the 'approximate' attribute ("none" or "tanh").
+  std::string_view GeluApproximate;
+  /// True when the parameters are inputs of the standalone op (Clip's min
+  /// and max), false when they are its attributes.
+  bool ParamsAreInputs = false;
+};
+
+/// Every activation, in table order.
+const std::vector<FusedActivationInfo> &fusedActivations();
+/// The activation named Name, or null.
+const FusedActivationInfo *lookupFusedActivation(std::string_view Name);
+/// "Relu, LeakyRelu, ...": the valid names, for messages.
+std::string fusedActivationNames();
+/// Params padded with the defaults of A to A's full parameter count; the
+/// caller checks that Params is not longer.
+std::vector<float> fusedActivationParams(const FusedActivationInfo &A,
+                                         const std::vector<float> &Params);
+
+} // namespace nng::ir

@@ -1,0 +1,195 @@
+//===- ConstantFolding.cpp - canonicalize's constant-folding patterns -----===//
+//
+// Folds nodes whose results are known before the graph runs into
+// initializers: any node all of whose inputs are constants (initializers with
+// data or Constant outputs) is evaluated on the reference backend, so folding
+// never re-implements an op; Shape and Size of a value with a fully static
+// type, and Gather of static entries of a Shape, are constants even when the
+// value itself is not. A folded result keeps the name of the value it
+// replaces. Declines (counted, and explained under --debug-only=canonicalize):
+// results larger than max-folded-elements, random ops, elided input data and
+// evaluation failures.
+//
+//===----------------------------------------------------------------------===//
+
+#include "RewriteUtils.h"
+#include "nngraph/backends/reference/ReferenceBackend.h"
+#include "nngraph/ir/ShapeInference.h"
+#include "nngraph/passes/Debug.h"
+
+#include <algorithm>
+
+namespace nng::passes::detail {
+namespace {
+
+/// ONNX Shape-15's [start, end) window over a rank-Rank shape.
+std::pair<int64_t, int64_t> shapeWindow(const ir::Node &N, int64_t Rank) {
+  auto Clamp = [&](int64_t V) {
+    if (V < 0)
+      V += Rank;
+    return std::clamp<int64_t>(V, 0, Rank);
+  };
+  int64_t Start = Clamp(N.attrInt("start"));
+  int64_t End = N.attrs().has("end") ? Clamp(N.attrInt("end")) : Rank;
+  return {Start, std::max(Start, End)};
+}
+
+/// Shape(x) where x's type is fully static (x itself need not be constant).
+class FoldShapePattern final : public RewritePattern {
+public:
+  FoldShapePattern() : RewritePattern(ir::OpKind::Shape, "fold-shape") {}
+  bool matchAndRewrite(ir::Node &N, PatternRewriter &R) const override {
+    std::optional<Shape> S = N.input(0)->type().staticShape();
+    if (!S)
+      return R.decline(N, "input shape is not static");
+    auto [Start, End] = shapeWindow(N, static_cast<int64_t>(S->rank()));
+    std::vector<int64_t> Dims(S->begin() + Start, S->begin() + End);
+    replaceWithInitializer(R, N.output(), shapeTensor(Dims));
+    R.eraseNode(&N);
+    return true;
+  }
+};
+
+/// Size(x) where x's element count is static.
+class FoldSizePattern final : public RewritePattern {
+public:
+  FoldSizePattern() : RewritePattern(ir::OpKind::Size, "fold-size") {}
+  bool matchAndRewrite(ir::Node &N, PatternRewriter &R) const override {
+    std::optional<int64_t> Numel = N.input(0)->type().staticNumel();
+    if (!Numel)
+      return R.decline(N, "input shape is not static");
+    replaceWithInitializer(R, N.output(), nng::Tensor::scalar<int64_t>(*Numel));
+    R.eraseNode(&N);
+    return true;
+  }
+};
+
+/// Gather(Shape(x), constant indices) along axis 0 where every selected dim
+/// of x is static, even when other dims of x are not ("x.shape[1]").
+class FoldShapeGatherPattern final : public RewritePattern {
+public:
+  FoldShapeGatherPattern()
+      : RewritePattern(ir::OpKind::Gather, "fold-shape-gather") {}
+  bool matchAndRewrite(ir::Node &N, PatternRewriter &R) const override {
+    ir::Node *Sh = N.input(0)->producer();
+    if (!Sh || Sh->op() != ir::OpKind::Shape ||
+        ir::constantValue(N.input(1)) == nullptr)
+      return false;
+    const ir::TensorType &T = Sh->input(0)->type();
+    if (!T.hasRank())
+      return R.decline(N, "rank of the shaped value is unknown");
+    auto [Start, End] = shapeWindow(*Sh, T.rank());
+    const nng::Tensor &Idx = *ir::constantValue(N.input(1));
+    std::vector<int64_t> Dims;
+    int64_t Len = End - Start;
+    for (int64_t I : Idx.toIntVector()) {
+      if (I < -Len || I >= Len)
+        return R.decline(N, "index out of range");
+      const ir::Dim &D = T.dim(Start + (I < 0 ? I + Len : I));
+      if (!D.isStatic())
+        return R.decline(N, "a selected dim is not static");
+      Dims.push_back(D.value());
+    }
+    nng::Tensor Data = shapeTensor(Dims).reshape(Idx.shape());
+    replaceWithInitializer(R, N.output(), Data);
+    R.eraseNode(&N);
+    return true;
+  }
+};
+
+/// Any node (but Constant) whose inputs are all constants.
+class FoldConstantPattern final : public RewritePattern {
+public:
+  FoldConstantPattern(ir::OpKind Op, int64_t MaxElements)
+      : RewritePattern(Op, "fold-constant"), MaxElements(MaxElements) {}
+
+  bool matchAndRewrite(ir::Node &N, PatternRewriter &R) const override {
+    bool Elided = false;
+    for (ir::Value *V : N.inputs()) {
+      if (!V || ir::constantValue(V))
+        continue;
+      if (!V->isInitializer())
+        return false; // Not a candidate: a runtime input.
+      Elided = true;
+    }
+    if (Elided)
+      return R.decline(N, "input data is elided");
+    if (N.op() == ir::OpKind::Dropout && N.hasInput(2) &&
+        ir::constantValue(N.input(2))->getFlat(0) != 0)
+      return R.decline(N, "random op (Dropout in training mode)");
+    // Ops ONNX defines as random, should the op table ever gain them.
+    std::string_view Name = N.schema().Name;
+    if (Name.starts_with("Random") || Name == "Multinomial" ||
+        Name == "Bernoulli")
+      return R.decline(N, "random op");
+    for (ir::Value *O : N.outputs()) {
+      std::optional<int64_t> Numel = O->type().staticNumel();
+      if (Numel && *Numel > MaxElements)
+        return R.decline(N, "result larger than max-folded-elements");
+    }
+    std::vector<nng::Tensor> Results;
+    try {
+      Results = evaluate(N);
+    } catch (const std::exception &E) {
+      if (debugEnabled(R.owner().name()))
+        debugStream() << "[" << R.owner().name() << "] evaluating "
+                      << N.describe() << " failed: " << E.what() << "\n";
+      return R.decline(N, "evaluation failed");
+    }
+    for (size_t I = 0; I < Results.size(); ++I) {
+      const ir::TensorType &Declared = N.output(I)->type();
+      if (Results[I].numel() > MaxElements)
+        return R.decline(N, "result larger than max-folded-elements");
+      if (!ir::mergeTypes(
+              Declared, ir::TensorType(Results[I].dtype(), Results[I].shape())))
+        return R.decline(N, "result contradicts the declared type");
+    }
+    for (size_t I = 0; I < Results.size(); ++I) {
+      ir::Value *O = N.output(I);
+      if (O->hasUses() || R.graph().isOutput(O))
+        replaceWithInitializer(R, O, Results[I].contiguous());
+    }
+    R.eraseNode(&N);
+    return true;
+  }
+
+private:
+  /// Runs N alone on the reference backend with its constant inputs.
+  static std::vector<nng::Tensor> evaluate(const ir::Node &N) {
+    ir::Graph Tmp;
+    std::vector<ir::Value *> Ins;
+    for (size_t I = 0; I < N.numInputs(); ++I)
+      Ins.push_back(N.input(I)
+                        ? Tmp.addInitializer("in" + std::to_string(I),
+                                             *ir::constantValue(N.input(I)))
+                        : nullptr);
+    std::vector<std::string> Names;
+    for (size_t I = 0; I < N.numOutputs(); ++I)
+      Names.push_back("out" + std::to_string(I));
+    ir::Node *C = Tmp.addNode(N.op(), Ins, Names, N.attrs());
+    std::vector<ir::TensorType> Types = ir::inferNodeTypes(*C);
+    for (size_t I = 0; I < C->numOutputs(); ++I) {
+      C->output(I)->setType(Types[I]);
+      Tmp.addOutput(C->output(I));
+    }
+    return backends::runReference(Tmp, {});
+  }
+
+  int64_t MaxElements;
+};
+
+} // namespace
+
+void populateConstantFoldingPatterns(
+    std::vector<std::unique_ptr<RewritePattern>> &Patterns,
+    int64_t MaxElements) {
+  Patterns.push_back(std::make_unique<FoldShapePattern>());
+  Patterns.push_back(std::make_unique<FoldSizePattern>());
+  Patterns.push_back(std::make_unique<FoldShapeGatherPattern>());
+  for (const ir::OpSchema &S : ir::allOpSchemas())
+    if (S.Kind != ir::OpKind::Constant)
+      Patterns.push_back(
+          std::make_unique<FoldConstantPattern>(S.Kind, MaxElements));
+}
+
+} // namespace nng::passes::detail

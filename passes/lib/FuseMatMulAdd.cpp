@@ -1,0 +1,101 @@
+//===- FuseMatMulAdd.cpp - fuse-matmul-add: MatMul + Add -> Gemm ---------===//
+//
+// Add(MatMul(A, B), C) with a 2-D A, a constant 2-D B and a C that
+// broadcasts to the [M, N] result without changing it (a [N] bias, [1, N],
+// [M, 1], [M, N] or a scalar) is Gemm(A, B, C). Either Add operand order
+// works. The pass declines, counting why, for an A of another rank (batched
+// MatMuls are not Gemms), a non-constant B, a C that is not broadcastable
+// that way (or of unknown shape), and a MatMul result with other consumers.
+//
+//===----------------------------------------------------------------------===//
+
+#include "FusionUtils.h"
+#include "nngraph/ir/ShapeInference.h"
+#include "nngraph/passes/Passes.h"
+
+namespace nng::passes {
+namespace {
+
+using namespace fusion;
+using ir::OpKind;
+
+/// True when a value of type C broadcasts to Out ([M, N]) unchanged: rank
+/// at most 2 and every dim, right-aligned, a static 1 or equal to Out's.
+bool broadcastsTo(const ir::TensorType &C, const ir::TensorType &Out) {
+  if (!C.hasRank() || C.rank() > 2 || !Out.hasRank() || Out.rank() != 2)
+    return false;
+  for (int64_t I = 0; I < C.rank(); ++I) {
+    const ir::Dim &D = C.dim(I), &O = Out.dim(2 - C.rank() + I);
+    if (D.isStatic() && D.value() == 1)
+      continue;
+    if (D.isUnknown() || !(D == O))
+      return false;
+  }
+  return true;
+}
+
+class FuseMatMulAdd final : public RewritePattern {
+public:
+  FuseMatMulAdd() : RewritePattern(OpKind::Add, "fuse-matmul-add") {}
+
+  bool matchAndRewrite(ir::Node &Add, PatternRewriter &R) const override {
+    ir::Graph &G = R.graph();
+    size_t MMIdx = 2;
+    for (size_t I = 0; I < 2 && MMIdx == 2; ++I) {
+      ir::Node *P = Add.input(I)->producer();
+      if (P && P->op() == OpKind::MatMul)
+        MMIdx = I;
+    }
+    if (MMIdx == 2)
+      return R.decline(Add, "no operand is produced by a MatMul");
+    ir::Value *Y = Add.input(MMIdx), *C = Add.input(1 - MMIdx);
+    ir::Node &MM = *Y->producer();
+    if (!hasSingleUse(G, Y))
+      return R.decline(Add, "MatMul result has other consumers");
+    const ir::TensorType &TA = MM.input(0)->type();
+    if (!TA.hasRank() || TA.rank() != 2)
+      return R.decline(Add, "MatMul input A is not 2-D");
+    const ir::TensorType &TB = MM.input(1)->type();
+    if (!ir::constantValue(MM.input(1)) || !TB.hasRank() || TB.rank() != 2)
+      return R.decline(Add, "MatMul input B is not a 2-D constant");
+    if (!isFloatingPoint(Y->type().dtype()))
+      return R.decline(Add, "not floating point");
+    if (!broadcastsTo(C->type(), Y->type()) ||
+        !(Add.output()->type() == Y->type()))
+      return R.decline(Add, "bias does not broadcast to the [M, N] result");
+    ir::Node *Gemm =
+        R.create(OpKind::Gemm, {MM.input(0), MM.input(1), C},
+                 {G.uniqueName(Add.output()->name() + ".gemm")}, {}, &Add);
+    Gemm->setName(MM.name());
+    Gemm->setScope(MM.scope());
+    replaceAndTakeName(R, Add.output(), Gemm->output());
+    R.eraseNode(&Add);
+    R.eraseNode(&MM);
+    return true;
+  }
+};
+
+class FuseMatMulAddPass final : public Pass {
+public:
+  std::string_view name() const override { return "fuse-matmul-add"; }
+  std::string_view summary() const override {
+    return "turn MatMul(2-D A, constant B) + bias into Gemm";
+  }
+  bool run(ir::Graph &G) override {
+    std::vector<std::unique_ptr<RewritePattern>> Patterns;
+    Patterns.push_back(std::make_unique<FuseMatMulAdd>());
+    auto Used = fusion::usedInitializers(G);
+    bool Changed = applyPatternsGreedily(G, Patterns, *this);
+    bumpStatistic("initializers-erased",
+                  fusion::eraseOrphanedInitializers(G, Used));
+    return Changed;
+  }
+};
+
+} // namespace
+
+std::unique_ptr<Pass> createFuseMatMulAddPass() {
+  return std::make_unique<FuseMatMulAddPass>();
+}
+
+} // namespace nng::passes
