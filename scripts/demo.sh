@@ -4,6 +4,8 @@
 # Run from anywhere, as root or with sudo available.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# ccache hits across checkouts in different folders.
+export CCACHE_BASEDIR="$PWD"
 
 bash scripts/setup.sh
 cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release
