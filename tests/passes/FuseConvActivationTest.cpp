@@ -96,3 +96,37 @@ TEST(FuseConvActivationTest, OneDimensionalConvAndDeclines) {
             std::string::npos)
       << R.Debug;
 }
+
+TEST(FuseConvActivationTest, ConvBlockPipelineBecomesOneFusedConv) {
+  // Pad -> Conv -> BatchNorm -> per-channel Mul/Add -> Relu, as exported
+  // from a framework, ends as one nng.FusedConv computing the same.
+  std::string Text =
+      std::string("graph \"block\" {\n"
+                  "  input %x: f32[2,3,6,6]\n"
+                  "  init %pads: i64[8] = [0, 0, 1, 1, 0, 0, 1, "
+                  "1]\n") +
+      "  init %conv.weight: f32[4,3,3,3]" + Elided +
+      "  init %bn.scale: f32[4]" + Elided + "  init %bn.B: f32[4]" + Elided +
+      "  init %bn.mean: f32[4]" + Elided + "  init %bn.var: f32[4]" + Elided +
+      "  init %k: f32[4,1,1]" + Elided +
+      "  %p = Pad(%x, %pads)\n"
+      "  %c = Conv(%p, %conv.weight) {strides = [2, 2]}\n"
+      "  %b = BatchNormalization(%c, %bn.scale, %bn.B, "
+      "%bn.mean, %bn.var)\n"
+      "  %m = Mul(%b, %k)\n  %a = Add(%m, %k)\n"
+      "  %y = Relu(%a)\n  output %y\n}\n";
+  auto G = parseWithRandomWeights(Text, 41);
+  std::vector<nng::Tensor> Ins = randomInputs(*G);
+  nng::Tensor Want = backends::runReference(*G, Ins)[0];
+  for (const char *P : {"fuse-pad-into-conv", "fold-conv-bn",
+                        "fold-conv-mul-add", "fuse-conv-act"})
+    EXPECT_TRUE(passes::createPass(P)->run(*G)) << P;
+  ir::verifyOrThrow(*G);
+  ASSERT_EQ(G->numNodes(), 1u);
+  const ir::Node &F = *G->nodes()[0];
+  EXPECT_EQ(F.op(), OpKind::FusedConv);
+  EXPECT_EQ(F.output()->name(), "y");
+  EXPECT_EQ(F.input(1)->name(), "conv.weight");
+  EXPECT_EQ(G->initializers().size(), 2u);
+  expectClose(backends::runReference(*G, Ins)[0], Want, 1e-4, "block");
+}
