@@ -118,23 +118,36 @@ void PassManager::addPipeline(std::string_view Pipeline) {
 
 bool PassManager::run(ir::Graph &G) {
   bool Changed = false;
+  Timings.clear();
   for (auto &P : Passes) {
     P->clearStatistics();
+    if (Instr.BeforePass)
+      Instr.BeforePass(*P, G);
     auto Start = std::chrono::steady_clock::now();
     bool PassChanged;
     try {
       PassChanged = P->run(G);
-      if (VerifyEach)
-        ir::verifyOrThrow(G);
     } catch (Error &E) {
       E.addContext("in pass '" + std::string(P->name()) + "'");
       throw;
     }
+    double Ms = std::chrono::duration<double, std::milli>(
+                    std::chrono::steady_clock::now() - Start)
+                    .count();
+    Timings.push_back({std::string(P->name()), Ms});
+    if (VerifyEach) {
+      try {
+        ir::verifyOrThrow(G);
+      } catch (Error &E) {
+        E.addContext("pass '" + std::string(P->name()) +
+                     "' left a graph that fails verification");
+        throw;
+      }
+    }
     Changed |= PassChanged;
+    if (Instr.AfterPass)
+      Instr.AfterPass(*P, G, PassChanged);
     if (StatsOS) {
-      double Ms = std::chrono::duration<double, std::milli>(
-                      std::chrono::steady_clock::now() - Start)
-                      .count();
       char Time[32];
       std::snprintf(Time, sizeof(Time), "%.3f ms", Ms);
       *StatsOS << "pass " << P->name() << ": "

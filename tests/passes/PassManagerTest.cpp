@@ -166,3 +166,69 @@ TEST(PassManagerTest, ErrorsNameThePass) {
   PM.addPass(std::make_unique<ThrowingPass>());
   expectErrorContaining([&] { PM.run(G); }, "in pass 'always-fails'");
 }
+
+namespace {
+
+/// A pass with one option of each type.
+class OptionsPass final : public Pass {
+public:
+  OptionsPass() {
+    declareOption("max-iterations", 10, "cap on sweeps");
+    declareOption("aggressive", false, "fold harder");
+    declareOption("tolerance", 0.5, "how close is equal");
+    declareOption("tag", "x", "a label");
+    declareEnumOption("mode", "static", {"static", "dynamic"}, "when");
+  }
+  std::string_view name() const override { return "options"; }
+  std::string_view summary() const override { return "has options"; }
+  bool run(ir::Graph &) override { return false; }
+  int64_t iterations() const { return intOption("max-iterations"); }
+  bool aggressive() const { return boolOption("aggressive"); }
+  double tolerance() const { return floatOption("tolerance"); }
+  const std::string &mode() const { return stringOption("mode"); }
+};
+
+} // namespace
+
+TEST(PassOptionsTest, DefaultsAndParsedValues) {
+  OptionsPass P;
+  EXPECT_EQ(P.iterations(), 10);
+  EXPECT_FALSE(P.aggressive());
+  EXPECT_EQ(P.mode(), "static");
+  P.setOption("max-iterations", "3");
+  P.setOption("aggressive", "true");
+  P.setOption("tolerance", "0.25");
+  P.setOption("mode", "dynamic");
+  EXPECT_EQ(P.iterations(), 3);
+  EXPECT_TRUE(P.aggressive());
+  EXPECT_DOUBLE_EQ(P.tolerance(), 0.25);
+  EXPECT_EQ(P.mode(), "dynamic");
+  ASSERT_EQ(P.options().size(), 5u);
+  EXPECT_EQ(P.options()[0].Kind, OptionKind::Int);
+  EXPECT_EQ(P.options()[0].Default, "10");
+  EXPECT_EQ(P.options()[0].Help, "cap on sweeps");
+}
+
+TEST(PassOptionsTest, BadValuesNameTheOptionAndType) {
+  OptionsPass P;
+  expectErrorContaining([&] { P.setOption("max-iterations", "abc"); },
+                        "option 'max-iterations' of options expects an "
+                        "integer, got 'abc'");
+  expectErrorContaining([&] { P.setOption("aggressive", "maybe"); },
+                        "expects a bool");
+  expectErrorContaining([&] { P.setOption("tolerance", "1.5x"); },
+                        "expects a number");
+  expectErrorContaining([&] { P.setOption("mode", "lazy"); },
+                        "expects one of static, dynamic");
+  expectErrorContaining([&] { P.setOption("nope", "1"); },
+                        "valid options: max-iterations, aggressive, "
+                        "tolerance, tag, mode");
+}
+
+TEST(PassOptionsTest, OverriddenSetOptionStillWorks) {
+  PassManager PM;
+  PM.addPipeline("canonicalize{max-folded-elements=16}");
+  expectErrorContaining(
+      [&] { PM.addPipeline("canonicalize{max-folded-elements=abc}"); },
+      "max-folded-elements");
+}

@@ -2,13 +2,15 @@
 //
 // The driver's contract: exit statuses (0 success, 1 bad input, 2 bad
 // command line), help text, pipelines checked before any input is read,
-// stdin input, ONNX in and out, and -o written atomically (never
-// half-written, never written on failure).
+// stdin input, ONNX in and out, -o written atomically (never half-written,
+// never written on failure), presets, and the instrumentation flags naming
+// a pass that breaks the verifier or the numerics.
 //
 //===----------------------------------------------------------------------===//
 
 #include "nngraph/tools/OptDriver.h"
 #include "nngraph/frontend/ModelIO.h"
+#include "nngraph/passes/PassRegistry.h"
 
 #include <gtest/gtest.h>
 
@@ -198,4 +200,92 @@ TEST_F(OptDriverTest, SmallCnnRoundTrips) {
   EXPECT_EQ(Twice.Out, Once.Out);
   // The committed file is already in canonical form.
   EXPECT_EQ(Once.Out, frontend::readFile(SmallCnn));
+}
+
+namespace {
+
+/// A pass that leaves an attribute the op does not have (verifier error).
+class BreakVerifierPass final : public passes::Pass {
+public:
+  std::string_view name() const override { return "test-break-verifier"; }
+  std::string_view summary() const override { return "breaks the graph"; }
+  bool run(ir::Graph &G) override {
+    G.nodes().front()->setAttr("bogus", ir::Attribute(int64_t(1)));
+    return true;
+  }
+};
+
+/// A pass that doubles every float initializer (changes the numerics).
+class ChangeNumericsPass final : public passes::Pass {
+public:
+  std::string_view name() const override { return "test-change-numerics"; }
+  std::string_view summary() const override { return "scales weights"; }
+  bool run(ir::Graph &G) override {
+    for (ir::Value *V : G.initializers()) {
+      nng::Tensor T = V->data().clone();
+      for (int64_t I = 0; I < T.numel(); ++I)
+        T.setFlat(I, 2 * T.getFlat(I));
+      V->setData(T);
+    }
+    return true;
+  }
+};
+
+void registerTestPasses() {
+  static bool Done = [] {
+    passes::registerPass(
+        {"test-break-verifier", "breaks the graph",
+         [] { return std::unique_ptr<passes::Pass>(new BreakVerifierPass); }});
+    passes::registerPass(
+        {"test-change-numerics", "scales weights",
+         [] { return std::unique_ptr<passes::Pass>(new ChangeNumericsPass); }});
+    return true;
+  }();
+  (void)Done;
+}
+
+} // namespace
+
+TEST_F(OptDriverTest, PresetsRunTheirPasses) {
+  Result R = runOpt({SmallCnn, "-O2", "--stats"});
+  ASSERT_EQ(R.Status, 0) << R.Err;
+  EXPECT_EQ(R.Out.find("BatchNormalization"), std::string::npos);
+  EXPECT_NE(R.Err.find("Graph statistics"), std::string::npos) << R.Err;
+  EXPECT_EQ(runOpt({SmallCnn, "-O7"}).Status, 2);
+}
+
+TEST_F(OptDriverTest, ListPassesShowsOptionsAndPresets) {
+  Result R = runOpt({"--list-passes"});
+  ASSERT_EQ(R.Status, 0) << R.Err;
+  EXPECT_NE(R.Out.find("shape-infer"), std::string::npos);
+  EXPECT_NE(R.Out.find("-O1  canonicalize,cse,dce"), std::string::npos)
+      << R.Out;
+}
+
+TEST_F(OptDriverTest, PassBreakingTheVerifierIsNamedAndNothingWritten) {
+  registerTestPasses();
+  fs::path OutPath = Dir / "out.nng";
+  Result R = runOpt({SmallCnn, "-p", "dce,test-break-verifier", "--verify-each",
+                     "-o", OutPath.string()});
+  EXPECT_EQ(R.Status, 1);
+  EXPECT_NE(R.Err.find("test-break-verifier"), std::string::npos) << R.Err;
+  EXPECT_NE(R.Err.find("bogus"), std::string::npos) << R.Err;
+  EXPECT_FALSE(fs::exists(OutPath));
+  // Without --verify-each (release builds) the final graph is still checked.
+  R = runOpt({SmallCnn, "-p", "test-break-verifier", "-o", OutPath.string()});
+  EXPECT_EQ(R.Status, 1);
+  EXPECT_FALSE(fs::exists(OutPath));
+}
+
+TEST_F(OptDriverTest, CheckNumericsNamesThePassThatMovedTheOutputs) {
+  registerTestPasses();
+  fs::path OutPath = Dir / "out.nng";
+  Result R = runOpt({SmallCnn, "-p", "canonicalize,test-change-numerics,dce",
+                     "--check-numerics=2", "-o", OutPath.string()});
+  EXPECT_EQ(R.Status, 1);
+  EXPECT_NE(R.Err.find("pass 'test-change-numerics' changed the outputs"),
+            std::string::npos)
+      << R.Err;
+  EXPECT_FALSE(fs::exists(OutPath));
+  EXPECT_EQ(runOpt({SmallCnn, "-O2", "--check-numerics"}).Status, 0);
 }

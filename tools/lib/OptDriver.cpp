@@ -1,10 +1,12 @@
 //===- OptDriver.cpp - The nngraph-opt driver -----------------------------===//
 //
-// Command line -> pass pipeline (checked before anything is read) -> input
-// (file or stdin) -> parse and verify -> passes -> print to stdout or write
-// -o FILE atomically. Every failure is one message on stderr ("nngraph-opt:
-// error: ...", or the parser's "FILE:LINE:COL: error: ...") and an exit
-// status; nothing is written on failure.
+// Command line -> pass pipeline (a preset -O0/-O1/-O2 and/or -p, checked
+// before anything is read) -> input (file or stdin) -> parse and verify ->
+// passes (with optional IR printing, verification, numeric checks, timing
+// and statistics around each) -> print text, ONNX or Graphviz dot to stdout
+// or write -o FILE atomically. Every failure is one message on stderr
+// ("nngraph-opt: error: ...", or the parser's "FILE:LINE:COL: error: ...")
+// and an exit status; nothing is written on failure.
 //
 //===----------------------------------------------------------------------===//
 
@@ -12,13 +14,21 @@
 #include "CommandLine.h"
 #include "nngraph/frontend/ModelIO.h"
 #include "nngraph/frontend/onnx/OnnxExport.h"
+#include "nngraph/ir/OpDocs.h"
 #include "nngraph/ir/Printer.h"
+#include "nngraph/ir/Verifier.h"
+#include "nngraph/passes/Debug.h"
+#include "nngraph/passes/NumericCheck.h"
 #include "nngraph/passes/PassManager.h"
 #include "nngraph/passes/PassRegistry.h"
+#include "nngraph/passes/Pipelines.h"
 #include "nngraph/runtime/Error.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <iostream>
+#include <map>
+#include <set>
 #include <sstream>
 
 namespace nng::tools {
@@ -31,19 +41,54 @@ struct OptOptions {
   std::string Output = "-";
   std::string Emit; ///< "text" or "onnx"; empty: from -o's extension.
   std::string Pipeline;
+  int OptLevel = -1; ///< -O0/-O1/-O2; -1 when not given.
   int64_t InlineLimit = 64 * 1024;
+  bool ListPasses = false;
+  bool PrintOpReference = false;
+  bool PrintIRAfterAll = false;
+  std::vector<std::string> PrintIRAfter;
+  bool VerifyEach = false;
+  bool TimePasses = false;
+  bool Stats = false;
+  std::vector<std::string> DebugOnly;
+  int CheckNumerics = 0; ///< Trials; 0 is off.
 };
 
+/// Short pass listing for --help's footer.
 std::string passListing() {
   auto Passes = passes::registeredPasses();
   size_t Width = 0;
   for (const passes::PassInfo *P : Passes)
     Width = std::max(Width, P->Name.size());
   std::ostringstream OS;
-  OS << "Passes (for -p):\n";
+  OS << "Passes (for -p; options and presets: --list-passes):\n";
   for (const passes::PassInfo *P : Passes)
     OS << "  " << P->Name << std::string(Width + 2 - P->Name.size(), ' ')
        << P->Summary << "\n";
+  return OS.str();
+}
+
+/// The full listing for --list-passes: each pass with its summary and typed
+/// options, then the presets.
+std::string fullPassListing() {
+  std::ostringstream OS;
+  OS << "Passes (for -p PIPELINE; options as pass{key=value ...}):\n";
+  for (const passes::PassInfo *Info : passes::registeredPasses()) {
+    OS << "  " << Info->Name << "\n      " << Info->Summary << "\n";
+    std::unique_ptr<passes::Pass> P = Info->Create();
+    for (const passes::PassOption &O : P->options()) {
+      OS << "      " << O.Key << ": " << passes::optionKindName(O.Kind);
+      if (O.Kind == passes::OptionKind::Enum) {
+        OS << " {";
+        for (size_t I = 0; I < O.Choices.size(); ++I)
+          OS << (I ? "|" : "") << O.Choices[I];
+        OS << "}";
+      }
+      OS << " (default " << (O.Default.empty() ? "\"\"" : O.Default) << ")  "
+         << O.Help << "\n";
+    }
+  }
+  OS << "\nPresets:\n" << passes::describePresets();
   return OS.str();
 }
 
@@ -62,10 +107,13 @@ void describeOptions(CLI::App &App, OptOptions &O) {
                  "  e.g. nngraph-opt model.nng -o out.nng")
       ->option_text("FILE");
   App.add_option("--emit", O.Emit,
-                 "Output format: 'text' (the default) or 'onnx' (opset 17; "
-                 "the default when -o names a .onnx file).\n"
-                 "  e.g. nngraph-opt model.nng --emit onnx -o model.onnx")
-      ->check(CLI::IsMember({"text", "onnx"}))
+                 "Output format: 'text' (the default), 'onnx' (opset 17; "
+                 "the default when -o names a .onnx file) or 'dot' "
+                 "(Graphviz: one box per op with its name, op and scope, "
+                 "edges labelled with value types).\n"
+                 "  e.g. nngraph-opt model.nng --emit onnx -o model.onnx\n"
+                 "  e.g. nngraph-opt model.nng --emit dot | dot -Tsvg")
+      ->check(CLI::IsMember({"text", "onnx", "dot"}))
       ->option_text("FORMAT");
   App.add_option("-p,--pipeline", O.Pipeline,
                  "Comma-separated passes to run in order, each optionally "
@@ -73,6 +121,56 @@ void describeOptions(CLI::App &App, OptOptions &O) {
                  "before anything runs.\n"
                  "  e.g. nngraph-opt model.nng -p shape-infer,dce")
       ->option_text("PIPELINE");
+  App.add_option("-O", O.OptLevel,
+                 "Run preset LEVEL before -p's passes: -O0 nothing, -O1 "
+                 "canonicalize,cse,dce, -O2 the full fusion pipeline "
+                 "(--list-passes shows each preset).\n"
+                 "  e.g. nngraph-opt model.onnx -O2 -o model.opt.onnx")
+      ->check(CLI::Range(0, passes::MaxOptLevel))
+      ->option_text("LEVEL");
+  App.add_flag("--list-passes", O.ListPasses,
+               "Print every registered pass with its summary and options "
+               "(type, default, help), and the presets, then exit.\n"
+               "  e.g. nngraph-opt --list-passes");
+  App.add_flag("--print-op-reference", O.PrintOpReference,
+               "Print the operator reference (Markdown, docs/ops.md) and "
+               "exit.\n  e.g. nngraph-opt --print-op-reference > docs/ops.md");
+  App.add_flag("--print-ir-after-all", O.PrintIRAfterAll,
+               "Print the graph to stderr after every pass.\n"
+               "  e.g. nngraph-opt model.nng -O1 --print-ir-after-all");
+  App.add_option(
+         "--print-ir-after", O.PrintIRAfter,
+         "Print the graph to stderr after each run of the named "
+         "passes (comma-separated).\n"
+         "  e.g. nngraph-opt model.nng -O2 --print-ir-after=fold-conv-bn")
+      ->delimiter(',')
+      ->option_text("PASS[,PASS]");
+  App.add_flag("--verify-each", O.VerifyEach,
+               "Verify the graph after every pass, naming the pass that "
+               "broke it (always on in debug builds; the final graph is "
+               "verified in any case).\n"
+               "  e.g. nngraph-opt model.nng -O2 --verify-each");
+  App.add_flag("--time-passes", O.TimePasses,
+               "Print each pass's wall time to stderr.\n"
+               "  e.g. nngraph-opt model.nng -O2 --time-passes");
+  App.add_flag("--stats", O.Stats,
+               "Print node counts by op and initializer bytes before and "
+               "after the pipeline, and each pass's statistics, to stderr.\n"
+               "  e.g. nngraph-opt model.nng -O2 --stats");
+  App.add_option("--debug-only", O.DebugOnly,
+                 "Print the debug output of the named passes "
+                 "(comma-separated) to stderr, e.g. why a rewrite declined.\n"
+                 "  e.g. nngraph-opt model.nng -p fold-conv-bn "
+                 "--debug-only=fold-conv-bn")
+      ->delimiter(',')
+      ->option_text("PASS[,PASS]");
+  App.add_flag("--check-numerics{1}", O.CheckNumerics,
+               "Run the graph on the reference backend before and after "
+               "every pass with TRIALS sets of deterministic inputs (default "
+               "1) and fail (exit 1, no output) naming the first pass whose "
+               "outputs move beyond tolerance.\n"
+               "  e.g. nngraph-opt model.nng -O2 --check-numerics=3")
+      ->option_text("[=TRIALS]");
   App.add_option("--inline-limit", O.InlineLimit,
                  "Print initializers with at most N elements inline; larger "
                  "ones print as a reference with a content hash. Negative: "
@@ -82,13 +180,16 @@ void describeOptions(CLI::App &App, OptOptions &O) {
   App.set_version_flag(
       "--version", std::string(ToolName) + " " + std::string(toolsVersion()),
       "Print the version and exit.");
-  App.footer(passListing() +
+  App.footer(passListing() + "\nPresets:\n" + passes::describePresets() +
              "\nExit status: 0 success; 1 bad input or verification failure "
              "(no output file is written); 2 bad command line.\n"
              "\nExamples:\n"
              "  nngraph-opt examples/models/small_cnn.nng\n"
              "  nngraph-opt model.nng -p dce -o model.opt.nng\n"
              "  nngraph-opt model.onnx -o model.nng\n"
+             "  nngraph-opt model.onnx -O2 --stats -o model.opt.onnx\n"
+             "  nngraph-opt model.nng -O2 --check-numerics=2 --verify-each\n"
+             "  nngraph-opt model.nng --emit dot -o model.dot\n"
              "  cat model.nng | nngraph-opt - -p shape-infer");
 }
 
@@ -110,6 +211,201 @@ std::unique_ptr<ir::Graph> readInput(const std::string &Input,
   return frontend::loadModelFromText(frontend::readFile(Input), Input);
 }
 
+/// Escapes S for a double-quoted Graphviz string.
+std::string dotEscape(std::string_view S) {
+  std::string R;
+  for (char C : S) {
+    if (C == '"' || C == '\\')
+      R += '\\';
+    R += C;
+  }
+  return R;
+}
+
+/// G as a Graphviz digraph: inputs, initializers and outputs as ellipses,
+/// one box per node (name, op, scope), edges labelled with value types.
+std::string printDot(const ir::Graph &G) {
+  std::ostringstream OS;
+  std::map<const ir::Value *, std::string> Source;
+  OS << "digraph \"" << dotEscape(G.name()) << "\" {\n"
+     << "  node [shape=box, fontname=\"monospace\"];\n";
+  for (size_t I = 0; I < G.inputs().size(); ++I) {
+    std::string Id = "in" + std::to_string(I);
+    Source[G.inputs()[I]] = Id;
+    OS << "  " << Id << " [shape=ellipse, label=\"input %"
+       << dotEscape(G.inputs()[I]->name()) << "\"];\n";
+  }
+  for (size_t I = 0; I < G.initializers().size(); ++I) {
+    std::string Id = "init" + std::to_string(I);
+    Source[G.initializers()[I]] = Id;
+    OS << "  " << Id << " [shape=ellipse, style=dashed, label=\"init %"
+       << dotEscape(G.initializers()[I]->name()) << "\"];\n";
+  }
+  size_t NodeIndex = 0;
+  for (const auto &N : G.nodes()) {
+    std::string Id = "n" + std::to_string(NodeIndex++);
+    std::string Label = dotEscape(N->name());
+    if (!Label.empty())
+      Label += "\\n";
+    Label += dotEscape(N->schema().Name);
+    if (!N->scope().empty())
+      Label += "\\n" + dotEscape(N->scope().Path) +
+               (N->scope().ModuleType.empty()
+                    ? ""
+                    : " (" + dotEscape(N->scope().ModuleType) + ")");
+    OS << "  " << Id << " [label=\"" << Label << "\"];\n";
+    for (const ir::Value *In : N->inputs()) {
+      if (!In)
+        continue;
+      auto It = Source.find(In);
+      if (It != Source.end())
+        OS << "  " << It->second << " -> " << Id << " [label=\""
+           << dotEscape(In->type().toString()) << "\"];\n";
+    }
+    for (const ir::Value *Out : N->outputs())
+      Source[Out] = Id;
+  }
+  for (size_t I = 0; I < G.outputs().size(); ++I) {
+    const ir::Value *V = G.outputs()[I];
+    std::string Id = "out" + std::to_string(I);
+    OS << "  " << Id << " [shape=ellipse, label=\"output %"
+       << dotEscape(V->name()) << "\"];\n";
+    auto It = Source.find(V);
+    if (It != Source.end())
+      OS << "  " << It->second << " -> " << Id << " [label=\""
+         << dotEscape(V->type().toString()) << "\"];\n";
+  }
+  OS << "}\n";
+  return OS.str();
+}
+
+/// What --stats reports of a graph.
+struct GraphSummary {
+  std::map<std::string, int64_t> NodesByOp;
+  int64_t Nodes = 0;
+  int64_t Initializers = 0;
+  int64_t InitializerBytes = 0;
+};
+
+GraphSummary summarize(const ir::Graph &G) {
+  GraphSummary S;
+  for (const auto &N : G.nodes()) {
+    ++S.NodesByOp[std::string(N->schema().Name)];
+    ++S.Nodes;
+  }
+  for (const ir::Value *V : G.initializers()) {
+    ++S.Initializers;
+    if (std::optional<nng::Shape> Sh = V->type().staticShape())
+      S.InitializerBytes +=
+          Sh->numel() * static_cast<int64_t>(dtypeSize(V->type().dtype()));
+  }
+  return S;
+}
+
+void printSummaries(std::ostream &OS, const GraphSummary &Before,
+                    const GraphSummary &After) {
+  std::set<std::string> Ops;
+  for (const auto &[Op, N] : Before.NodesByOp)
+    Ops.insert(Op);
+  for (const auto &[Op, N] : After.NodesByOp)
+    Ops.insert(Op);
+  auto Count = [](const GraphSummary &S, const std::string &Op) {
+    auto It = S.NodesByOp.find(Op);
+    return It == S.NodesByOp.end() ? int64_t(0) : It->second;
+  };
+  char Line[160];
+  OS << "===-------------------------------------------------------------===\n"
+     << "                     Graph statistics\n"
+     << "===-------------------------------------------------------------===\n";
+  std::snprintf(Line, sizeof(Line), "  %-28s %12s %12s\n", "", "before",
+                "after");
+  OS << Line;
+  for (const std::string &Op : Ops) {
+    std::snprintf(Line, sizeof(Line), "  %-28s %12lld %12lld\n", Op.c_str(),
+                  static_cast<long long>(Count(Before, Op)),
+                  static_cast<long long>(Count(After, Op)));
+    OS << Line;
+  }
+  auto Row = [&](const char *Name, int64_t A, int64_t B) {
+    std::snprintf(Line, sizeof(Line), "  %-28s %12lld %12lld\n", Name,
+                  static_cast<long long>(A), static_cast<long long>(B));
+    OS << Line;
+  };
+  Row("total nodes", Before.Nodes, After.Nodes);
+  Row("initializers", Before.Initializers, After.Initializers);
+  Row("initializer bytes", Before.InitializerBytes, After.InitializerBytes);
+}
+
+/// Prints each pass's statistics (--stats).
+void printPassStatistics(std::ostream &OS, const passes::PassManager &PM) {
+  OS << "Pass statistics:\n";
+  for (const auto &P : PM.passes()) {
+    OS << "  " << P->name() << (P->statistics().empty() ? ": (none)\n" : ":\n");
+    for (const auto &[Name, Count] : P->statistics())
+      OS << "    " << Name << ": " << Count << "\n";
+  }
+}
+
+/// Prints each pass's wall time (--time-passes).
+void printTimings(std::ostream &OS, const passes::PassManager &PM) {
+  double Total = 0;
+  for (const passes::PassTiming &T : PM.timings())
+    Total += T.Milliseconds;
+  OS << "===-------------------------------------------------------------===\n"
+     << "                     Pass execution timing\n"
+     << "===-------------------------------------------------------------===\n";
+  char Line[160];
+  for (const passes::PassTiming &T : PM.timings()) {
+    std::snprintf(
+        Line, sizeof(Line), "  %10.3f ms  %5.1f%%  %s\n", T.Milliseconds,
+        Total > 0 ? 100.0 * T.Milliseconds / Total : 0.0, T.Name.c_str());
+    OS << Line;
+  }
+  std::snprintf(Line, sizeof(Line), "  %10.3f ms  100.0%%  total\n", Total);
+  OS << Line;
+}
+
+/// Installs the instrumentation for --print-ir-after*, --check-numerics.
+void instrument(passes::PassManager &PM, const OptOptions &O, std::ostream &Err,
+                std::shared_ptr<std::unique_ptr<ir::Graph>> Snapshot) {
+  passes::PassInstrumentation I;
+  std::set<std::string, std::less<>> PrintAfter(O.PrintIRAfter.begin(),
+                                                O.PrintIRAfter.end());
+  bool PrintAll = O.PrintIRAfterAll;
+  int Trials = O.CheckNumerics;
+  int64_t InlineLimit = O.InlineLimit;
+  if (Trials > 0)
+    I.BeforePass = [Snapshot](const passes::Pass &, const ir::Graph &G) {
+      *Snapshot = G.clone();
+    };
+  I.AfterPass = [=, &Err](const passes::Pass &P, const ir::Graph &G, bool) {
+    if (PrintAll || PrintAfter.count(P.name())) {
+      ir::PrintOptions PO;
+      PO.InlineLimit = InlineLimit;
+      Err << "// -----// IR after " << P.name() << " //----- //\n"
+          << ir::printGraph(G, PO);
+    }
+    if (Trials > 0 && *Snapshot) {
+      passes::NumericCheckOptions NO;
+      NO.Trials = Trials;
+      passes::NumericCheckResult R =
+          passes::compareOnReference(**Snapshot, G, NO);
+      if (!R.Ok)
+        fail(ErrorKind::InvalidArgument, "--check-numerics: pass '", P.name(),
+             "' changed the outputs beyond tolerance: ", R.Message);
+    }
+  };
+  PM.setInstrumentation(std::move(I));
+}
+
+/// Turns --debug-only's output off again (the driver may run in-process).
+void resetDebug(const OptOptions &O) {
+  if (O.DebugOnly.empty())
+    return;
+  passes::setDebugOnly({});
+  passes::setDebugStream(nullptr);
+}
+
 int reportError(std::ostream &Err, const std::exception &E) {
   printError(Err, ToolName, E);
   return ExitInputError;
@@ -126,20 +422,80 @@ int runOptDriver(const std::vector<std::string> &Args, std::istream &In,
   if (auto Status = parseCommandLine(App, Args, Out, Err))
     return *Status;
 
+  if (O.ListPasses || O.PrintOpReference) {
+    if (O.ListPasses)
+      Out << fullPassListing();
+    if (O.PrintOpReference)
+      ir::printOpReference(Out);
+    Out.flush();
+    return ExitSuccess;
+  }
+
   passes::PassManager PM;
   try {
+    if (O.OptLevel >= 0)
+      PM.addPipeline(passes::presetPipeline(O.OptLevel));
     PM.addPipeline(O.Pipeline);
+    for (const std::string &Name : O.PrintIRAfter)
+      if (!passes::lookupPass(Name))
+        fail(ErrorKind::InvalidArgument, "--print-ir-after: unknown pass '",
+             Name, "'; valid passes: ", passes::registeredPassNames());
   } catch (const Error &E) {
     printError(Err, ToolName, E);
     return ExitUsageError;
   }
+#ifdef NDEBUG
+  PM.setVerifyEach(O.VerifyEach);
+#else
+  PM.setVerifyEach(true);
+#endif
+  auto Snapshot = std::make_shared<std::unique_ptr<ir::Graph>>();
+  instrument(PM, O, Err, Snapshot);
+  if (!O.DebugOnly.empty()) {
+    passes::setDebugOnly(O.DebugOnly);
+    passes::setDebugStream(&Err);
+  }
 
   try {
     std::unique_ptr<ir::Graph> G = readInput(O.Input, In);
-    PM.run(*G);
+    GraphSummary Before;
+    if (O.Stats)
+      Before = summarize(*G);
+    try {
+      PM.run(*G);
+    } catch (...) {
+      resetDebug(O);
+      throw;
+    }
+    resetDebug(O);
+    if (!PM.verifyEach() && PM.size()) {
+      try {
+        ir::verifyOrThrow(*G);
+      } catch (Error &E) {
+        E.addContext("the graph after the pipeline fails verification; "
+                     "rerun with --verify-each to name the pass");
+        throw;
+      }
+    }
+    if (O.TimePasses)
+      printTimings(Err, PM);
+    if (O.Stats) {
+      printSummaries(Err, Before, summarize(*G));
+      printPassStatistics(Err, PM);
+    }
     bool ToFile = O.Output != "-";
     bool Onnx =
         O.Emit.empty() ? ToFile && isOnnxPath(O.Output) : O.Emit == "onnx";
+    if (O.Emit == "dot") {
+      std::string Dot = printDot(*G);
+      if (ToFile) {
+        frontend::writeFileAtomic(O.Output, Dot);
+        return ExitSuccess;
+      }
+      Out << Dot;
+      Out.flush();
+      return Out ? ExitSuccess : ExitInputError;
+    }
     if (ToFile) {
       frontend::SaveOptions SO;
       SO.InlineLimit = O.InlineLimit;

@@ -11,6 +11,7 @@
 
 #include "nngraph/passes/Pass.h"
 
+#include <functional>
 #include <memory>
 #include <ostream>
 #include <string>
@@ -29,6 +30,21 @@ struct PipelineElement {
 /// them up. Throws Error(InvalidArgument) saying where the syntax is wrong.
 std::vector<PipelineElement> splitPipeline(std::string_view Pipeline);
 
+/// Hooks called around each pass (for --print-ir-after, numeric checks).
+struct PassInstrumentation {
+  /// Called before a pass runs, with the graph it will see.
+  std::function<void(const Pass &, const ir::Graph &)> BeforePass;
+  /// Called after a pass ran (and, with verify-each, verified), with the
+  /// graph it produced and whether it reported a change.
+  std::function<void(const Pass &, const ir::Graph &, bool Changed)> AfterPass;
+};
+
+/// The wall time of one pass run.
+struct PassTiming {
+  std::string Name;
+  double Milliseconds = 0;
+};
+
 /// Runs passes in order.
 class PassManager {
 public:
@@ -46,12 +62,18 @@ public:
 
   /// Verify the graph after each pass (default on).
   void setVerifyEach(bool V) { VerifyEach = V; }
+  bool verifyEach() const { return VerifyEach; }
+  /// Installs hooks called around every pass.
+  void setInstrumentation(PassInstrumentation I) { Instr = std::move(I); }
+  /// The time each pass took in the last run(), in pipeline order.
+  const std::vector<PassTiming> &timings() const { return Timings; }
   /// When set, each pass's statistics and time are printed here after it
   /// runs.
   void setStatisticsStream(std::ostream *OS) { StatsOS = OS; }
 
   /// Runs every pass on G; returns true when any changed it. An Error from
-  /// a pass or the verifier gets the pass's name as context.
+  /// a pass or the verifier gets the pass's name as context ("in pass
+  /// 'dce'"); a verifier failure also says the pass broke the graph.
   bool run(ir::Graph &G);
 
   size_t size() const { return Passes.size(); }
@@ -63,6 +85,8 @@ private:
   std::vector<std::unique_ptr<Pass>> Passes;
   bool VerifyEach = true;
   std::ostream *StatsOS = nullptr;
+  PassInstrumentation Instr;
+  std::vector<PassTiming> Timings;
 };
 
 } // namespace nng::passes
