@@ -7,7 +7,9 @@
 // one line per test, per-folder summaries, optional JSON report and
 // baseline check. With --isolate each test runs in a child process (this
 // program with the hidden --run-one option), so a crash or a hang in one
-// kernel fails that test only; --jobs runs tests concurrently.
+// kernel fails that test only; --jobs runs tests concurrently. With
+// --pipeline (e.g. O2) each imported model is optimized before it runs, so
+// the suite checks that the passes keep the expected outputs.
 //
 //===----------------------------------------------------------------------===//
 
@@ -17,6 +19,8 @@
 #include "nngraph/frontend/onnx/OnnxImport.h"
 #include "nngraph/frontend/onnx/OnnxTensor.h"
 #include "nngraph/ir/OpSchema.h"
+#include "nngraph/passes/PassManager.h"
+#include "nngraph/passes/Pipelines.h"
 #include "nngraph/runtime/Error.h"
 
 #include <nlohmann/json.hpp>
@@ -25,6 +29,7 @@
 #include <atomic>
 #include <chrono>
 #include <cmath>
+#include <cstdio>
 #include <condition_variable>
 #include <cstring>
 #include <ctime>
@@ -56,6 +61,9 @@ constexpr const char *DefaultFolders[] = {"node", "simple", "pytorch-converted",
                                           "pytorch-operator"};
 /// Prefix of the result line a --run-one child prints.
 constexpr const char *ResultTag = "@@nngraph-conformance-result ";
+/// Prefix of the line a --run-one child prints with --pipeline: the node
+/// counts before and after the pipeline.
+constexpr const char *NodesTag = "@@nngraph-conformance-nodes ";
 
 #ifdef NNGRAPH_CONFORMANCE_SKIPS
 constexpr const char *DefaultSkips = NNGRAPH_CONFORMANCE_SKIPS;
@@ -77,6 +85,9 @@ struct Options {
   double Rtol = 1e-3, Atol = 1e-7;
   bool Quiet = false;
   std::string RunOne; ///< Hidden: run one test folder, print its result.
+  /// Passes run on each imported model before it runs ("O0".."O2" name a
+  /// preset); with it, a model that fails to import is skipped.
+  std::string Pipeline;
 };
 
 enum class Status { Pass, Fail, Skip };
@@ -95,7 +106,19 @@ struct Outcome {
   Status S = Status::Fail;
   std::string Message;
   double Seconds = 0;
+  /// With --pipeline: the model's node count before and after the pipeline
+  /// (-1 when the pipeline did not run).
+  long NodesBefore = -1, NodesAfter = -1;
 };
+
+/// The pass pipeline --pipeline P stands for: a preset's passes for "O0",
+/// "O1" or "O2", else P itself.
+std::string resolvePipeline(const std::string &P) {
+  if (P.size() == 2 && P[0] == 'O' && P[1] >= '0' &&
+      P[1] <= static_cast<char>('0' + passes::MaxOptLevel))
+    return passes::presetPipeline(P[1] - '0');
+  return P;
+}
 
 /// Operators deliberately out of scope, with the reason.
 using SkipList = std::map<std::string, std::string>;
@@ -302,7 +325,23 @@ Outcome runTest(const TestCase &T, const SkipList &Skips, const Options &O) {
         R.Message = It->second;
         return R;
       }
-    std::unique_ptr<ir::Graph> G = frontend::importOnnx(Model);
+    std::unique_ptr<ir::Graph> G;
+    if (O.Pipeline.empty()) {
+      G = frontend::importOnnx(Model);
+    } else {
+      try {
+        G = frontend::importOnnx(Model);
+      } catch (const std::exception &E) {
+        R.S = Status::Skip;
+        R.Message = "import failed: " + oneLine(E.what());
+        return R;
+      }
+      R.NodesBefore = static_cast<long>(G->numNodes());
+      passes::PassManager PM;
+      PM.addPipeline(resolvePipeline(O.Pipeline));
+      PM.run(*G);
+      R.NodesAfter = static_cast<long>(G->numNodes());
+    }
     std::unique_ptr<backends::Executable> Exe =
         backends::getBackend(O.Backend).compile(*G);
     std::vector<fs::path> Sets = dataSets(T.Dir);
@@ -349,6 +388,10 @@ Outcome runIsolated(const TestCase &T, const Options &O,
   std::vector<std::string> Args = {Exe,       "--run-one", T.Dir,   "--backend",
                                    O.Backend, "--skips",   O.Skips, "--rtol",
                                    Rtol,      "--atol",    Atol};
+  if (!O.Pipeline.empty()) {
+    Args.push_back("--pipeline");
+    Args.push_back(O.Pipeline);
+  }
   std::vector<char *> Argv;
   for (std::string &A : Args)
     Argv.push_back(A.data());
@@ -397,6 +440,9 @@ Outcome runIsolated(const TestCase &T, const Options &O,
   R.Seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - Start)
           .count();
+  if (size_t NT = Output.rfind(NodesTag); !TimedOut && NT != std::string::npos)
+    std::sscanf(Output.c_str() + NT + std::strlen(NodesTag), "%ld %ld",
+                &R.NodesBefore, &R.NodesAfter);
   size_t Tag = Output.rfind(ResultTag);
   if (!TimedOut && Tag != std::string::npos) {
     std::string Line = Output.substr(Tag + std::strlen(ResultTag));
@@ -465,14 +511,27 @@ void saveBaseline(const std::string &Path,
 
 struct Counts {
   int Pass = 0, Fail = 0, Skip = 0;
-  void add(Status S) {
-    (S == Status::Pass ? Pass : S == Status::Fail ? Fail : Skip) += 1;
+  /// With --pipeline: models the pipeline ran on, and their node totals.
+  int Optimized = 0;
+  long NodesBefore = 0, NodesAfter = 0;
+  void add(const Outcome &R) {
+    (R.S == Status::Pass ? Pass : R.S == Status::Fail ? Fail : Skip) += 1;
+    if (R.NodesBefore >= 0 && R.NodesAfter >= 0) {
+      ++Optimized;
+      NodesBefore += R.NodesBefore;
+      NodesAfter += R.NodesAfter;
+    }
   }
 };
 
-std::string summary(const Counts &C) {
-  return std::to_string(C.Pass) + " passed, " + std::to_string(C.Fail) +
-         " failed, " + std::to_string(C.Skip) + " skipped";
+std::string summary(const Counts &C, bool WithNodes = false) {
+  std::string S = std::to_string(C.Pass) + " passed, " +
+                  std::to_string(C.Fail) + " failed, " +
+                  std::to_string(C.Skip) + " skipped";
+  if (WithNodes)
+    S += "; " + std::to_string(C.Optimized) + " models optimized, nodes " +
+         std::to_string(C.NodesBefore) + " -> " + std::to_string(C.NodesAfter);
+  return S;
 }
 
 void writeJson(const std::string &Path, const Options &O,
@@ -489,8 +548,16 @@ void writeJson(const std::string &Path, const Options &O,
   J["backend"] = O.Backend;
   J["rtol"] = O.Rtol;
   J["atol"] = O.Atol;
-  auto CountsJ = [](const Counts &C) {
-    return json{{"passed", C.Pass}, {"failed", C.Fail}, {"skipped", C.Skip}};
+  if (!O.Pipeline.empty())
+    J["pipeline"] = O.Pipeline;
+  auto CountsJ = [&](const Counts &C) {
+    json CJ{{"passed", C.Pass}, {"failed", C.Fail}, {"skipped", C.Skip}};
+    if (!O.Pipeline.empty()) {
+      CJ["optimized"] = C.Optimized;
+      CJ["nodes_before"] = C.NodesBefore;
+      CJ["nodes_after"] = C.NodesAfter;
+    }
+    return CJ;
   };
   J["folders"] = json::object();
   for (const auto &[F, C] : PerFolder)
@@ -555,6 +622,11 @@ void describeOptions(CLI::App &App, Options &O) {
   App.add_option("--rtol", O.Rtol, "Relative tolerance; default 1e-3.");
   App.add_option("--atol", O.Atol, "Absolute tolerance; default 1e-7.");
   App.add_flag("-q,--quiet", O.Quiet, "Print only FAIL lines and summaries.");
+  App.add_option("--pipeline", O.Pipeline,
+                 "Run these passes (or a preset: O0, O1, O2) on each model "
+                 "before it runs; a model that fails to import is skipped. "
+                 "Summaries add node totals before and after.")
+      ->type_name("PIPELINE");
   App.add_option("--run-one", O.RunOne)->group(""); // Internal (--isolate).
   App.footer("Exit status: 0 all passed or skipped (with --baseline: no "
              "folder below its baseline); 1 failures or a regression; 2 bad "
@@ -660,6 +732,8 @@ int runConformanceDriver(const std::vector<std::string> &Args,
         P = P.parent_path();
       TestCase T{P.parent_path().filename(), P.filename(), P.string()};
       Outcome R = runTest(T, Skips, O);
+      if (R.NodesBefore >= 0)
+        Out << NodesTag << R.NodesBefore << " " << R.NodesAfter << "\n";
       Out << ResultTag << statusName(R.S) << " " << R.Message << std::endl;
       return ExitSuccess;
     }
@@ -669,6 +743,11 @@ int runConformanceDriver(const std::vector<std::string> &Args,
     if (O.Dirs.empty())
       for (const char *F : DefaultFolders)
         O.Dirs.push_back(std::string(DefaultRoot) + "/" + F);
+    if (!O.Pipeline.empty()) {
+      // Checks every pass name and option before any test runs.
+      passes::PassManager PM;
+      PM.addPipeline(resolvePipeline(O.Pipeline));
+    }
     Tests = discover(O.Dirs, O.Filter);
     if (O.Isolate) {
       Exe = selfExe();
@@ -712,8 +791,8 @@ int runConformanceDriver(const std::vector<std::string> &Args,
       CV.wait(L, [&] { return Done[I] != 0; });
     }
     const Outcome &R = Results[I];
-    PerFolder[Tests[I].Folder].add(R.S);
-    Total.add(R.S);
+    PerFolder[Tests[I].Folder].add(R);
+    Total.add(R);
     if (O.Quiet && R.S != Status::Fail)
       continue;
     Out << statusName(R.S) << " " << Tests[I].Name;
@@ -730,10 +809,10 @@ int runConformanceDriver(const std::vector<std::string> &Args,
   int Status = Total.Fail ? ExitInputError : ExitSuccess;
   try {
     for (const auto &[F, C] : PerFolder)
-      Out << F << ": " << summary(C) << "\n";
+      Out << F << ": " << summary(C, !O.Pipeline.empty()) << "\n";
     char Buf[64];
     std::snprintf(Buf, sizeof(Buf), " (%.1f s)", Seconds);
-    Out << summary(Total) << Buf << "\n";
+    Out << summary(Total, !O.Pipeline.empty()) << Buf << "\n";
     if (!O.Json.empty())
       writeJson(O.Json, O, Tests, Results, PerFolder, Total);
     if (!O.Baseline.empty()) {

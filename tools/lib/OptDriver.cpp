@@ -10,6 +10,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "nngraph/runtime/BuildInfo.h"
 #include "nngraph/tools/OptDriver.h"
 #include "CommandLine.h"
 #include "nngraph/frontend/ModelIO.h"
@@ -178,7 +179,8 @@ void describeOptions(CLI::App &App, OptOptions &O) {
                  "  e.g. nngraph-opt model.nng --inline-limit -1")
       ->option_text("N");
   App.set_version_flag(
-      "--version", std::string(ToolName) + " " + std::string(toolsVersion()),
+      "--version", std::string(ToolName) + " " + std::string(toolsVersion()) + "\n" +
+          nng::buildDescription(),
       "Print the version and exit.");
   App.footer(passListing() + "\nPresets:\n" + passes::describePresets() +
              "\nExit status: 0 success; 1 bad input or verification failure "

@@ -7,6 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "nngraph/runtime/BuildInfo.h"
 #include "nngraph/tools/RunDriver.h"
 #include "CommandLine.h"
 #include "nngraph/backends/Backend.h"
@@ -70,7 +71,8 @@ void describeOptions(CLI::App &App, RunOptions &O) {
                "and first values, times in ms) instead of text.\n"
                "  e.g. nngraph-run model.nng --json");
   App.set_version_flag(
-      "--version", std::string(ToolName) + " " + std::string(toolsVersion()),
+      "--version", std::string(ToolName) + " " + std::string(toolsVersion()) + "\n" +
+          nng::buildDescription(),
       "Print the version and exit.");
   App.footer("Exit status: 0 success; 1 the model cannot be loaded or run; "
              "2 bad command line.");
