@@ -3,6 +3,7 @@
 #include "nngraph/runtime/Shape.h"
 #include "nngraph/runtime/Error.h"
 
+#include <algorithm>
 #include <limits>
 
 namespace nng {
@@ -31,7 +32,7 @@ std::string Shape::toString() const {
 }
 
 void Shape::validate() const {
-  int64_t N = 1;
+  int64_t N = 1, Span = 1;
   for (size_t I = 0; I < Dims.size(); ++I) {
     NNG_CHECK(Dims[I] >= 0, "invalid shape ", toString(), ": extent ",
               Dims[I], " of axis ", I, " is negative");
@@ -39,6 +40,14 @@ void Shape::validate() const {
       fail(ErrorKind::InvalidArgument, "invalid shape ", toString(),
            ": the element count overflows 64 bits");
     N *= Dims[I];
+    // contiguousStrides() multiplies the extents with 0 counted as 1, so a
+    // zero-size shape with huge extents ([0, 2^40, 2^40]) must be refused
+    // too.
+    int64_t E = std::max<int64_t>(Dims[I], 1);
+    if (Span > std::numeric_limits<int64_t>::max() / E)
+      fail(ErrorKind::InvalidArgument, "invalid shape ", toString(),
+           ": its strides overflow 64 bits");
+    Span *= E;
   }
 }
 

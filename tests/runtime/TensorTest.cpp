@@ -202,3 +202,9 @@ TEST(Parallel, PropagatesExceptions) {
                            }),
                Error);
 }
+
+TEST(Shape, StrideOverflowIsRejectedEvenWhenEmpty) {
+  // Zero elements, but the strides of the non-zero axes overflow int64.
+  EXPECT_THROW((Shape{0, 1LL << 40, 1LL << 40}.validate()), Error);
+  EXPECT_NO_THROW((Shape{0, 1LL << 20, 1LL << 20}.validate()));
+}

@@ -10,6 +10,7 @@
 #include "OnnxProto.h"
 #include "nngraph/runtime/Error.h"
 
+#include <onnx/defs/schema.h>
 #include <onnx/shape_inference/implementation.h>
 #include <onnx/version_converter/convert.h>
 
@@ -95,6 +96,81 @@ void fixLegacyPRelu(ModelProto &M) {
   G.mutable_node()->Swap(&Nodes);
 }
 
+/// The first line of an exception message (ONNX appends context lines).
+std::string firstLine(const char *What) {
+  std::string S = What;
+  if (size_t NL = S.find('\n'); NL != std::string::npos)
+    S.resize(NL);
+  return S;
+}
+
+/// ONNX's version converter (1.12) trusts its input: a graph output that
+/// nothing defines is a null dereference in its graphProtoToGraph, and its
+/// adapters index node inputs and attributes without checking. So the model
+/// is checked first, as ONNX's checker checks nodes: every graph output and
+/// node input is defined, every node is in the default domain and matches
+/// its schema at opset From (input and output counts, attribute names and
+/// types).
+void checkBeforeConversion(const ModelProto &M, int From,
+                           const ModelSource &Src) {
+  const GraphProto &G = M.graph();
+  std::unordered_set<std::string> Defined;
+  for (const auto &V : G.input())
+    Defined.insert(V.name());
+  // Before IR version 4 every initializer is also a graph input (the
+  // converter drops those that are not).
+  for (const auto &T : G.initializer())
+    if (M.ir_version() >= 4 || Defined.count(T.name()))
+      Defined.insert(T.name());
+    else
+      modelError(ErrorKind::Parse, Src,
+                 "initializer '" + T.name() +
+                     "' is not a graph input, which IR version " +
+                     std::to_string(M.ir_version()) + " requires");
+  for (const NodeProto &N : G.node())
+    for (const std::string &O : N.output())
+      Defined.insert(O);
+  for (const auto &V : G.output())
+    if (V.name().empty() || !Defined.count(V.name()))
+      modelError(ErrorKind::Parse, Src,
+                 "graph output '" + V.name() +
+                     "' is not produced by any node, input or initializer");
+  for (int I = 0; I < G.node_size(); ++I) {
+    const NodeProto &N = G.node(I);
+    std::string Desc = "node ";
+    if (N.name().empty())
+      Desc += '#' + std::to_string(I);
+    else
+      Desc += "'" + N.name() + "'";
+    Desc += " (" + N.op_type() + ")";
+    for (const std::string &In : N.input())
+      if (!In.empty() && !Defined.count(In))
+        modelError(ErrorKind::Parse, Src,
+                   Desc + ": input '" + In +
+                       "' is not produced by any node, input or initializer");
+    // ONNX 1.12's converter adapts every node by op_type, whatever its
+    // domain.
+    if (!isDefaultDomain(N.domain()))
+      modelError(ErrorKind::Unsupported, Src,
+                 Desc + ": operators outside the default domain ('" +
+                     N.domain() +
+                     "') cannot go through ONNX's version converter");
+    const ::onnx::OpSchema *S =
+        ::onnx::OpSchemaRegistry::Schema(N.op_type(), From, "");
+    if (!S)
+      modelError(ErrorKind::Parse, Src,
+                 Desc + ": ONNX has no operator '" + N.op_type() +
+                     "' at opset " + std::to_string(From));
+    try {
+      S->Verify(N);
+    } catch (const std::exception &E) {
+      modelError(ErrorKind::Parse, Src,
+                 Desc + ": does not match ONNX's schema at opset " +
+                     std::to_string(From) + ": " + firstLine(E.what()));
+    }
+  }
+}
+
 } // namespace
 
 /// Converts a model to opset Target with ONNX's version converter.
@@ -102,6 +178,7 @@ void fixLegacyPRelu(ModelProto &M) {
 /// through its own IR, which does not know external data) and put back
 /// afterwards by name.
 void convertOpset(ModelProto &M, int From, int Target, const ModelSource &Src) {
+  checkBeforeConversion(M, From, Src);
   // Several adapters need input shapes (as ONNX's Python convert_version
   // provides): infer them first, while the initializers still hold data.
   try {
