@@ -248,10 +248,7 @@ public:
   bool run(ir::Graph &G) override {
     std::vector<std::unique_ptr<RewritePattern>> Patterns;
     Patterns.push_back(std::make_unique<FoldBatchNorm>());
-    auto Used = usedInitializers(G);
-    bool Changed = applyPatternsGreedily(G, Patterns, *this);
-    bumpStatistic("initializers-erased", eraseOrphanedInitializers(G, Used));
-    return Changed;
+    return applyFusionPatterns(G, Patterns, *this);
   }
 };
 

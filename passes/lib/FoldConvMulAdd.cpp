@@ -105,10 +105,7 @@ public:
         std::make_unique<FoldConvAffine>(OpKind::Mul, "fold-mul"));
     Patterns.push_back(
         std::make_unique<FoldConvAffine>(OpKind::Add, "fold-add"));
-    auto Used = usedInitializers(G);
-    bool Changed = applyPatternsGreedily(G, Patterns, *this);
-    bumpStatistic("initializers-erased", eraseOrphanedInitializers(G, Used));
-    return Changed;
+    return applyFusionPatterns(G, Patterns, *this);
   }
 };
 

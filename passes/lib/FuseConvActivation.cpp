@@ -16,14 +16,6 @@
 namespace nng::passes {
 namespace {
 
-class FuseConvActivation final : public RewritePattern {
-public:
-  FuseConvActivation() : RewritePattern(ir::OpKind::Conv, "fuse-conv-act") {}
-  bool matchAndRewrite(ir::Node &N, PatternRewriter &R) const override {
-    return fusion::fuseWithActivation(N, ir::OpKind::FusedConv, R);
-  }
-};
-
 class FuseConvActivationPass final : public Pass {
 public:
   std::string_view name() const override { return "fuse-conv-act"; }
@@ -33,12 +25,9 @@ public:
   }
   bool run(ir::Graph &G) override {
     std::vector<std::unique_ptr<RewritePattern>> Patterns;
-    Patterns.push_back(std::make_unique<FuseConvActivation>());
-    auto Used = fusion::usedInitializers(G);
-    bool Changed = applyPatternsGreedily(G, Patterns, *this);
-    bumpStatistic("initializers-erased",
-                  fusion::eraseOrphanedInitializers(G, Used));
-    return Changed;
+    Patterns.push_back(std::make_unique<fusion::ActivationFusion>(
+        ir::OpKind::Conv, ir::OpKind::FusedConv, "fuse-conv-act"));
+    return fusion::applyFusionPatterns(G, Patterns, *this);
   }
 };
 

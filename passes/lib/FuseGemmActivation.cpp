@@ -16,14 +16,6 @@
 namespace nng::passes {
 namespace {
 
-class FuseGemmActivation final : public RewritePattern {
-public:
-  FuseGemmActivation() : RewritePattern(ir::OpKind::Gemm, "fuse-gemm-act") {}
-  bool matchAndRewrite(ir::Node &N, PatternRewriter &R) const override {
-    return fusion::fuseWithActivation(N, ir::OpKind::FusedGemm, R);
-  }
-};
-
 class FuseGemmActivationPass final : public Pass {
 public:
   std::string_view name() const override { return "fuse-gemm-act"; }
@@ -33,12 +25,9 @@ public:
   }
   bool run(ir::Graph &G) override {
     std::vector<std::unique_ptr<RewritePattern>> Patterns;
-    Patterns.push_back(std::make_unique<FuseGemmActivation>());
-    auto Used = fusion::usedInitializers(G);
-    bool Changed = applyPatternsGreedily(G, Patterns, *this);
-    bumpStatistic("initializers-erased",
-                  fusion::eraseOrphanedInitializers(G, Used));
-    return Changed;
+    Patterns.push_back(std::make_unique<fusion::ActivationFusion>(
+        ir::OpKind::Gemm, ir::OpKind::FusedGemm, "fuse-gemm-act"));
+    return fusion::applyFusionPatterns(G, Patterns, *this);
   }
 };
 

@@ -84,11 +84,7 @@ public:
   bool run(ir::Graph &G) override {
     std::vector<std::unique_ptr<RewritePattern>> Patterns;
     Patterns.push_back(std::make_unique<FuseMatMulAdd>());
-    auto Used = fusion::usedInitializers(G);
-    bool Changed = applyPatternsGreedily(G, Patterns, *this);
-    bumpStatistic("initializers-erased",
-                  fusion::eraseOrphanedInitializers(G, Used));
-    return Changed;
+    return fusion::applyFusionPatterns(G, Patterns, *this);
   }
 };
 

@@ -241,4 +241,14 @@ eraseOrphanedInitializers(ir::Graph &G,
   return static_cast<int64_t>(Dead.size());
 }
 
+bool applyFusionPatterns(
+    ir::Graph &G, const std::vector<std::unique_ptr<RewritePattern>> &Patterns,
+    Pass &Owner) {
+  auto Used = usedInitializers(G);
+  bool Changed = applyPatternsGreedily(G, Patterns, Owner);
+  Owner.bumpStatistic("initializers-erased",
+                      eraseOrphanedInitializers(G, Used));
+  return Changed;
+}
+
 } // namespace nng::passes::fusion

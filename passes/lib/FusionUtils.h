@@ -91,4 +91,25 @@ int64_t
 eraseOrphanedInitializers(ir::Graph &G,
                           const std::unordered_set<const ir::Value *> &Before);
 
+/// Runs Patterns greedily for Owner, then erases the initializers the
+/// rewrites orphaned (statistic "initializers-erased"); returns whether the
+/// graph changed. The run() of every fusion pass.
+bool applyFusionPatterns(ir::Graph &G,
+                         const std::vector<std::unique_ptr<RewritePattern>> &Patterns,
+                         Pass &Owner);
+
+/// The pattern of fuse-conv-act and fuse-gemm-act: Root followed by a single
+/// activation consumer becomes FusedOp (see fuseWithActivation).
+class ActivationFusion final : public RewritePattern {
+public:
+  ActivationFusion(ir::OpKind Root, ir::OpKind FusedOp, std::string Name)
+      : RewritePattern(Root, std::move(Name)), FusedOp(FusedOp) {}
+  bool matchAndRewrite(ir::Node &N, PatternRewriter &R) const override {
+    return fuseWithActivation(N, FusedOp, R);
+  }
+
+private:
+  ir::OpKind FusedOp;
+};
+
 } // namespace nng::passes::fusion

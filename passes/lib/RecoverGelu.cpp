@@ -157,10 +157,7 @@ public:
         std::make_unique<RecoverGeluPattern>(OpKind::Erf, "recover-gelu-erf"));
     Patterns.push_back(std::make_unique<RecoverGeluPattern>(
         OpKind::Tanh, "recover-gelu-tanh"));
-    auto Used = usedInitializers(G);
-    bool Changed = applyPatternsGreedily(G, Patterns, *this);
-    bumpStatistic("initializers-erased", eraseOrphanedInitializers(G, Used));
-    return Changed;
+    return applyFusionPatterns(G, Patterns, *this);
   }
 };
 
