@@ -94,9 +94,9 @@ eraseOrphanedInitializers(ir::Graph &G,
 /// Runs Patterns greedily for Owner, then erases the initializers the
 /// rewrites orphaned (statistic "initializers-erased"); returns whether the
 /// graph changed. The run() of every fusion pass.
-bool applyFusionPatterns(ir::Graph &G,
-                         const std::vector<std::unique_ptr<RewritePattern>> &Patterns,
-                         Pass &Owner);
+bool applyFusionPatterns(
+    ir::Graph &G, const std::vector<std::unique_ptr<RewritePattern>> &Patterns,
+    Pass &Owner);
 
 /// The pattern of fuse-conv-act and fuse-gemm-act: Root followed by a single
 /// activation consumer becomes FusedOp (see fuseWithActivation).

@@ -1,0 +1,288 @@
+//===- ConformanceCase.cpp - Running one ONNX conformance test -----------===//
+//
+// One test folder of ONNX's backend test data: the skip list of operators
+// out of scope, the test_data_set_* folders, import (and the optional pass
+// pipeline), running on the backend and comparing every output with ONNX's
+// tolerances.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Conformance.h"
+#include "nngraph/backends/Backend.h"
+#include "nngraph/frontend/onnx/OnnxImport.h"
+#include "nngraph/frontend/onnx/OnnxTensor.h"
+#include "nngraph/ir/OpSchema.h"
+#include "nngraph/passes/PassManager.h"
+#include "nngraph/passes/Pipelines.h"
+#include "nngraph/runtime/Error.h"
+#include "nngraph/tools/ConformanceDriver.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <regex>
+#include <sstream>
+
+namespace fs = std::filesystem;
+
+namespace nng::tools::conformance {
+
+const char *statusName(Status S) {
+  return S == Status::Pass ? "PASS" : S == Status::Fail ? "FAIL" : "SKIP";
+}
+
+/// The pass pipeline --pipeline P stands for: a preset's passes for "O0",
+/// "O1" or "O2", else P itself.
+std::string resolvePipeline(const std::string &P) {
+  if (P.size() == 2 && P[0] == 'O' && P[1] >= '0' &&
+      P[1] <= static_cast<char>('0' + passes::MaxOptLevel))
+    return passes::presetPipeline(P[1] - '0');
+  return P;
+}
+
+std::string trim(std::string S) {
+  size_t B = S.find_first_not_of(" \t\r");
+  size_t E = S.find_last_not_of(" \t\r");
+  return B == std::string::npos ? "" : S.substr(B, E - B + 1);
+}
+
+/// One line, for the per-test report.
+std::string oneLine(std::string S) {
+  for (size_t P; (P = S.find('\n')) != std::string::npos;)
+    S.replace(P, 1, " | ");
+  return S;
+}
+
+/// Reads the skip file: "OP[, OP...]: reason" lines, '#' comments. Every
+/// listed op must be one nngraph lacks.
+SkipList loadSkips(const std::string &Path) {
+  SkipList L;
+  if (Path.empty())
+    return L;
+  std::ifstream In(Path);
+  if (!In)
+    fail(ErrorKind::IO, "cannot open the skip file '", Path, "'");
+  std::string Line;
+  for (int LineNo = 1; std::getline(In, Line); ++LineNo) {
+    Line = trim(Line);
+    if (Line.empty() || Line[0] == '#')
+      continue;
+    size_t Colon = Line.find(": ");
+    if (Colon == std::string::npos || trim(Line.substr(Colon + 1)).empty())
+      fail(ErrorKind::Parse, Path, ":", LineNo,
+           ": expected 'OP[, OP...]: reason'");
+    std::string Reason = trim(Line.substr(Colon + 1));
+    std::stringstream Ops(Line.substr(0, Colon));
+    for (std::string Op; std::getline(Ops, Op, ',');) {
+      Op = trim(Op);
+      if (Op.empty())
+        continue;
+      size_t Dot = Op.rfind('.');
+      std::string Domain = Dot == std::string::npos ? "" : Op.substr(0, Dot);
+      std::string Name = Dot == std::string::npos ? Op : Op.substr(Dot + 1);
+      if (ir::lookupOp(Domain, Name))
+        fail(ErrorKind::InvalidArgument, Path, ":", LineNo, ": '", Op,
+             "' is an operator nngraph supports; remove it from the skip "
+             "list");
+      L[Op] = Op + ": " + Reason;
+    }
+  }
+  return L;
+}
+
+bool isTestDir(const fs::path &P) {
+  std::error_code Ec;
+  return fs::is_regular_file(P / "model.onnx", Ec);
+}
+
+/// The test folders under each of Dirs (or Dirs itself when it is one),
+/// sorted by name within a folder, filtered by Filter.
+std::vector<TestCase> discover(const std::vector<std::string> &Dirs,
+                               const std::string &Filter) {
+  std::optional<std::regex> Re;
+  if (!Filter.empty())
+    Re.emplace(Filter, std::regex::ECMAScript);
+  std::vector<TestCase> Tests;
+  for (const std::string &D : Dirs) {
+    fs::path P(D);
+    std::error_code Ec;
+    if (!fs::is_directory(P, Ec))
+      fail(ErrorKind::IO, "'", D, "' is not a directory");
+    std::vector<fs::path> Found;
+    std::string Folder;
+    if (isTestDir(P)) {
+      Found.push_back(P);
+      Folder = fs::absolute(P).lexically_normal().parent_path().filename();
+    } else {
+      Folder = fs::absolute(P).lexically_normal().filename();
+      if (Folder.empty())
+        Folder = fs::absolute(P).lexically_normal().parent_path().filename();
+      for (const auto &E : fs::directory_iterator(P, Ec))
+        if (isTestDir(E.path()))
+          Found.push_back(E.path());
+      std::sort(Found.begin(), Found.end());
+    }
+    for (const fs::path &T : Found) {
+      std::string Name = Folder + "/" + T.filename().string();
+      if (Re && !std::regex_search(Name, *Re))
+        continue;
+      Tests.push_back({Folder, Name, T.string()});
+    }
+  }
+  return Tests;
+}
+
+/// Files Prefix<N>.pb in Dir, by N.
+std::vector<fs::path> numberedFiles(const fs::path &Dir,
+                                    const std::string &Prefix) {
+  std::vector<std::pair<long, fs::path>> Found;
+  std::error_code Ec;
+  for (const auto &E : fs::directory_iterator(Dir, Ec)) {
+    std::string F = E.path().filename();
+    if (F.rfind(Prefix, 0) != 0 || E.path().extension() != ".pb")
+      continue;
+    std::string Num = F.substr(Prefix.size(), F.size() - Prefix.size() - 3);
+    char *End = nullptr;
+    long N = std::strtol(Num.c_str(), &End, 10);
+    if (!Num.empty() && End && *End == '\0')
+      Found.emplace_back(N, E.path());
+  }
+  std::sort(Found.begin(), Found.end());
+  std::vector<fs::path> Out;
+  for (auto &[N, P] : Found)
+    Out.push_back(P);
+  return Out;
+}
+
+std::vector<fs::path> dataSets(const fs::path &Dir) {
+  std::vector<std::pair<long, fs::path>> Found;
+  std::error_code Ec;
+  for (const auto &E : fs::directory_iterator(Dir, Ec)) {
+    std::string F = E.path().filename();
+    if (E.is_directory() && F.rfind("test_data_set_", 0) == 0)
+      Found.emplace_back(std::strtol(F.c_str() + 14, nullptr, 10), E.path());
+  }
+  std::sort(Found.begin(), Found.end());
+  std::vector<fs::path> Out;
+  for (auto &[N, P] : Found)
+    Out.push_back(P);
+  return Out;
+}
+
+/// ONNX's test data stores bfloat16 tensors as UINT16 bit patterns (numpy
+/// has no bfloat16): read them as the bf16 they stand for when the model
+/// says bf16.
+nng::Tensor asDType(const nng::Tensor &T, DType Want) {
+  if (T.dtype() == DType::U16 && Want == DType::BF16)
+    return nng::Tensor(T.storage(), T.shape(), T.strides(), T.offset(),
+                       DType::BF16);
+  return T;
+}
+
+/// Runs one data set; "" when every output matches.
+std::string runDataSet(const ir::Graph &G, backends::Executable &Exe,
+                       const fs::path &Set, const Options &O) {
+  std::vector<fs::path> InFiles = numberedFiles(Set, "input_");
+  std::vector<fs::path> OutFiles = numberedFiles(Set, "output_");
+  std::vector<nng::Tensor> Given;
+  std::vector<std::string> Names;
+  for (const fs::path &P : InFiles) {
+    Names.emplace_back();
+    Given.push_back(frontend::readOnnxTensorFile(P, &Names.back()));
+  }
+  const auto &GIns = G.inputs();
+  std::vector<nng::Tensor> Ins(GIns.size());
+  // By name when every file names a graph input, else by position.
+  bool ByName = !Given.empty();
+  for (const std::string &N : Names)
+    ByName &= !N.empty() && G.lookup(N) && G.lookup(N)->isInput();
+  if (ByName) {
+    for (size_t I = 0; I < Given.size(); ++I)
+      for (size_t J = 0; J < GIns.size(); ++J)
+        if (GIns[J]->name() == Names[I])
+          Ins[J] = Given[I];
+  } else {
+    if (Given.size() != GIns.size())
+      return Set.filename().string() + " has " + std::to_string(Given.size()) +
+             " inputs but the model takes " + std::to_string(GIns.size());
+    Ins = Given;
+  }
+  for (size_t J = 0; J < GIns.size(); ++J)
+    if (Ins[J].defined())
+      Ins[J] = asDType(Ins[J], GIns[J]->type().dtype());
+  for (size_t J = 0; J < GIns.size(); ++J)
+    if (!Ins[J].defined())
+      return Set.filename().string() + " gives no value for input '" +
+             GIns[J]->name() + "'";
+  std::vector<nng::Tensor> Outs = Exe.run(Ins);
+  if (Outs.size() != OutFiles.size())
+    return "the model produced " + std::to_string(Outs.size()) + " outputs; " +
+           Set.filename().string() + " expects " +
+           std::to_string(OutFiles.size());
+  for (size_t I = 0; I < Outs.size(); ++I) {
+    nng::Tensor Expected =
+        asDType(frontend::readOnnxTensorFile(OutFiles[I]), Outs[I].dtype());
+    std::string Why = compareTensors(G.outputs()[I]->name(), Outs[I], Expected,
+                                     O.Rtol, O.Atol);
+    if (!Why.empty())
+      return Why;
+  }
+  return "";
+}
+
+/// Runs one test in this process.
+Outcome runTest(const TestCase &T, const SkipList &Skips, const Options &O) {
+  auto Start = std::chrono::steady_clock::now();
+  Outcome R;
+  try {
+    fs::path Model = fs::path(T.Dir) / "model.onnx";
+    for (const std::string &Op : frontend::onnxModelOperators(Model))
+      if (auto It = Skips.find(Op); It != Skips.end()) {
+        R.S = Status::Skip;
+        R.Message = It->second;
+        return R;
+      }
+    std::unique_ptr<ir::Graph> G;
+    if (O.Pipeline.empty()) {
+      G = frontend::importOnnx(Model);
+    } else {
+      try {
+        G = frontend::importOnnx(Model);
+      } catch (const std::exception &E) {
+        R.S = Status::Skip;
+        R.Message = "import failed: " + oneLine(E.what());
+        return R;
+      }
+      R.NodesBefore = static_cast<long>(G->numNodes());
+      passes::PassManager PM;
+      PM.addPipeline(resolvePipeline(O.Pipeline));
+      PM.run(*G);
+      R.NodesAfter = static_cast<long>(G->numNodes());
+    }
+    std::unique_ptr<backends::Executable> Exe =
+        backends::getBackend(O.Backend).compile(*G);
+    std::vector<fs::path> Sets = dataSets(T.Dir);
+    if (Sets.empty())
+      fail(ErrorKind::IO, "no test_data_set_* folder in '", T.Dir, "'");
+    for (const fs::path &Set : Sets) {
+      std::string Why = runDataSet(*G, *Exe, Set, O);
+      if (!Why.empty()) {
+        R.Message =
+            (Sets.size() > 1 ? Set.filename().string() + ": " : "") + Why;
+        break;
+      }
+    }
+    R.S = R.Message.empty() ? Status::Pass : Status::Fail;
+  } catch (const std::exception &E) {
+    R.S = Status::Fail;
+    R.Message = oneLine(E.what());
+  }
+  R.Seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - Start)
+          .count();
+  return R;
+}
+
+} // namespace nng::tools::conformance
