@@ -27,17 +27,27 @@ Tensor channelVector(KernelContext &C, size_t Input, int64_t Channels,
   return toF64(T);
 }
 
+/// X viewed as (N, C, Inner): batch, channels, and the spatial extent.
+struct NCLayout {
+  int64_t N, Ch, Inner;
+};
+
+/// Checks that X (named What) is floating with shape (N, C, ...).
+NCLayout ncLayout(const KernelContext &C, const Tensor &X, const char *What) {
+  requireFloat(C, X, What);
+  if (X.rank() < 2)
+    C.fail(What, " must have shape (N, C, ...), got ", X.shape().toString());
+  int64_t Inner = 1;
+  for (size_t D = 2; D < X.rank(); ++D)
+    Inner *= X.size(D);
+  return {X.size(0), X.size(1), Inner};
+}
+
 } // namespace
 
 void kernelBatchNormalization(KernelContext &C) {
   const Tensor &X = C.in(0);
-  requireFloat(C, X, "X");
-  if (X.rank() < 2)
-    C.fail("X must have shape (N, C, ...), got ", X.shape().toString());
-  int64_t N = X.size(0), Ch = X.size(1);
-  int64_t Inner = 1;
-  for (size_t D = 2; D < X.rank(); ++D)
-    Inner *= X.size(D);
+  auto [N, Ch, Inner] = ncLayout(C, X, "X");
   Tensor Scale = channelVector(C, 1, Ch, "scale");
   Tensor Bias = channelVector(C, 2, Ch, "B");
   Tensor Mean = channelVector(C, 3, Ch, "input_mean");
@@ -161,13 +171,7 @@ void kernelLayerNormalization(KernelContext &C) {
 
 void kernelInstanceNormalization(KernelContext &C) {
   const Tensor &X = C.in(0);
-  requireFloat(C, X, "input");
-  if (X.rank() < 2)
-    C.fail("input must have shape (N, C, ...), got ", X.shape().toString());
-  int64_t N = X.size(0), Ch = X.size(1);
-  int64_t Inner = 1;
-  for (size_t D = 2; D < X.rank(); ++D)
-    Inner *= X.size(D);
+  auto [N, Ch, Inner] = ncLayout(C, X, "input");
   Tensor Scale = channelVector(C, 1, Ch, "scale");
   Tensor Bias = channelVector(C, 2, Ch, "B");
   double Eps = C.attrFloat("epsilon");
