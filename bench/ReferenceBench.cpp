@@ -32,12 +32,12 @@ void BM_ReferenceSmallCnn(benchmark::State &State) {
     nng::tools::DimBindings Dims;
     for (const std::string &S : nng::tools::inputSymbols(*G))
       Dims[S] = Batch;
-    std::vector<nng::Tensor> Inputs =
+    std::vector<nng::rt::Tensor> Inputs =
         nng::tools::makeDeterministicInputs(*G, Dims, /*Seed=*/0);
     auto Exe = nng::backends::referenceBackend().compile(*G);
     Exe->run(Inputs); // Warm-up: first-touch allocations, caches.
     for (auto _ : State) {
-      std::vector<nng::Tensor> Out = Exe->run(Inputs);
+      std::vector<nng::rt::Tensor> Out = Exe->run(Inputs);
       benchmark::DoNotOptimize(Out.data());
       benchmark::ClobberMemory();
     }

@@ -37,7 +37,7 @@ int runDemo(const std::string &Path) {
   nng::tools::DimBindings Dims;
   for (const std::string &S : nng::tools::inputSymbols(*G))
     Dims[S] = BatchSize;
-  std::vector<nng::Tensor> Inputs =
+  std::vector<nng::rt::Tensor> Inputs =
       nng::tools::makeDeterministicInputs(*G, Dims, /*Seed=*/0);
   for (size_t I = 0; I < Inputs.size(); ++I)
     std::printf("input %%%s: %s%s (deterministic, seed 0)\n",
@@ -47,7 +47,7 @@ int runDemo(const std::string &Path) {
 
   nng::backends::Backend &B = nng::backends::referenceBackend();
   std::unique_ptr<nng::backends::Executable> Exe = B.compile(*G);
-  std::vector<nng::Tensor> Outputs;
+  std::vector<nng::rt::Tensor> Outputs;
   std::vector<double> Times;
   for (int R = 0; R < NumRuns; ++R) {
     auto Start = std::chrono::steady_clock::now();
@@ -58,7 +58,7 @@ int runDemo(const std::string &Path) {
   }
 
   // Logits [batch, classes]: one line per sample, with its argmax.
-  const nng::Tensor &Y = Outputs.at(0);
+  const nng::rt::Tensor &Y = Outputs.at(0);
   std::printf("output %%%s: %s%s\n", G->outputs()[0]->name().c_str(),
               std::string(nng::dtypeName(Y.dtype())).c_str(),
               Y.shape().toString().c_str());

@@ -98,7 +98,7 @@ Value *Graph::addInput(std::string VName, TensorType T) {
   return V;
 }
 
-Value *Graph::addInitializer(std::string VName, nng::Tensor Data) {
+Value *Graph::addInitializer(std::string VName, nng::rt::Tensor Data) {
   NNG_CHECK(Data.defined(), "initializer '", VName, "' has no data");
   Value *V = newValue(std::move(VName), Value::Kind::Initializer);
   V->Ty = TensorType(Data.dtype(), Data.shape());

@@ -124,7 +124,7 @@ private:
   void checkArity(const NodeDecl &N);
   void parseAttrDict(NodeDecl &N);
   Attribute parseAttrValue(const OpSchema &Op, const AttrSchema &A);
-  nng::Tensor parseData(const TensorType &T, size_t TypeLoc,
+  nng::rt::Tensor parseData(const TensorType &T, size_t TypeLoc,
                         const std::string &What);
   template <typename E> E elementValue(const Token &T, DType DT) const;
   int64_t intValue(const Token &T) const;
@@ -587,7 +587,7 @@ E SyntaxParser::elementValue(const Token &T, DType DT) const {
   return V;
 }
 
-nng::Tensor SyntaxParser::parseData(const TensorType &T, size_t TypeLoc,
+nng::rt::Tensor SyntaxParser::parseData(const TensorType &T, size_t TypeLoc,
                                     const std::string &What) {
   auto S = T.staticShape();
   if (!S)
@@ -627,7 +627,7 @@ nng::Tensor SyntaxParser::parseData(const TensorType &T, size_t TypeLoc,
     Src.error(ListLoc, What + ": " + formatType(T) + " has " +
                            std::to_string(Numel) + " elements but " +
                            std::to_string(Count) + " values are given");
-  nng::Tensor Data = nng::Tensor::empty(*S, T.dtype());
+  nng::rt::Tensor Data = nng::rt::Tensor::empty(*S, T.dtype());
   if (!Bytes.empty())
     std::memcpy(Data.rawData(), Bytes.data(), Bytes.size());
   return Data;

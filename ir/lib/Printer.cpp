@@ -22,7 +22,7 @@ namespace nng::ir {
 
 using namespace text;
 
-std::string tensorHash(const nng::Tensor &T) {
+std::string tensorHash(const nng::rt::Tensor &T) {
   NNG_CHECK(T.defined(), "tensorHash: undefined tensor");
   uint64_t H = 0xcbf29ce484222325ull;
   auto Feed = [&](const void *P, size_t N) {
@@ -45,7 +45,7 @@ std::string tensorHash(const nng::Tensor &T) {
   for (int64_t D : T.shape())
     FeedU64(static_cast<uint64_t>(D));
   if (T.numel() > 0) {
-    nng::Tensor C = T.contiguous();
+    nng::rt::Tensor C = T.contiguous();
     Feed(C.rawData(), C.nbytes());
   }
   char Buf[40];
@@ -90,7 +90,7 @@ private:
   void printInitializer(const Value &V) {
     OS << "  init " << formatValueName(V.name()) << ": " << formatType(V.type())
        << " = ";
-    const nng::Tensor &T = V.data();
+    const nng::rt::Tensor &T = V.data();
     if (!T.defined()) {
       OS << "elided(" << quoteString(V.elidedHash()) << ")\n";
       return;
@@ -170,7 +170,7 @@ private:
       List(A.strings(), [](const std::string &V) { return quoteString(V); });
       return S;
     case AttrType::Tensor: {
-      const nng::Tensor &T = A.t();
+      const nng::rt::Tensor &T = A.t();
       if (!T.defined())
         return "tensor<f32[*]> []"; // Unreadable on purpose: no data.
       S = "tensor<" + formatType(TensorType(T.dtype(), T.shape())) + "> [";

@@ -124,8 +124,8 @@ std::string formatDouble(double D) {
   return floatify(Buf, R.ptr);
 }
 
-void appendTensorValues(const nng::Tensor &T, std::string &Out) {
-  nng::Tensor C = T.contiguous();
+void appendTensorValues(const nng::rt::Tensor &T, std::string &Out) {
+  nng::rt::Tensor C = T.contiguous();
   int64_t N = C.numel();
   if (N == 0)
     return;

@@ -187,7 +187,7 @@ private:
   /// output types against the result.
   void verifyTypes(const Node &N) {
     std::vector<const TensorType *> Types;
-    std::vector<const nng::Tensor *> Vals;
+    std::vector<const nng::rt::Tensor *> Vals;
     for (const Value *V : N.inputs()) {
       Types.push_back(V ? &knownType(V) : nullptr);
       Vals.push_back(constantValue(V));

@@ -25,7 +25,6 @@
 #include "nngraph/passes/Passes.h"
 #include "nngraph/runtime/Error.h"
 
-#include <charconv>
 #include <limits>
 #include <unordered_set>
 
@@ -65,7 +64,7 @@ private:
 bool canonicalConstant(ir::Node &N, PatternRewriter &R) {
   if (N.attrs().has("value"))
     return false;
-  nng::Tensor T = constantNodeTensor(N);
+  nng::rt::Tensor T = constantNodeTensor(N);
   if (!T.defined())
     return R.decline(N, "string constant");
   N.attrs() = ir::AttrMap();
@@ -81,7 +80,7 @@ bool removeIdentity(ir::Node &N, PatternRewriter &R) {
 /// identity; its mask (when used) is all true, built from x's shape.
 bool removeDropout(ir::Node &N, PatternRewriter &R) {
   if (N.hasInput(2)) {
-    const nng::Tensor *Mode = ir::constantValue(N.input(2));
+    const nng::rt::Tensor *Mode = ir::constantValue(N.input(2));
     if (!Mode)
       return R.decline(N, "training_mode is not a constant");
     if (Mode->getFlat(0) != 0)
@@ -97,7 +96,7 @@ bool removeDropout(ir::Node &N, PatternRewriter &R) {
     ir::Node *Sh =
         R.create(OpKind::Shape, {X}, {Mask->name() + ".shape"}, {}, &N);
     ir::AttrMap A;
-    A.set("value", nng::Tensor::fromVector<bool>({true}, Shape{1}));
+    A.set("value", nng::rt::Tensor::fromVector<bool>({true}, Shape{1}));
     ir::Node *Ones = R.create(OpKind::ConstantOfShape, {Sh->output()},
                               {Mask->name()}, std::move(A), &N);
     replaceWithNewValue(R, Mask, Ones->output());
@@ -301,7 +300,7 @@ public:
     for (int Side : {1, 0}) {
       if (Side == 0 && !Commutes)
         break;
-      const nng::Tensor *C = ir::constantValue(N.input(Side));
+      const nng::rt::Tensor *C = ir::constantValue(N.input(Side));
       ir::Value *X = N.input(1 - Side);
       if (!C)
         continue;
@@ -330,21 +329,17 @@ public:
     return "fold constants, remove no-op nodes and simplify x*1, x+0, ...";
   }
 
-  void setOption(std::string_view Key, std::string_view Value) override {
-    if (Key != "max-folded-elements")
-      return Pass::setOption(Key, Value);
-    int64_t V = -1;
-    auto [End, Ec] =
-        std::from_chars(Value.data(), Value.data() + Value.size(), V);
-    if (Ec != std::errc() || End != Value.data() + Value.size() || V < 0)
-      fail(ErrorKind::InvalidArgument,
-           "pass 'canonicalize': option "
-           "'max-folded-elements' expects a non-negative integer, got '",
-           Value, "'");
-    MaxFoldedElements = V;
+  CanonicalizePass() {
+    declareOption("max-folded-elements", int64_t(1) << 20,
+                  "largest constant (in elements) that folding may create");
   }
 
   bool run(ir::Graph &G) override {
+    if (intOption("max-folded-elements") < 0)
+      fail(ErrorKind::InvalidArgument,
+           "pass 'canonicalize': option 'max-folded-elements' must not be "
+           "negative, got ",
+           intOption("max-folded-elements"));
     std::unordered_set<const ir::Value *> UnusedBefore;
     for (ir::Value *V : G.initializers())
       if (!V->hasUses() && !G.isOutput(V))
@@ -399,11 +394,10 @@ private:
     Algebra(OpKind::Sub, "sub-zero", 0.0, false);
     Algebra(OpKind::Mul, "mul-one", 1.0, true);
     Algebra(OpKind::Div, "div-one", 1.0, false);
-    populateConstantFoldingPatterns(P, MaxFoldedElements);
+    populateConstantFoldingPatterns(P, intOption("max-folded-elements"));
     return P;
   }
 
-  int64_t MaxFoldedElements = int64_t(1) << 20;
 };
 
 } // namespace

@@ -80,7 +80,7 @@ private:
   static bool isRandom(const ir::Node &N) {
     if (N.op() != ir::OpKind::Dropout || !N.hasInput(2))
       return false;
-    const nng::Tensor *Mode = ir::constantValue(N.input(2));
+    const nng::rt::Tensor *Mode = ir::constantValue(N.input(2));
     return !Mode || Mode->getFlat(0) != 0;
   }
 
@@ -93,7 +93,7 @@ private:
     for (const ir::Value *V : N.inputs())
       Mix(std::hash<const void *>()(V));
     if (N.op() == ir::OpKind::Constant)
-      if (nng::Tensor T = constantNodeTensor(N); T.defined())
+      if (nng::rt::Tensor T = constantNodeTensor(N); T.defined())
         Mix(std::hash<std::string>()(ir::tensorHash(T)));
     return H;
   }
@@ -104,17 +104,17 @@ private:
       return false;
     if (A.op() != ir::OpKind::Constant)
       return A.attrs() == B.attrs();
-    nng::Tensor TA = constantNodeTensor(A), TB = constantNodeTensor(B);
+    nng::rt::Tensor TA = constantNodeTensor(A), TB = constantNodeTensor(B);
     if (!TA.defined() || !TB.defined()) // String constants.
       return !TA.defined() && !TB.defined() && A.attrs() == B.attrs();
     return sameBytes(TA, TB);
   }
 
   /// Same dtype, shape and bytes (so -0.0 and 0.0 differ, NaN payloads too).
-  static bool sameBytes(const nng::Tensor &A, const nng::Tensor &B) {
+  static bool sameBytes(const nng::rt::Tensor &A, const nng::rt::Tensor &B) {
     if (A.dtype() != B.dtype() || A.shape() != B.shape())
       return false;
-    nng::Tensor CA = A.contiguous(), CB = B.contiguous();
+    nng::rt::Tensor CA = A.contiguous(), CB = B.contiguous();
     return std::memcmp(CA.rawData(), CB.rawData(), CA.nbytes()) == 0;
   }
 

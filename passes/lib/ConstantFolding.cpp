@@ -58,7 +58,7 @@ public:
     std::optional<int64_t> Numel = N.input(0)->type().staticNumel();
     if (!Numel)
       return R.decline(N, "input shape is not static");
-    replaceWithInitializer(R, N.output(), nng::Tensor::scalar<int64_t>(*Numel));
+    replaceWithInitializer(R, N.output(), nng::rt::Tensor::scalar<int64_t>(*Numel));
     R.eraseNode(&N);
     return true;
   }
@@ -79,7 +79,7 @@ public:
     if (!T.hasRank())
       return R.decline(N, "rank of the shaped value is unknown");
     auto [Start, End] = shapeWindow(*Sh, T.rank());
-    const nng::Tensor &Idx = *ir::constantValue(N.input(1));
+    const nng::rt::Tensor &Idx = *ir::constantValue(N.input(1));
     std::vector<int64_t> Dims;
     int64_t Len = End - Start;
     for (int64_t I : Idx.toIntVector()) {
@@ -90,7 +90,7 @@ public:
         return R.decline(N, "a selected dim is not static");
       Dims.push_back(D.value());
     }
-    nng::Tensor Data = shapeTensor(Dims).reshape(Idx.shape());
+    nng::rt::Tensor Data = shapeTensor(Dims).reshape(Idx.shape());
     replaceWithInitializer(R, N.output(), Data);
     R.eraseNode(&N);
     return true;
@@ -127,7 +127,7 @@ public:
       if (Numel && *Numel > MaxElements)
         return R.decline(N, "result larger than max-folded-elements");
     }
-    std::vector<nng::Tensor> Results;
+    std::vector<nng::rt::Tensor> Results;
     try {
       Results = evaluate(N);
     } catch (const std::exception &E) {
@@ -155,7 +155,7 @@ public:
 
 private:
   /// Runs N alone on the reference backend with its constant inputs.
-  static std::vector<nng::Tensor> evaluate(const ir::Node &N) {
+  static std::vector<nng::rt::Tensor> evaluate(const ir::Node &N) {
     ir::Graph Tmp;
     std::vector<ir::Value *> Ins;
     for (size_t I = 0; I < N.numInputs(); ++I)

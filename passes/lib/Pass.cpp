@@ -214,4 +214,9 @@ void Pass::bumpStatistic(std::string_view Name, int64_t Delta) {
     It->second += Delta;
 }
 
+void Pass::bumpStatisticOnce(std::string_view Name, std::string Key) {
+  if (CountedOnce.insert(std::move(Key)).second)
+    bumpStatistic(Name);
+}
+
 } // namespace nng::passes

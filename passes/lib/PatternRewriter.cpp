@@ -23,7 +23,7 @@ ir::Node *PatternRewriter::create(ir::OpKind Op, std::vector<ir::Value *> Ins,
 }
 
 ir::Value *PatternRewriter::addConstant(std::string_view Base,
-                                        nng::Tensor Data) {
+                                        nng::rt::Tensor Data) {
   return G.addInitializer(G.uniqueName(Base), std::move(Data));
 }
 
@@ -46,7 +46,12 @@ void PatternRewriter::eraseNode(ir::Node *N) { Erased.insert(N); }
 
 bool PatternRewriter::decline(const ir::Node &N, std::string_view Reason) {
   std::string Pattern = Current ? Current->name() : std::string("pattern");
-  Owner.bumpStatistic("declined: " + Pattern + ": " + std::string(Reason));
+  std::string Stat = "declined: " + Pattern + ": " + std::string(Reason);
+  // A node declines again in every sweep of the driver; count it once. The
+  // first output's name identifies the node (value names are unique).
+  Owner.bumpStatisticOnce(Stat,
+                          (N.numOutputs() ? N.output(0)->name() : N.name()) +
+                              '\n' + Stat);
   if (debugEnabled(Owner.name()))
     debugStream() << "[" << Owner.name() << "] " << Pattern
                   << " declined at " << N.describe() << ": " << Reason

@@ -7,7 +7,7 @@
 #include <cstring>
 #include <sstream>
 
-namespace nng {
+namespace nng::rt {
 
 Tensor::Tensor(std::shared_ptr<Storage> S, Shape Shp, Strides Str,
                int64_t Off, DType T)
@@ -304,4 +304,4 @@ std::string Tensor::toString(int64_t MaxElements) const {
   return OS.str();
 }
 
-} // namespace nng
+} // namespace nng::rt

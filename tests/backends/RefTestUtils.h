@@ -26,6 +26,7 @@
 namespace nng::reftest {
 
 using ir::OpKind;
+using rt::Tensor;
 
 /// A one-node graph under construction, run on the reference backend.
 class OpTest {

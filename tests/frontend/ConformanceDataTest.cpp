@@ -19,6 +19,7 @@
 #include <sstream>
 
 using namespace nng;
+using nng::rt::Tensor;
 namespace fs = std::filesystem;
 
 TEST(ConformanceData, TensorBytesRoundTripEveryDType) {

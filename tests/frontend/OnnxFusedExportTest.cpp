@@ -23,6 +23,7 @@
 #include <cmath>
 
 using namespace nng;
+using nng::rt::Tensor;
 using ir::Dim;
 using ir::OpKind;
 

@@ -19,6 +19,7 @@
 #include <vector>
 
 namespace nng::test {
+using rt::Tensor;
 
 /// An empty model: ir_version Ir, default-domain opset Opset, graph "g".
 inline onnx::ModelProto makeModel(int Opset = 17, int64_t Ir = 8) {

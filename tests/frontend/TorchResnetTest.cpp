@@ -30,6 +30,7 @@
 
 namespace fs = std::filesystem;
 using namespace nng;
+using nng::rt::Tensor;
 
 namespace {
 

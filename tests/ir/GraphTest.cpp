@@ -26,7 +26,7 @@ TEST(Graph, InputsInitializersAndNames) {
   EXPECT_EQ(X->graph(), &G);
   EXPECT_THROW(G.addInput("x", ty("f32[2]")), Error);
   Value *W = G.addInitializer("fc.weight",
-                              nng::Tensor::empty(Shape{3, 4}, DType::F32));
+                              nng::rt::Tensor::empty(Shape{3, 4}, DType::F32));
   EXPECT_TRUE(W->isInitializer());
   EXPECT_EQ(W->type().toString(), "f32[3,4]");
   EXPECT_TRUE(W->data().defined());
@@ -153,7 +153,7 @@ TEST(Graph, Clone) {
   Graph G;
   G.setName("g");
   Value *X = G.addInput("x", ty("f32[N,4]"));
-  Value *W = G.addInitializer("w", nng::Tensor::fromVector<float>(
+  Value *W = G.addInitializer("w", nng::rt::Tensor::fromVector<float>(
                                        {1, 2, 3, 4, 5, 6, 7, 8}, Shape{4, 2}));
   Value *E = G.addElidedInitializer("e", ty("f32[2]"), "fnv1a64:12");
   Node *M = G.addNode(OpKind::MatMul, {X, W}, {"m"});

@@ -44,7 +44,7 @@ TEST_F(InferConstant, ConstantOfShape) {
   EXPECT_EQ(infer(OpKind::ConstantOfShape, {ints({2, 3})}), "f32[2,3]");
   EXPECT_EQ(infer(OpKind::ConstantOfShape, {ints({2, 0})},
                   attrs({{"value",
-                          nng::Tensor::fromVector<int64_t>({7}, Shape{1})}})),
+                          nng::rt::Tensor::fromVector<int64_t>({7}, Shape{1})}})),
             "i64[2,0]");
   EXPECT_EQ(infer(OpKind::ConstantOfShape, {ints({})}), "f32[]");
   EXPECT_EQ(infer(OpKind::ConstantOfShape, {in("i64[2]")}), "f32[?,?]");
@@ -52,7 +52,7 @@ TEST_F(InferConstant, ConstantOfShape) {
   EXPECT_TRUE(has(inferError(OpKind::ConstantOfShape, {ints({2, -1})}),
                   "negative extent -1"));
   EXPECT_TRUE(has(inferError(OpKind::ConstantOfShape, {ints({2})},
-                             attrs({{"value", nng::Tensor::fromVector<float>(
+                             attrs({{"value", nng::rt::Tensor::fromVector<float>(
                                                   {1, 2}, Shape{2})}})),
                   "one element"));
   EXPECT_TRUE(
@@ -61,11 +61,11 @@ TEST_F(InferConstant, ConstantOfShape) {
 
 TEST_F(InferConstant, Constant) {
   EXPECT_EQ(infer(OpKind::Constant, {},
-                  attrs({{"value", nng::Tensor::fromVector<float>(
+                  attrs({{"value", nng::rt::Tensor::fromVector<float>(
                                        {1, 2, 3, 4}, Shape{2, 2})}})),
             "f32[2,2]");
   EXPECT_EQ(infer(OpKind::Constant, {},
-                  attrs({{"value", nng::Tensor::scalar<int64_t>(3)}})),
+                  attrs({{"value", nng::rt::Tensor::scalar<int64_t>(3)}})),
             "i64[]");
   EXPECT_EQ(infer(OpKind::Constant, {}, attrs({{"value_float", 1.5f}})),
             "f32[]");
@@ -120,7 +120,7 @@ TEST_F(InferConstant, GraphConstantFeedsReshape) {
   Value *X = in("f32[N,3,4]");
   Node *C = node(
       OpKind::Constant, {},
-      attrs({{"value", nng::Tensor::fromVector<int64_t>({0, -1}, Shape{2})}}));
+      attrs({{"value", nng::rt::Tensor::fromVector<int64_t>({0, -1}, Shape{2})}}));
   Node *R = node(OpKind::Reshape, {X, C->output()});
   Node *S = node(OpKind::Shape, {R->output()});
   G.setOutputs({S->output()});

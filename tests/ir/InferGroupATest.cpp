@@ -25,8 +25,8 @@ protected:
     return S.find(Part) != std::string::npos;
   }
   Value *boolConst(std::vector<int> V) {
-    nng::Tensor T =
-        nng::Tensor::empty(Shape{static_cast<int64_t>(V.size())}, DType::Bool);
+    nng::rt::Tensor T =
+        nng::rt::Tensor::empty(Shape{static_cast<int64_t>(V.size())}, DType::Bool);
     for (size_t I = 0; I < V.size(); ++I)
       T.data<bool>()[I] = V[I] != 0;
     return G.addInitializer("b" + std::to_string(Counter++), T);
@@ -218,12 +218,12 @@ TEST_F(InferGroupA, Unique) {
   EXPECT_EQ(Outs4, (std::vector<std::string>{"f32[2,?]", "i64[?]", "i64[N]",
                                              "i64[?]"}));
   // Known values with an axis: the distinct rows.
-  nng::Tensor X =
-      nng::Tensor::fromVector<float>({1, 2, 1, 2, 0, 0}, Shape{3, 2});
+  nng::rt::Tensor X =
+      nng::rt::Tensor::fromVector<float>({1, 2, 1, 2, 0, 0}, Shape{3, 2});
   EXPECT_EQ(
       inferConcrete(OpKind::Unique, {X}, attrs({{"axis", 0}}), 4),
       (std::vector<std::string>{"f32[2,2]", "i64[2]", "i64[3]", "i64[2]"}));
-  nng::Tensor Nan = nng::Tensor::fromVector<float>({NAN, NAN, 1}, Shape{3});
+  nng::rt::Tensor Nan = nng::rt::Tensor::fromVector<float>({NAN, NAN, 1}, Shape{3});
   EXPECT_EQ(inferConcrete(OpKind::Unique, {Nan}).at(0), "f32[2]");
 }
 

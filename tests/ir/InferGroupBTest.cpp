@@ -27,11 +27,11 @@ protected:
   /// A 1-D f32 initializer.
   Value *floats(const std::vector<float> &V) {
     return G.addInitializer("f" + std::to_string(Counter++),
-                            nng::Tensor::fromVector<float>(
+                            nng::rt::Tensor::fromVector<float>(
                                 V, Shape{static_cast<int64_t>(V.size())}));
   }
   /// A tensor initializer.
-  Value *constant(const nng::Tensor &T) {
+  Value *constant(const nng::rt::Tensor &T) {
     return G.addInitializer("t" + std::to_string(Counter++), T);
   }
 };
@@ -108,10 +108,10 @@ TEST_F(InferGroupB, NonMaxSuppression) {
             "i64[?,3]");
   // Known values: the selection is counted. Boxes 0 and 1 overlap (IoU
   // 0.82); box 2 is apart.
-  Value *Boxes = constant(nng::Tensor::fromVector<float>(
+  Value *Boxes = constant(nng::rt::Tensor::fromVector<float>(
       {0, 0, 1, 1, 0, 0.1f, 1, 1.1f, 0, 5, 1, 6}, Shape{1, 3, 4}));
   Value *Scores = constant(
-      nng::Tensor::fromVector<float>({0.9f, 0.8f, 0.7f}, Shape{1, 1, 3}));
+      nng::rt::Tensor::fromVector<float>({0.9f, 0.8f, 0.7f}, Shape{1, 1, 3}));
   EXPECT_EQ(infer(OpKind::NonMaxSuppression,
                   {Boxes, Scores, ints({10}), floats({0.5f})}),
             "i64[2,3]");
@@ -275,11 +275,11 @@ TEST_F(InferGroupB, RuntimeInferenceIsExact) {
   // The reference backend infers with every value known.
   EXPECT_EQ(inferConcrete(
                 OpKind::Resize,
-                {zeros(Shape{1, 1, 4, 4}), nng::Tensor(),
-                 nng::Tensor::fromVector<float>({1, 1, 0.5f, 3}, Shape{4})}),
+                {zeros(Shape{1, 1, 4, 4}), nng::rt::Tensor(),
+                 nng::rt::Tensor::fromVector<float>({1, 1, 0.5f, 3}, Shape{4})}),
             (Strings{"f32[1,1,2,12]"}));
   EXPECT_EQ(
-      inferConcrete(OpKind::HannWindow, {nng::Tensor::scalar<int64_t>(5)}),
+      inferConcrete(OpKind::HannWindow, {nng::rt::Tensor::scalar<int64_t>(5)}),
       (Strings{"f32[5]"}));
 }
 

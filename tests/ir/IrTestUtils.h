@@ -50,13 +50,13 @@ protected:
   /// A 1-D i64 initializer (a shape, axes, pads...).
   Value *ints(const Ints &V) {
     return G.addInitializer("c" + std::to_string(Counter++),
-                            nng::Tensor::fromVector<int64_t>(
+                            nng::rt::Tensor::fromVector<int64_t>(
                                 V, Shape{static_cast<int64_t>(V.size())}));
   }
   /// A rank-0 initializer.
   template <typename T> Value *scalar(T V) {
     return G.addInitializer("s" + std::to_string(Counter++),
-                            nng::Tensor::scalar<T>(V));
+                            nng::rt::Tensor::scalar<T>(V));
   }
   Node *node(OpKind K, std::vector<Value *> Ins, AttrMap A = {},
              size_t NumOut = 1) {
@@ -95,13 +95,13 @@ protected:
 /// Runs K's inference the way the reference backend does at run time: every
 /// input is a concrete tensor (undefined = absent).
 inline std::vector<std::string>
-inferConcrete(OpKind K, const std::vector<nng::Tensor> &Inputs,
+inferConcrete(OpKind K, const std::vector<nng::rt::Tensor> &Inputs,
               const AttrMap &A = {}, size_t NumOut = 1) {
   std::vector<TensorType> Types;
   Types.reserve(Inputs.size());
   std::vector<const TensorType *> TypePtrs;
-  std::vector<const nng::Tensor *> Vals;
-  for (const nng::Tensor &T : Inputs)
+  std::vector<const nng::rt::Tensor *> Vals;
+  for (const nng::rt::Tensor &T : Inputs)
     Types.push_back(T.defined() ? TensorType(T.dtype(), T.shape())
                                 : TensorType());
   for (size_t I = 0; I < Inputs.size(); ++I) {
@@ -117,13 +117,13 @@ inferConcrete(OpKind K, const std::vector<nng::Tensor> &Inputs,
 }
 
 /// A zero-filled f32 tensor of shape S.
-inline nng::Tensor zeros(const Shape &S, DType T = DType::F32) {
-  return nng::Tensor::empty(S, T);
+inline nng::rt::Tensor zeros(const Shape &S, DType T = DType::F32) {
+  return nng::rt::Tensor::empty(S, T);
 }
 
 /// A 1-D i64 tensor.
-inline nng::Tensor i64s(const Ints &V) {
-  return nng::Tensor::fromVector<int64_t>(
+inline nng::rt::Tensor i64s(const Ints &V) {
+  return nng::rt::Tensor::fromVector<int64_t>(
       V, Shape{static_cast<int64_t>(V.size())});
 }
 

@@ -34,9 +34,9 @@ protected:
 TEST_F(Verifier, ValidGraphPasses) {
   Value *X = in("f32[N,3,8,8]");
   Value *W = G.addInitializer(
-      "conv.weight", nng::Tensor::empty(Shape{4, 3, 3, 3}, DType::F32));
+      "conv.weight", nng::rt::Tensor::empty(Shape{4, 3, 3, 3}, DType::F32));
   Value *B =
-      G.addInitializer("conv.bias", nng::Tensor::empty(Shape{4}, DType::F32));
+      G.addInitializer("conv.bias", nng::rt::Tensor::empty(Shape{4}, DType::F32));
   Node *C = node(OpKind::Conv, {X, W, B}, attrs({{"pads", Ints{1, 1, 1, 1}}}));
   Node *R = node(OpKind::Relu, {C->output()});
   Node *F = node(OpKind::Flatten, {R->output()});

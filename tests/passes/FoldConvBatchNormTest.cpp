@@ -134,7 +134,7 @@ TEST(FoldConvBatchNormTest, SharedWeightsAreCopied) {
                      "  %c1 = Conv(%x, %w)\n" + bn("out1", "c1", "bn1") +
                      "  %out2 = Conv(%x, %w)\n" + "  output %out1, %out2\n}\n";
   auto G = parseWithRandomWeights(Text, 5);
-  nng::Tensor Before = G->lookup("w")->data();
+  nng::rt::Tensor Before = G->lookup("w")->data();
   PassRun R = runAndCompare(*G, "fold-conv-bn", 1e-4);
   EXPECT_EQ(stat(R, "folded-into-conv"), 1);
   // The unfused Conv still reads the original weights.

@@ -21,21 +21,22 @@
 #include <random>
 
 namespace nng::simplify_test {
+using rt::Tensor;
 
 /// Deterministic inputs for G: floats uniform in [-2, 2], integers in
 /// [0, 4], bools fair; every non-static dim is 3.
-inline std::vector<nng::Tensor> randomInputs(const ir::Graph &G,
+inline std::vector<nng::rt::Tensor> randomInputs(const ir::Graph &G,
                                              uint32_t Seed) {
   std::mt19937 Rng(Seed);
   std::uniform_real_distribution<double> Real(-2.0, 2.0);
   std::uniform_int_distribution<int> Int(0, 4);
-  std::vector<nng::Tensor> Result;
+  std::vector<nng::rt::Tensor> Result;
   for (const ir::Value *V : G.inputs()) {
     Shape S;
     for (const ir::Dim &D : V->type().dims())
       S.push_back(D.isStatic() ? D.value() : 3);
     DType T = V->type().dtype();
-    nng::Tensor X = nng::Tensor::empty(S, T);
+    nng::rt::Tensor X = nng::rt::Tensor::empty(S, T);
     for (int64_t I = 0; I < X.numel(); ++I)
       X.setFlat(I, isFloatingPoint(T) ? Real(Rng)
                    : T == DType::Bool ? double(Int(Rng) % 2)
@@ -46,7 +47,7 @@ inline std::vector<nng::Tensor> randomInputs(const ir::Graph &G,
 }
 
 /// Expects A and B to have equal dtypes and shapes and close values.
-inline void expectClose(const nng::Tensor &A, const nng::Tensor &B,
+inline void expectClose(const nng::rt::Tensor &A, const nng::rt::Tensor &B,
                         const std::string &What) {
   ASSERT_EQ(A.dtype(), B.dtype()) << What;
   ASSERT_EQ(A.shape(), B.shape()) << What;
@@ -72,9 +73,9 @@ expectSameOutputs(std::string_view Text, passes::Pass &P, bool Changed = true) {
   for (size_t I = 0; I < Before->outputs().size(); ++I)
     EXPECT_EQ(After->outputs()[I]->name(), Before->outputs()[I]->name());
   for (uint32_t Seed : {1u, 2u, 3u}) {
-    std::vector<nng::Tensor> In = randomInputs(*Before, Seed);
-    std::vector<nng::Tensor> Want = backends::runReference(*Before, In);
-    std::vector<nng::Tensor> Got = backends::runReference(*After, In);
+    std::vector<nng::rt::Tensor> In = randomInputs(*Before, Seed);
+    std::vector<nng::rt::Tensor> Want = backends::runReference(*Before, In);
+    std::vector<nng::rt::Tensor> Got = backends::runReference(*After, In);
     EXPECT_EQ(Want.size(), Got.size());
     for (size_t I = 0; I < Want.size() && I < Got.size(); ++I)
       expectClose(Want[I], Got[I],

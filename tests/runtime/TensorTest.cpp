@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 using namespace nng;
+using nng::rt::Tensor;
 
 TEST(Shape, Basics) {
   Shape S{2, 3, 4};

@@ -222,7 +222,7 @@ public:
   std::string_view summary() const override { return "scales weights"; }
   bool run(ir::Graph &G) override {
     for (ir::Value *V : G.initializers()) {
-      nng::Tensor T = V->data().clone();
+      nng::rt::Tensor T = V->data().clone();
       for (int64_t I = 0; I < T.numel(); ++I)
         T.setFlat(I, 2 * T.getFlat(I));
       V->setData(T);

@@ -96,7 +96,7 @@ std::string formatValue(double V) {
   return Buf;
 }
 
-std::vector<double> firstValues(const nng::Tensor &T, int64_t Max) {
+std::vector<double> firstValues(const nng::rt::Tensor &T, int64_t Max) {
   std::vector<double> Vals;
   int64_t N = std::min<int64_t>(T.numel(), Max);
   for (int64_t I = 0; I < N; ++I)
@@ -106,7 +106,7 @@ std::vector<double> firstValues(const nng::Tensor &T, int64_t Max) {
 
 /// What one run produced, for printing.
 struct RunResult {
-  std::vector<nng::Tensor> Inputs, Outputs;
+  std::vector<nng::rt::Tensor> Inputs, Outputs;
   double CompileMs = 0;
   std::vector<double> RunMs;
 };
@@ -130,7 +130,7 @@ void printText(std::ostream &Out, const RunOptions &O, const ir::Graph &G,
         << dtypeName(R.Inputs[I].dtype()) << R.Inputs[I].shape().toString()
         << " (seed " << O.Seed << ")\n";
   for (size_t I = 0; I < R.Outputs.size(); ++I) {
-    const nng::Tensor &T = R.Outputs[I];
+    const nng::rt::Tensor &T = R.Outputs[I];
     Out << "output %" << G.outputs()[I]->name() << ": " << dtypeName(T.dtype())
         << T.shape().toString() << " = [";
     std::vector<double> Vals = firstValues(T, O.MaxValues);
@@ -152,7 +152,7 @@ void printText(std::ostream &Out, const RunOptions &O, const ir::Graph &G,
 void printJson(std::ostream &Out, const RunOptions &O, const ir::Graph &G,
                const DimBindings &Dims, const RunResult &R) {
   using nlohmann::json;
-  auto Describe = [&](const ir::Value *V, const nng::Tensor &T) {
+  auto Describe = [&](const ir::Value *V, const nng::rt::Tensor &T) {
     return json{{"name", V->name()},
                 {"dtype", std::string(dtypeName(T.dtype()))},
                 {"shape", T.shape().dims()}};

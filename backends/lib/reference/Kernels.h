@@ -21,18 +21,18 @@ namespace nng::backends::reference {
 /// What a kernel sees.
 struct KernelContext {
   const ir::Node &N;
-  std::vector<nng::Tensor> Inputs;      ///< Undefined when absent.
+  std::vector<nng::rt::Tensor> Inputs;      ///< Undefined when absent.
   std::vector<ir::TensorType> OutTypes; ///< Inferred from concrete inputs.
-  std::vector<nng::Tensor> Outputs;     ///< Filled by the kernel.
+  std::vector<nng::rt::Tensor> Outputs;     ///< Filled by the kernel.
 
   bool hasInput(size_t I) const {
     return I < Inputs.size() && Inputs[I].defined();
   }
-  const nng::Tensor &in(size_t I) const { return Inputs[I]; }
+  const nng::rt::Tensor &in(size_t I) const { return Inputs[I]; }
   /// Allocates output I with its inferred (static) shape and dtype.
-  nng::Tensor &allocOutput(size_t I);
+  nng::rt::Tensor &allocOutput(size_t I);
   /// Allocates output I with an explicit shape and dtype.
-  nng::Tensor &allocOutput(size_t I, const Shape &S, DType T);
+  nng::rt::Tensor &allocOutput(size_t I, const Shape &S, DType T);
   int64_t attrInt(std::string_view A) const { return N.attrInt(A); }
   float attrFloat(std::string_view A) const { return N.attrFloat(A); }
   const std::string &attrString(std::string_view A) const {

@@ -1,14 +1,15 @@
 //===- ReferenceBackend.cpp - The interpreter ----------------------------===//
 //
 // Runs a graph node by node: computes each node's output types from the
-// concrete inputs with the op's inference function, calls the op's kernel,
+// concrete inputs with the op's inference function, calls the node's kernel,
 // checks what it produced against the inferred types, and frees values
-// after their last use.
+// after their last use. The loop (makeInterpreter) takes the kernel of each
+// node from a chooser, so the CPU backend runs it with its own kernels.
 //
 //===----------------------------------------------------------------------===//
 
 #include "nngraph/backends/reference/ReferenceBackend.h"
-#include "Kernels.h"
+#include "Interpreter.h"
 #include "nngraph/ir/Verifier.h"
 #include "nngraph/runtime/Error.h"
 
@@ -27,7 +28,7 @@ constexpr KernelFn Kernels[] = {
 
 KernelFn getKernel(ir::OpKind K) { return Kernels[static_cast<size_t>(K)]; }
 
-nng::Tensor &KernelContext::allocOutput(size_t I) {
+nng::rt::Tensor &KernelContext::allocOutput(size_t I) {
   auto S = OutTypes.at(I).staticShape();
   if (!S)
     fail("output ", I, " has no static shape (", OutTypes[I].toString(),
@@ -35,16 +36,15 @@ nng::Tensor &KernelContext::allocOutput(size_t I) {
   return allocOutput(I, *S, OutTypes[I].dtype());
 }
 
-nng::Tensor &KernelContext::allocOutput(size_t I, const Shape &S, DType T) {
+nng::rt::Tensor &KernelContext::allocOutput(size_t I, const Shape &S, DType T) {
   if (Outputs.size() <= I)
     Outputs.resize(I + 1);
-  Outputs[I] = nng::Tensor::empty(S, T);
+  Outputs[I] = nng::rt::Tensor::empty(S, T);
   return Outputs[I];
 }
 
 void KernelContext::throwError(const std::string &Msg) const {
-  Error E(ErrorKind::InvalidArgument,
-          N.schema().qualifiedName() + ": " + Msg);
+  Error E(ErrorKind::InvalidArgument, N.schema().qualifiedName() + ": " + Msg);
   E.addContext("in " + N.describe());
   throw E;
 }
@@ -53,8 +53,8 @@ namespace {
 
 /// The kernels compute their output shapes themselves; a disagreement with
 /// the op's inference function is a bug in one of the two.
-void checkOutput(const ir::Node &N, size_t I, const nng::Tensor &T,
-                 const ir::TensorType &Inferred) {
+void checkOutput(std::string_view Backend, const ir::Node &N, size_t I,
+                 const nng::rt::Tensor &T, const ir::TensorType &Inferred) {
   // An unranked type (f32[*] is also what an unset type looks like) says
   // too little to check.
   if (!Inferred.hasRank())
@@ -64,88 +64,133 @@ void checkOutput(const ir::Node &N, size_t I, const nng::Tensor &T,
   if (auto S = Inferred.staticShape())
     Same = Same && *S == T.shape();
   if (!Same)
-    fail(ErrorKind::Internal, "reference kernel of ", N.describe(),
+    fail(ErrorKind::Internal, Backend, " kernel of ", N.describe(),
          " produced ", dtypeName(T.dtype()), T.shape().toString(),
-         " for output ", I, " but shape inference gives ",
-         Inferred.toString());
+         " for output ", I, " but shape inference gives ", Inferred.toString());
 }
 
 class Interpreter final : public Executable {
 public:
-  explicit Interpreter(std::unique_ptr<ir::Graph> G) : G(std::move(G)) {
-    // Last use of each value, so its tensor can be freed early.
-    for (size_t I = 0; I < this->G->nodes().size(); ++I)
-      for (ir::Value *V : this->G->nodes()[I]->inputs())
+  Interpreter(std::unique_ptr<ir::Graph> G, const KernelChooser &Choose,
+              std::string_view Name)
+      : G(std::move(G)), Name(Name) {
+    // Every value gets a slot in the run's environment (a vector, so a run
+    // does no hashing); each node knows its operands' slots and which
+    // slots die after it (their last use), so tensors are freed early.
+    std::unordered_map<const ir::Value *, size_t> Slot;
+    auto SlotOf = [&](const ir::Value *V) {
+      return Slot.try_emplace(V, Slot.size()).first->second;
+    };
+    for (const ir::Value *V : this->G->inputs())
+      InputSlots.push_back(SlotOf(V));
+    for (const ir::Value *V : this->G->initializers())
+      InitSlots.push_back(SlotOf(V));
+    const auto &Nodes = this->G->nodes();
+    std::unordered_map<const ir::Value *, size_t> LastUse;
+    Steps.resize(Nodes.size());
+    for (size_t I = 0; I < Nodes.size(); ++I) {
+      Step &S = Steps[I];
+      for (const ir::Value *V : Nodes[I]->inputs()) {
+        S.In.push_back(V ? static_cast<int64_t>(SlotOf(V)) : -1);
         if (V)
           LastUse[V] = I;
+      }
+      for (const ir::Value *V : Nodes[I]->outputs())
+        S.Out.push_back(SlotOf(V));
+      S.Desc = Nodes[I]->describe();
+    }
+    for (const auto &[V, I] : LastUse)
+      if (!this->G->isOutput(V) && V->producer())
+        Steps[I].Dead.push_back(Slot.at(V));
+    for (const ir::Value *V : this->G->outputs())
+      OutputSlots.push_back(SlotOf(V));
+    NumSlots = Slot.size();
+    for (const auto &N : Nodes)
+      NodeKernels.push_back(Choose(*N));
   }
 
-  std::vector<nng::Tensor> run(const std::vector<nng::Tensor> &Inputs) override {
+  std::vector<nng::rt::Tensor>
+  run(const std::vector<nng::rt::Tensor> &Inputs) override {
     checkInputs(*G, Inputs);
-    std::unordered_map<const ir::Value *, nng::Tensor> Env;
+    std::vector<nng::rt::Tensor> Env(NumSlots);
     for (size_t I = 0; I < Inputs.size(); ++I)
-      Env[G->inputs()[I]] = Inputs[I];
-    for (ir::Value *V : G->initializers()) {
-      if (!V->data().defined())
-        fail(ErrorKind::InvalidArgument, "initializer %", V->name(),
+      Env[InputSlots[I]] = Inputs[I];
+    const auto &Inits = G->initializers();
+    for (size_t I = 0; I < Inits.size(); ++I) {
+      if (!Inits[I]->data().defined())
+        fail(ErrorKind::InvalidArgument, "initializer %", Inits[I]->name(),
              " has no data (it was elided when printed as text): load the "
              "weights before running");
-      Env[V] = V->data();
+      Env[InitSlots[I]] = Inits[I]->data();
     }
     const auto &Nodes = G->nodes();
+    std::vector<const ir::TensorType *> TypePtrs;
+    std::vector<ir::TensorType> Types;
+    std::vector<const nng::rt::Tensor *> ValPtrs;
     for (size_t Idx = 0; Idx < Nodes.size(); ++Idx) {
       const ir::Node &N = *Nodes[Idx];
+      const Step &S = Steps[Idx];
       KernelContext Ctx{N, {}, {}, {}};
-      std::vector<const ir::TensorType *> TypePtrs;
-      std::vector<ir::TensorType> Types;
-      Types.reserve(N.numInputs());
-      std::vector<const nng::Tensor *> ValPtrs;
-      for (ir::Value *V : N.inputs()) {
-        nng::Tensor T = V ? Env.at(V) : nng::Tensor();
-        Ctx.Inputs.push_back(T);
-        Types.push_back(T.defined() ? ir::TensorType(T.dtype(), T.shape())
-                                    : ir::TensorType());
-      }
-      for (size_t I = 0; I < Types.size(); ++I) {
-        TypePtrs.push_back(Ctx.Inputs[I].defined() ? &Types[I] : nullptr);
-        ValPtrs.push_back(Ctx.Inputs[I].defined() ? &Ctx.Inputs[I] : nullptr);
+      size_t NumIn = S.In.size();
+      Ctx.Inputs.resize(NumIn);
+      Types.assign(NumIn, ir::TensorType());
+      TypePtrs.assign(NumIn, nullptr);
+      ValPtrs.assign(NumIn, nullptr);
+      for (size_t I = 0; I < NumIn; ++I) {
+        if (S.In[I] < 0)
+          continue;
+        const nng::rt::Tensor &T = Env[S.In[I]];
+        Ctx.Inputs[I] = T;
+        if (!T.defined())
+          continue;
+        Types[I] = ir::TensorType(T.dtype(), T.shape());
+        TypePtrs[I] = &Types[I];
+        ValPtrs[I] = &Ctx.Inputs[I];
       }
       ir::InferContext IC(N.schema(), N.attrs(), TypePtrs, ValPtrs,
-                          N.numOutputs(), N.describe());
+                          N.numOutputs(), S.Desc);
       N.schema().Infer(IC);
       Ctx.OutTypes = IC.outputTypes();
       Ctx.Outputs.resize(N.numOutputs());
       try {
-        getKernel(N.op())(Ctx);
+        NodeKernels[Idx](Ctx);
       } catch (Error &E) {
         // Errors from runtime helpers (shapes, views) do not name the node.
         if (E.context().empty())
-          E.addContext("in " + N.describe());
+          E.addContext("in " + S.Desc);
         throw;
       }
       for (size_t I = 0; I < N.numOutputs(); ++I) {
         if (!Ctx.Outputs[I].defined())
-          fail(ErrorKind::Internal, "reference kernel of ", N.describe(),
+          fail(ErrorKind::Internal, Name, " kernel of ", S.Desc,
                " produced no output ", I);
-        checkOutput(N, I, Ctx.Outputs[I], Ctx.OutTypes[I]);
-        Env[N.output(I)] = std::move(Ctx.Outputs[I]);
+        checkOutput(Name, N, I, Ctx.Outputs[I], Ctx.OutTypes[I]);
+        Env[S.Out[I]] = std::move(Ctx.Outputs[I]);
       }
-      for (ir::Value *V : N.inputs()) {
-        auto It = LastUse.find(V);
-        if (V && It != LastUse.end() && It->second == Idx && !G->isOutput(V) &&
-            V->producer())
-          Env.erase(V);
-      }
+      for (size_t Dead : S.Dead)
+        Env[Dead] = nng::rt::Tensor();
     }
-    std::vector<nng::Tensor> Outs;
-    for (ir::Value *V : G->outputs())
-      Outs.push_back(Env.at(V));
+    std::vector<nng::rt::Tensor> Outs;
+    Outs.reserve(OutputSlots.size());
+    for (size_t Sl : OutputSlots)
+      Outs.push_back(Env[Sl]);
     return Outs;
   }
 
 private:
+  /// One node's operands as environment slots.
+  struct Step {
+    std::vector<int64_t> In; ///< -1 for an absent optional input.
+    std::vector<size_t> Out;
+    std::vector<size_t> Dead; ///< Slots whose last use is this node.
+    std::string Desc;         ///< N.describe(), for messages.
+  };
   std::unique_ptr<ir::Graph> G;
-  std::unordered_map<const ir::Value *, size_t> LastUse;
+  std::string Name;
+  std::vector<Step> Steps;
+  std::vector<size_t> InputSlots, InitSlots, OutputSlots;
+  size_t NumSlots = 0;
+  std::vector<NodeKernel> NodeKernels; ///< One per node, in order.
 };
 
 class ReferenceBackend final : public Backend {
@@ -154,11 +199,21 @@ public:
   bool supportsOp(const ir::Node &) const override { return true; }
   std::unique_ptr<Executable> compile(const ir::Graph &G) override {
     ir::verifyOrThrow(G);
-    return std::make_unique<Interpreter>(G.clone());
+    return makeInterpreter(
+        G.clone(),
+        [](const ir::Node &N) { return NodeKernel(getKernel(N.op())); },
+        name());
   }
 };
 
 } // namespace
+
+std::unique_ptr<Executable> makeInterpreter(std::unique_ptr<ir::Graph> G,
+                                            const KernelChooser &Choose,
+                                            std::string_view Name) {
+  return std::make_unique<Interpreter>(std::move(G), Choose, Name);
+}
+
 } // namespace reference
 
 Backend &referenceBackend() {
@@ -166,8 +221,8 @@ Backend &referenceBackend() {
   return B;
 }
 
-std::vector<nng::Tensor> runReference(const ir::Graph &G,
-                                      const std::vector<nng::Tensor> &Inputs) {
+std::vector<nng::rt::Tensor>
+runReference(const ir::Graph &G, const std::vector<nng::rt::Tensor> &Inputs) {
   return referenceBackend().compile(G)->run(Inputs);
 }
 

@@ -65,12 +65,12 @@ struct ExternalWriter {
   }
 
   /// Appends T and points P at it.
-  void write(const nng::Tensor &T, ::onnx::TensorProto &P) {
+  void write(const nng::rt::Tensor &T, ::onnx::TensorProto &P) {
     uint64_t Pad = (ExternalAlign - Offset % ExternalAlign) % ExternalAlign;
     static const char Zeros[ExternalAlign] = {};
     Out.write(Zeros, static_cast<std::streamsize>(Pad));
     Offset += Pad;
-    nng::Tensor C = T.contiguous();
+    nng::rt::Tensor C = T.contiguous();
     Out.write(static_cast<const char *>(C.rawData()),
               static_cast<std::streamsize>(C.nbytes()));
     if (!Out)

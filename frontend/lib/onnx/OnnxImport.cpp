@@ -420,18 +420,18 @@ private:
             Desc + " must have exactly one value attribute (it has " +
                 std::to_string(Attrs.size()) + ")");
     auto [Name, A] = *Attrs.begin();
-    nng::Tensor T;
+    nng::rt::Tensor T;
     if (Name == "value")
       return;
     if (Name == "value_float")
-      T = nng::Tensor::scalar<float>(A.f());
+      T = nng::rt::Tensor::scalar<float>(A.f());
     else if (Name == "value_int")
-      T = nng::Tensor::scalar<int64_t>(A.i());
+      T = nng::rt::Tensor::scalar<int64_t>(A.i());
     else if (Name == "value_floats")
-      T = nng::Tensor::fromVector<float>(
+      T = nng::rt::Tensor::fromVector<float>(
           A.floats(), Shape{static_cast<int64_t>(A.floats().size())});
     else if (Name == "value_ints")
-      T = nng::Tensor::fromVector<int64_t>(
+      T = nng::rt::Tensor::fromVector<int64_t>(
           A.ints(), Shape{static_cast<int64_t>(A.ints().size())});
     ir::AttrMap Out;
     Out.set("value", ir::Attribute(std::move(T)));

@@ -35,7 +35,7 @@ public:
 
   /// A scalar constant of dtype T.
   ir::Value *constant(double V, DType T, const char *Tag) {
-    nng::Tensor C = nng::Tensor::empty(Shape{}, T);
+    nng::rt::Tensor C = nng::rt::Tensor::empty(Shape{}, T);
     C.setFlat(0, V);
     ir::AttrMap A;
     A.set("value", ir::Attribute(C));

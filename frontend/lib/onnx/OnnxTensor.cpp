@@ -1,6 +1,6 @@
 //===- OnnxTensor.cpp - TensorProto and TypeProto conversions ------------===//
 //
-// TensorProto -> nng::Tensor from raw_data, from the typed fields (with the
+// TensorProto -> nng::rt::Tensor from raw_data, from the typed fields (with the
 // ONNX spec's packing: int32_data carries i8/u8/i16/u16/bool and the bits of
 // f16/bf16, uint64_data carries u32/u64) or from external data, whose path
 // must stay inside the model's folder and whose offset/length must lie
@@ -82,7 +82,7 @@ bool parseUnsigned(const std::string &S, uint64_t &Out) {
 
 /// Reads the external data of P: location confined to Src.BaseDir,
 /// offset/length inside the file.
-nng::Tensor readExternal(const TensorProto &P, const Shape &S, DType T,
+nng::rt::Tensor readExternal(const TensorProto &P, const Shape &S, DType T,
                          const ModelSource &Src, std::string_view What) {
   std::string W(What);
   std::string Location;
@@ -152,12 +152,12 @@ nng::Tensor readExternal(const TensorProto &P, const Shape &S, DType T,
                    Location + "' has only " + std::to_string(FileSize) +
                    " bytes");
   if (Need == 0)
-    return nng::Tensor::empty(S, T);
+    return nng::rt::Tensor::empty(S, T);
   auto Store = Storage::mapFile(Full.string(), Offset, Need);
   if (reinterpret_cast<uintptr_t>(Store->data()) % dtypeSize(T) == 0)
-    return nng::Tensor(Store, S, contiguousStrides(S), 0, T);
+    return nng::rt::Tensor(Store, S, contiguousStrides(S), 0, T);
   // Misaligned for the element type: copy.
-  nng::Tensor R = nng::Tensor::empty(S, T);
+  nng::rt::Tensor R = nng::rt::Tensor::empty(S, T);
   std::memcpy(R.rawData(), Store->data(), Need);
   return R;
 }
@@ -173,7 +173,7 @@ void checkCount(const Field &F, int64_t N, const ModelSource &Src,
 }
 
 template <typename T, typename Field>
-void copyField(const Field &F, nng::Tensor &R) {
+void copyField(const Field &F, nng::rt::Tensor &R) {
   T *P = static_cast<T *>(R.rawData());
   for (int I = 0; I < F.size(); ++I)
     P[I] = static_cast<T>(F.Get(I));
@@ -181,7 +181,7 @@ void copyField(const Field &F, nng::Tensor &R) {
 
 } // namespace
 
-nng::Tensor tensorFromProto(const TensorProto &P, const ModelSource &Src,
+nng::rt::Tensor tensorFromProto(const TensorProto &P, const ModelSource &Src,
                             std::string_view What) {
   std::string W(What);
   if (P.has_segment())
@@ -200,7 +200,7 @@ nng::Tensor tensorFromProto(const TensorProto &P, const ModelSource &Src,
                      " bytes of raw_data but its type " +
                      std::string(dtypeName(T)) + S.toString() + " needs " +
                      std::to_string(Need));
-    nng::Tensor R = nng::Tensor::empty(S, T);
+    nng::rt::Tensor R = nng::rt::Tensor::empty(S, T);
     if (Need)
       std::memcpy(R.rawData(), P.raw_data().data(), Need);
     return R;
@@ -223,7 +223,7 @@ nng::Tensor tensorFromProto(const TensorProto &P, const ModelSource &Src,
     checkCount(P.int32_data(), N, Src, What, "int32_data");
     break;
   }
-  nng::Tensor R = nng::Tensor::empty(S, T);
+  nng::rt::Tensor R = nng::rt::Tensor::empty(S, T);
   switch (T) {
   case DType::F32:
     copyField<float>(P.float_data(), R);
@@ -267,13 +267,13 @@ nng::Tensor tensorFromProto(const TensorProto &P, const ModelSource &Src,
   return R;
 }
 
-void tensorToProto(const nng::Tensor &T, TensorProto &P) {
+void tensorToProto(const nng::rt::Tensor &T, TensorProto &P) {
   NNG_CHECK(T.defined(), "tensorToProto: undefined tensor");
   P.set_data_type(dtypeToOnnx(T.dtype()));
   P.clear_dims();
   for (int64_t D : T.shape())
     P.add_dims(D);
-  nng::Tensor C = T.contiguous();
+  nng::rt::Tensor C = T.contiguous();
   if (C.dtype() == DType::Bool) {
     // Normalize to 0/1 bytes.
     std::string Bytes(static_cast<size_t>(C.numel()), '\0');
@@ -370,7 +370,7 @@ void parseModel(std::string_view Bytes, ::onnx::ModelProto &M,
 // Public TensorProto helpers (OnnxTensor.h)
 //===----------------------------------------------------------------------===//
 
-nng::Tensor onnxTensorFromBytes(std::string_view Bytes, std::string_view What,
+nng::rt::Tensor onnxTensorFromBytes(std::string_view Bytes, std::string_view What,
                                 std::string *Name) {
   onnxio::ModelSource Src{std::string(What), "", "ONNX tensor file"};
   ::onnx::TensorProto P;
@@ -383,7 +383,7 @@ nng::Tensor onnxTensorFromBytes(std::string_view Bytes, std::string_view What,
       P, Src, P.name().empty() ? "tensor" : "tensor '" + P.name() + "'");
 }
 
-nng::Tensor readOnnxTensorFile(const std::string &Path, std::string *Name) {
+nng::rt::Tensor readOnnxTensorFile(const std::string &Path, std::string *Name) {
   std::ifstream In(Path, std::ios::binary);
   if (!In)
     fail(ErrorKind::IO, "cannot open ONNX tensor file '", Path,
@@ -393,7 +393,7 @@ nng::Tensor readOnnxTensorFile(const std::string &Path, std::string *Name) {
   return onnxTensorFromBytes(SS.str(), Path, Name);
 }
 
-std::string onnxTensorToBytes(const nng::Tensor &T, const std::string &Name) {
+std::string onnxTensorToBytes(const nng::rt::Tensor &T, const std::string &Name) {
   ::onnx::TensorProto P;
   P.set_name(Name);
   onnxio::tensorToProto(T, P);

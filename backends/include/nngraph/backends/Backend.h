@@ -25,7 +25,7 @@ public:
   /// Runs with one tensor per graph input (in order); returns one tensor per
   /// graph output. Throws Error naming the input when a tensor does not fit
   /// its declared type.
-  virtual std::vector<nng::Tensor> run(const std::vector<nng::Tensor> &Inputs) = 0;
+  virtual std::vector<nng::rt::Tensor> run(const std::vector<nng::rt::Tensor> &Inputs) = 0;
 };
 
 /// A way to execute graphs.
@@ -49,6 +49,6 @@ std::vector<std::string> backendNames();
 /// Checks Inputs against G's declared input types (count, dtype, rank,
 /// static dims, and the same value for each symbolic dim name); throws
 /// Error(InvalidArgument) naming the offending input.
-void checkInputs(const ir::Graph &G, const std::vector<nng::Tensor> &Inputs);
+void checkInputs(const ir::Graph &G, const std::vector<nng::rt::Tensor> &Inputs);
 
 } // namespace nng::backends

@@ -17,6 +17,7 @@
 #include <map>
 #include <string>
 #include <string_view>
+#include <unordered_set>
 #include <vector>
 
 namespace nng::passes {
@@ -67,11 +68,17 @@ public:
 
   /// Counters from the last run (reset by the PassManager before each run).
   const Statistics &statistics() const { return Stats; }
-  void clearStatistics() { Stats.clear(); }
+  void clearStatistics() {
+    Stats.clear();
+    CountedOnce.clear();
+  }
 
   /// Adds Delta to statistic Name (public so that helpers such as the
   /// pattern driver can count on the pass's behalf).
   void bumpStatistic(std::string_view Name, int64_t Delta = 1);
+  /// Bumps statistic Name once per Key until the statistics are cleared
+  /// (a pattern declining at one node in every sweep counts once).
+  void bumpStatisticOnce(std::string_view Name, std::string Key);
 
 protected:
   /// Declares an option (call in the constructor); the type follows from
@@ -99,6 +106,7 @@ private:
   const PassOption &option(std::string_view Key, OptionKind K) const;
 
   Statistics Stats;
+  std::unordered_set<std::string> CountedOnce;
   std::vector<PassOption> Options;
 };
 

@@ -50,7 +50,7 @@ public:
                    std::vector<std::string> OutputNames, ir::AttrMap Attrs = {},
                    ir::Node *InsertBefore = nullptr);
   /// Adds an initializer with a fresh name based on Base.
-  ir::Value *addConstant(std::string_view Base, nng::Tensor Data);
+  ir::Value *addConstant(std::string_view Base, nng::rt::Tensor Data);
   /// Replaces every use of From (graph outputs included) by To. When From
   /// is a graph output and To is not, To takes From's name so the graph's
   /// interface keeps its names.
@@ -59,7 +59,8 @@ public:
   void eraseNode(ir::Node *N);
   bool isErased(const ir::Node *N) const { return Erased.count(N) != 0; }
 
-  /// Records that the current pattern declined at N, and why; returns false.
+  /// Records that the current pattern declined at N, and why (counted once
+  /// per node, pattern and reason over all sweeps); returns false.
   bool decline(const ir::Node &N, std::string_view Reason);
   /// The pass the rewriter works for (statistics, debug output).
   Pass &owner() { return Owner; }

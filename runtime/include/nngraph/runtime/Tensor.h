@@ -18,7 +18,7 @@
 #include <string>
 #include <vector>
 
-namespace nng {
+namespace nng::rt {
 
 /// A strided view of typed memory. A default-constructed Tensor is undefined.
 class Tensor {
@@ -128,4 +128,21 @@ Tensor Tensor::fromVector(const std::vector<T> &Values, const Shape &Sh) {
   return R;
 }
 
-} // namespace nng
+} // namespace nng::rt
+
+// The layers below the eager frontend name the data tensor plainly.
+namespace nng::ir {
+using rt::Tensor;
+}
+namespace nng::backends {
+using rt::Tensor;
+}
+namespace nng::passes {
+using rt::Tensor;
+}
+namespace nng::tools {
+using rt::Tensor;
+}
+namespace nng::frontend::onnxio {
+using rt::Tensor;
+}

@@ -1,0 +1,40 @@
+//===- Trainer.h - Training the Fashion-MNIST CNN ----------------*- C++ -*-===//
+//
+// The training run of fashion-mnist-train, separate from its command line:
+// load the data, build the model and the optimizer (or resume them from a
+// checkpoint), train epoch by epoch with a progress bar, evaluate on the
+// test set after each epoch, checkpoint, and print the final accuracy.
+//
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+namespace fmnist {
+
+/// What the command line sets (see main.cpp for the documentation of each).
+struct TrainOptions {
+  int64_t Epochs = 5;
+  std::string DataDir;
+  int64_t BatchSize = 64;
+  double Lr = 0.05;
+  double Momentum = 0.9;
+  double WeightDecay = 5e-4;
+  uint64_t Seed = 1;
+  int64_t LimitTrain = 0;
+  int64_t LimitTest = 0;
+  int Threads = 0;
+  std::string CheckpointPath;
+  std::string ResumePath;
+  /// Time every dispatched op of the training steps and print a table of
+  /// the costliest ones (stderr) at the end.
+  bool Profile = false;
+};
+
+/// Runs the training; prints per-epoch lines and, last, "test accuracy:
+/// NN.N%" on stdout, the progress bar on stderr. Throws on any error
+/// (data, checkpoint, nngraph), with a message saying what and where.
+void train(const TrainOptions &O);
+
+} // namespace fmnist

@@ -1,0 +1,231 @@
+//===- Tensor.h - The eager tensor of model code -----------------*- C++ -*-===//
+//
+// nng::Tensor is what model code computes with, like torch::Tensor: a
+// shared handle to a TensorImpl that holds the data (an rt::Tensor) and the
+// autograd state (requires_grad, grad, grad_fn, hooks). Copies of a Tensor
+// share the impl. Every operation on it goes through the dispatcher
+// (Dispatch.h), so the same code runs eagerly, records a backward graph, or
+// (later) is traced into the IR. The operators and methods here are thin
+// wrappers over the free functions of TensorOps.h.
+//
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include "nngraph/runtime/Tensor.h"
+
+#include <functional>
+#include <iosfwd>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace nng {
+
+namespace autograd {
+class Node;
+class AccumulateGrad;
+} // namespace autograd
+
+class Tensor;
+
+/// A hook on a tensor's gradient: may return a replacement (a defined
+/// tensor) or an undefined Tensor to keep the gradient.
+using TensorHook = std::function<Tensor(const Tensor &)>;
+
+/// The state behind a Tensor handle.
+struct TensorImpl {
+  rt::Tensor Data;
+  bool RequiresGrad = false;
+  /// Keep .grad() of a non-leaf after backward.
+  bool RetainsGrad = false;
+  std::shared_ptr<TensorImpl> Grad;
+  /// The node that produced this tensor (null for leaves).
+  std::shared_ptr<autograd::Node> GradFn;
+  /// Which output of GradFn this tensor is.
+  uint32_t OutputNr = 0;
+  /// A leaf's gradient accumulator, created on first use.
+  std::weak_ptr<autograd::AccumulateGrad> Accumulator;
+  /// Hooks of a leaf (non-leaf hooks live on GradFn); null entries removed.
+  std::vector<std::pair<int, TensorHook>> LeafHooks;
+  /// Bumped by every in-place change.
+  uint64_t Version = 0;
+  /// Seam for the trace mode: the IR value this tensor stands for (an
+  /// opaque pointer owned by the tracer), null when eager.
+  void *TraceValue = nullptr;
+};
+
+/// A scalar operand of mixed tensor/number arithmetic.
+using Scalar = double;
+
+/// The eager tensor.
+class Tensor {
+public:
+  /// An undefined tensor (absent optional input, no gradient yet).
+  Tensor() = default;
+  /// Wraps Data as a leaf.
+  explicit Tensor(rt::Tensor Data, bool RequiresGrad = false);
+  explicit Tensor(std::shared_ptr<TensorImpl> Impl) : Impl(std::move(Impl)) {}
+
+  bool defined() const { return Impl != nullptr; }
+  /// The underlying data tensor (a strided view; no autograd).
+  const rt::Tensor &data() const;
+  /// The impl, for the dispatcher and autograd.
+  const std::shared_ptr<TensorImpl> &impl() const { return Impl; }
+  /// True when both handles share one impl.
+  bool is_same(const Tensor &O) const { return Impl == O.Impl; }
+
+  // --- Metadata ---------------------------------------------------------------
+  DType dtype() const { return data().dtype(); }
+  Device device() const { return data().device(); }
+  std::vector<int64_t> sizes() const;
+  const Shape &shape() const { return data().shape(); }
+  /// Extent of axis D (negative counts from the end).
+  int64_t size(int64_t D) const { return data().size(D); }
+  int64_t dim() const { return static_cast<int64_t>(data().rank()); }
+  int64_t numel() const { return data().numel(); }
+  bool is_floating_point() const { return isFloatingPoint(dtype()); }
+  bool is_contiguous() const { return data().isContiguous(); }
+  /// The single element converted to T; throws unless numel() == 1.
+  template <typename T> T item() const;
+  /// Typed pointer to the first element (the dtype must be T).
+  template <typename T> T *data_ptr() { return Impl->Data.data<T>(); }
+  template <typename T> const T *data_ptr() const { return data().data<T>(); }
+  /// Every element, row-major, converted to T.
+  template <typename T> std::vector<T> to_vector() const;
+
+  // --- Autograd ---------------------------------------------------------------
+  bool requires_grad() const { return Impl && Impl->RequiresGrad; }
+  /// Marks a leaf as requiring a gradient; throws on a non-leaf.
+  Tensor &requires_grad_(bool R = true);
+  /// The accumulated gradient (undefined when none).
+  Tensor grad() const;
+  /// Replaces the accumulated gradient (undefined clears it).
+  void set_grad(const Tensor &G);
+  /// The node that made this tensor; null for leaves.
+  const std::shared_ptr<autograd::Node> &grad_fn() const { return Impl->GradFn; }
+  bool is_leaf() const { return !Impl->GradFn; }
+  /// Also keep the gradient of this non-leaf after backward.
+  void retain_grad();
+  bool retains_grad() const { return Impl->RetainsGrad; }
+  /// Computes gradients of this tensor with respect to the leaves; Grad
+  /// defaults to ones for a one-element tensor.
+  void backward(const Tensor &Grad = Tensor(), bool RetainGraph = false) const;
+  /// A tensor sharing the data with no autograd history.
+  Tensor detach() const;
+  /// Registers a gradient hook; returns an id for remove_hook.
+  int register_hook(TensorHook H);
+  void remove_hook(int Id);
+  /// The in-place version counter.
+  uint64_t version() const { return Impl->Version; }
+
+  // --- Conversion and copies --------------------------------------------------
+  Tensor to(DType T) const;
+  Tensor to(Device D) const;
+  Tensor contiguous() const;
+  Tensor clone() const;
+
+  // --- In-place (no autograd history; refused on leaves needing grad
+  // while grad mode is on) ---------------------------------------------------
+  Tensor &copy_(const Tensor &Src);
+  Tensor &zero_();
+  Tensor &fill_(Scalar V);
+  Tensor &add_(const Tensor &O, Scalar Alpha = 1.0);
+  Tensor &add_(Scalar V);
+  Tensor &sub_(const Tensor &O, Scalar Alpha = 1.0);
+  Tensor &mul_(const Tensor &O);
+  Tensor &mul_(Scalar V);
+  Tensor &div_(const Tensor &O);
+  Tensor &div_(Scalar V);
+  Tensor &clamp_(std::optional<Scalar> Min, std::optional<Scalar> Max);
+  Tensor &uniform_(double From = 0.0, double To = 1.0);
+  Tensor &normal_(double Mean = 0.0, double Std = 1.0);
+
+  // --- Methods forwarding to TensorOps.h --------------------------------------
+  Tensor view(const std::vector<int64_t> &Shape) const;
+  Tensor reshape(const std::vector<int64_t> &Shape) const;
+  Tensor flatten(int64_t StartDim = 0, int64_t EndDim = -1) const;
+  Tensor transpose(int64_t D0, int64_t D1) const;
+  Tensor t() const;
+  Tensor permute(const std::vector<int64_t> &Dims) const;
+  Tensor unsqueeze(int64_t D) const;
+  Tensor squeeze(std::optional<int64_t> D = std::nullopt) const;
+  Tensor expand(const std::vector<int64_t> &Sizes) const;
+  Tensor slice(int64_t D, int64_t Start, int64_t End, int64_t Step = 1) const;
+  Tensor select(int64_t D, int64_t Index) const;
+  /// t[i] along axis 0.
+  Tensor operator[](int64_t Index) const { return select(0, Index); }
+  Tensor sum(std::vector<int64_t> Dims = {}, bool KeepDim = false) const;
+  Tensor mean(std::vector<int64_t> Dims = {}, bool KeepDim = false) const;
+  Tensor max() const;
+  Tensor argmax(std::optional<int64_t> D = std::nullopt,
+                bool KeepDim = false) const;
+  Tensor matmul(const Tensor &O) const;
+  Tensor pow(Scalar E) const;
+  Tensor sqrt() const;
+  Tensor exp() const;
+  Tensor log() const;
+  Tensor abs() const;
+  Tensor neg() const;
+  Tensor relu() const;
+  Tensor sigmoid() const;
+  Tensor tanh() const;
+  Tensor softmax(int64_t D) const;
+  Tensor log_softmax(int64_t D) const;
+
+  /// PyTorch-style text: tensor([[1., 2.]], requires_grad=True).
+  std::string toString() const;
+
+private:
+  std::shared_ptr<TensorImpl> Impl;
+};
+
+// --- Operators (broadcasting, ONNX semantics; mixed dtypes promote) ----------
+Tensor operator+(const Tensor &A, const Tensor &B);
+Tensor operator-(const Tensor &A, const Tensor &B);
+Tensor operator*(const Tensor &A, const Tensor &B);
+Tensor operator/(const Tensor &A, const Tensor &B);
+Tensor operator+(const Tensor &A, Scalar B);
+Tensor operator-(const Tensor &A, Scalar B);
+Tensor operator*(const Tensor &A, Scalar B);
+Tensor operator/(const Tensor &A, Scalar B);
+Tensor operator+(Scalar A, const Tensor &B);
+Tensor operator-(Scalar A, const Tensor &B);
+Tensor operator*(Scalar A, const Tensor &B);
+Tensor operator/(Scalar A, const Tensor &B);
+Tensor operator-(const Tensor &A);
+/// Elementwise comparisons give bool tensors.
+Tensor operator==(const Tensor &A, const Tensor &B);
+Tensor operator<(const Tensor &A, const Tensor &B);
+Tensor operator>(const Tensor &A, const Tensor &B);
+Tensor operator==(const Tensor &A, Scalar B);
+Tensor operator<(const Tensor &A, Scalar B);
+Tensor operator>(const Tensor &A, Scalar B);
+Tensor &operator+=(Tensor &A, const Tensor &B);
+Tensor &operator-=(Tensor &A, const Tensor &B);
+Tensor &operator*=(Tensor &A, const Tensor &B);
+Tensor &operator+=(Tensor &A, Scalar B);
+Tensor &operator*=(Tensor &A, Scalar B);
+
+/// Prints like PyTorch.
+std::ostream &operator<<(std::ostream &OS, const Tensor &T);
+
+template <typename T> T Tensor::item() const {
+  const rt::Tensor &D = data();
+  NNG_CHECK(D.numel() == 1, "item(): the tensor has ", D.numel(),
+            " elements (shape ", D.shape().toString(),
+            "); item() needs exactly one");
+  if constexpr (std::is_same_v<T, bool>)
+    return D.getFlat(0) != 0;
+  else if constexpr (std::is_integral_v<T>)
+    return static_cast<T>(D.getFlatInt(0));
+  else
+    return static_cast<T>(D.getFlat(0));
+}
+
+template <typename T> std::vector<T> Tensor::to_vector() const {
+  std::vector<double> V = data().toDoubleVector();
+  return std::vector<T>(V.begin(), V.end());
+}
+
+} // namespace nng

@@ -1,0 +1,465 @@
+//===- Module.h - nn::Module, PyTorch's module system in C++ ------*- C++ -*-===//
+//
+// A module is written with CRTP and holds its state in registered slots:
+//
+//   struct Net : nn::Module<Net> {
+//     std::shared_ptr<nn::Linear> Fc1 =
+//         register_module("fc1", std::make_shared<nn::Linear>(4, 3));
+//     Tensor Scale = register_parameter("scale", ones({3}));
+//     Tensor forward(const Tensor &X) { return (*Fc1)(X) * Scale; }
+//   };
+//
+// nn::ModuleBase holds everything (parameters, buffers, children, hooks,
+// the training flag, the type name) and implements the PyTorch API over it:
+// named_parameters, state_dict, train/eval, to, apply, hooks, printing.
+// nn::Module<Derived> adds operator()(args...), which runs the hooks
+// around Derived::forward: arguments are packed into nn::Values (Value.h)
+// when a hook is installed, so pre-hooks may replace them, and converted
+// back to forward's parameter types; the result likewise. Without hooks
+// the call goes straight to forward. forward must be one public,
+// non-template, non-overloaded member function; it may have default
+// arguments.
+//
+// Registration is explicit (C++ has no __setattr__), and forgetting it is
+// loud: a module called inside another module's forward that was never
+// registered in any module (a std::vector<std::shared_ptr<Linear>> member,
+// the trap the PyTorch docs warn about) throws an nng::Error saying to
+// register it or hold it in nn::ModuleList / nn::Sequential. Each call
+// pushes a dispatch::ModuleScope with the module's path (its dotted name
+// from the root, as in named_modules) and type, so errors and the tracer
+// know where they are.
+//
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include "nngraph/frontend/Tensor.h"
+#include "nngraph/frontend/nn/Hooks.h"
+#include "nngraph/frontend/nn/StateDict.h"
+#include "nngraph/frontend/nn/Value.h"
+#include "nngraph/runtime/Error.h"
+
+#include <functional>
+#include <iosfwd>
+#include <memory>
+#include <string>
+#include <tuple>
+#include <type_traits>
+#include <typeinfo>
+#include <utility>
+#include <vector>
+
+namespace nng::nn {
+
+class ModuleBase;
+using ModulePtr = std::shared_ptr<ModuleBase>;
+
+/// What load_state_dict() reports (PyTorch's _IncompatibleKeys).
+struct LoadStateDictResult {
+  /// Keys the module expects that the state dict lacks.
+  std::vector<std::string> missing_keys;
+  /// Keys of the state dict the module does not have.
+  std::vector<std::string> unexpected_keys;
+};
+
+namespace detail {
+class ModuleCallGuard;
+/// "Net" for typeid(ns::Net): demangled, namespaces stripped.
+std::string demangleTypeName(const std::type_info &T);
+/// True when some global hook is installed.
+bool anyGlobalHooks();
+} // namespace detail
+
+/// The untyped module: all state and the whole PyTorch API except the
+/// typed operator() (see Module<Derived>).
+class ModuleBase : public std::enable_shared_from_this<ModuleBase> {
+public:
+  virtual ~ModuleBase();
+  ModuleBase(const ModuleBase &) = delete;
+  ModuleBase &operator=(const ModuleBase &) = delete;
+
+  /// The class name ("Linear"), as PyTorch prints it.
+  const std::string &type_name() const { return TypeName; }
+
+  // --- Registration ----------------------------------------------------------
+  /// Registers Param as parameter Name and returns a handle sharing it
+  /// (same impl: changes through either are seen by both). Sets
+  /// requires_grad to RequiresGrad. An undefined Param reserves the name
+  /// (absent from parameters() and state_dict()). Errors: empty name, a
+  /// '.' in it, a name already taken by a parameter, buffer or submodule,
+  /// a non-leaf tensor (one with a grad_fn).
+  Tensor register_parameter(const std::string &Name, Tensor Param,
+                            bool RequiresGrad = true);
+  /// Registers a buffer (state that is not trained: running statistics);
+  /// non-persistent buffers are left out of state_dict(). Same name rules.
+  Tensor register_buffer(const std::string &Name, Tensor Buffer,
+                         bool Persistent = true);
+  /// Registers Module as submodule Name and returns it. A null Module
+  /// reserves the name. Same name rules; a module cannot contain itself.
+  template <typename M>
+  std::shared_ptr<M> register_module(const std::string &Name,
+                                     std::shared_ptr<M> Module) {
+    static_assert(std::is_base_of_v<ModuleBase, M>,
+                  "register_module needs an nn module (a class derived from "
+                  "nn::Module<...>)");
+    addChild(Name, Module);
+    return Module;
+  }
+  /// PyTorch's other name for register_module.
+  template <typename M>
+  std::shared_ptr<M> add_module(const std::string &Name,
+                                std::shared_ptr<M> Module) {
+    return register_module(Name, std::move(Module));
+  }
+  /// Replaces the registered submodule Name (which must exist) in place,
+  /// keeping its position; returns the new one. Update your member too.
+  template <typename M>
+  std::shared_ptr<M> replace_module(const std::string &Name,
+                                    std::shared_ptr<M> Module) {
+    static_assert(std::is_base_of_v<ModuleBase, M>,
+                  "replace_module needs an nn module");
+    replaceChild(Name, Module);
+    return Module;
+  }
+  /// Replaces the registered parameter Name (which must exist; undefined
+  /// reserves it again); for weight tying. Update your member handle too:
+  ///   Head->weight = Head->replace_parameter("weight", Emb->weight);
+  Tensor replace_parameter(const std::string &Name, Tensor Param,
+                           bool RequiresGrad = true);
+  /// Replaces the registered buffer Name, keeping its persistence.
+  Tensor replace_buffer(const std::string &Name, Tensor Buffer);
+
+  // --- Iteration (registration order, depth first) ---------------------------
+  /// All parameters (each shared one once).
+  std::vector<Tensor> parameters(bool Recurse = true) const;
+  /// (dotted name, parameter); with RemoveDuplicate a parameter or module
+  /// reachable twice is listed once, under its first name.
+  std::vector<std::pair<std::string, Tensor>>
+  named_parameters(const std::string &Prefix = "", bool Recurse = true,
+                   bool RemoveDuplicate = true) const;
+  std::vector<Tensor> buffers(bool Recurse = true) const;
+  std::vector<std::pair<std::string, Tensor>>
+  named_buffers(const std::string &Prefix = "", bool Recurse = true,
+                bool RemoveDuplicate = true) const;
+  /// Direct submodules (each once).
+  std::vector<ModulePtr> children() const;
+  std::vector<std::pair<std::string, ModulePtr>> named_children() const;
+  /// This module and all below it, pre-order; a shared submodule once.
+  std::vector<ModulePtr> modules() const;
+  std::vector<std::pair<std::string, ModulePtr>>
+  named_modules(const std::string &Prefix = "",
+                bool RemoveDuplicate = true) const;
+  /// The submodule at a dotted path ("" is this module); throws naming the
+  /// missing component.
+  ModulePtr get_submodule(const std::string &Target) const;
+  /// The parameter / buffer at a dotted path ("fc1.weight"); throws when
+  /// absent.
+  Tensor get_parameter(const std::string &Target) const;
+  Tensor get_buffer(const std::string &Target) const;
+  /// The submodule at Target as M (null when it is not an M).
+  template <typename M>
+  std::shared_ptr<M> get_submodule_as(const std::string &Target) const {
+    return std::dynamic_pointer_cast<M>(get_submodule(Target));
+  }
+  /// This module as an M (null when it is not one).
+  template <typename M> M *as() { return dynamic_cast<M *>(this); }
+  template <typename M> const M *as() const {
+    return dynamic_cast<const M *>(this);
+  }
+  /// A shared_ptr to this module: the owning one when it is held by a
+  /// shared_ptr, else a non-owning one.
+  ModulePtr ptr() const;
+
+  // --- Modes and conversions -------------------------------------------------
+  /// Sets training mode on this module and every submodule.
+  ModuleBase &train(bool Mode = true);
+  ModuleBase &eval() { return train(false); }
+  bool is_training() const { return Training; }
+  /// Converts floating-point parameters and buffers (and gradients) to T;
+  /// integral ones keep their dtype. Tensor handles stay valid (the data
+  /// inside each impl is replaced, like PyTorch's param.data = ...).
+  ModuleBase &to(DType T);
+  /// CPU is the only device of eager tensors in this build: a no-op for
+  /// cpu, an error otherwise.
+  ModuleBase &to(Device D);
+  ModuleBase &to(Device D, DType T);
+  /// Calls Fn on every submodule (children first, recursively) then on
+  /// this module, like PyTorch's apply.
+  ModuleBase &apply(const std::function<void(ModuleBase &)> &Fn);
+  /// Clears gradients: undefined with SetToNone (PyTorch 2's default),
+  /// else zeroed.
+  void zero_grad(bool SetToNone = true);
+  /// Sets requires_grad on every parameter (freezing with false).
+  ModuleBase &requires_grad_(bool RequiresGrad = true);
+  /// Number of elements over all (distinct) parameters.
+  int64_t num_parameters(bool OnlyTrainable = false) const;
+
+  // --- State dict ------------------------------------------------------------
+  /// Parameters and persistent buffers under dotted keys, ordered like
+  /// PyTorch (own parameters, own buffers, then each child). Values are
+  /// detached tensors sharing the data (KeepVars: the handles themselves).
+  StateDict state_dict(const std::string &Prefix = "",
+                       bool KeepVars = false) const;
+  /// Copies SD's tensors into the parameters and buffers in place (dtype
+  /// converted). Everything is checked first: a shape mismatch is always an
+  /// error; with Strict so are missing and unexpected keys. On error
+  /// nothing changes and the message lists every offending key with both
+  /// shapes. Returns the missing and unexpected keys.
+  LoadStateDictResult load_state_dict(const StateDict &SD, bool Strict = true);
+
+  // --- Hooks -----------------------------------------------------------------
+  /// fn(ModuleBase &, const std::vector<Value> &inputs), run before
+  /// forward; may return replacement inputs (std::vector<Value>, or one
+  /// Value: a tuple spreads into the inputs) or void / nullopt to keep them.
+  template <typename Fn>
+  RemovableHandle register_forward_pre_hook(Fn &&Hook, bool Prepend = false) {
+    return addForwardPreHook(detail::adaptPreHook(std::forward<Fn>(Hook)),
+                             Prepend);
+  }
+  /// fn(module, inputs, const Value &output), run after forward; may
+  /// return a replacement output.
+  template <typename Fn>
+  RemovableHandle register_forward_hook(Fn &&Hook, bool Prepend = false) {
+    return addForwardHook(
+        detail::adaptHook<std::optional<Value>>(std::forward<Fn>(Hook)),
+        Prepend);
+  }
+  /// fn(module, grad_input, grad_output), run when the gradients with
+  /// respect to the module's inputs are computed; may return replacement
+  /// grad_input (same length). grad_input: one entry per positional input:
+  /// undefined for non-tensor inputs; when no tensor input requires a
+  /// gradient, all undefined (the first layer); else zeros for the tensor
+  /// inputs that need none (as PyTorch's materialized gradients).
+  /// grad_output: one per output (the output itself, or the elements of a
+  /// tuple/list/dict output; undefined for non-tensors, zeros for tensors
+  /// needing no gradient). Inputs and outputs pass through identity
+  /// autograd nodes (PyTorch's BackwardHookFunction), so hooks fire only
+  /// for calls made with grad mode on and an output requiring a gradient.
+  template <typename Fn>
+  RemovableHandle register_full_backward_hook(Fn &&Hook, bool Prepend = false) {
+    return addBackwardHook(detail::adaptHook<std::optional<std::vector<Tensor>>>(
+                               std::forward<Fn>(Hook)),
+                           Prepend);
+  }
+  /// fn(module, grad_output), run before the gradients with respect to the
+  /// inputs are computed; may return replacement grad_output.
+  template <typename Fn>
+  RemovableHandle register_full_backward_pre_hook(Fn &&Hook,
+                                                  bool Prepend = false) {
+    return addBackwardPreHook(
+        detail::adaptHook<std::optional<std::vector<Tensor>>>(
+            std::forward<Fn>(Hook)),
+        Prepend);
+  }
+
+  // --- Calling ---------------------------------------------------------------
+  /// Runs the module on Values: global and own forward pre-hooks, backward
+  /// hook setup, forward, forward hooks. What operator() does with hooks,
+  /// and what Sequential and the tracer use.
+  Value call(std::vector<Value> Inputs);
+  /// Untyped call (modules held as ModuleBase, e.g. from a ModuleList); the
+  /// result converts implicitly to Tensor. Module<Derived>::operator()
+  /// hides this with the typed one.
+  template <typename... Args> Value operator()(Args &&...A) {
+    return call(std::vector<Value>{toValue(std::forward<Args>(A))...});
+  }
+  /// Derived::forward on Values (no hooks); implemented by Module<Derived>.
+  virtual Value forwardValues(const std::vector<Value> &Inputs) = 0;
+  /// Whether a call must go through Values (a hook is installed).
+  bool needsValueCall() const { return !Hooks->empty() || detail::anyGlobalHooks(); }
+  /// Allows calling this module inside another module's forward without
+  /// registering it (a deliberately separate model, e.g. a frozen teacher).
+  void set_allow_unregistered_call(bool Allow = true) {
+    AllowUnregisteredCall = Allow;
+  }
+
+  // --- Printing --------------------------------------------------------------
+  /// The text inside "Type(...)" (override it: "in_features=4, ...").
+  virtual std::string extra_repr() const;
+  /// The module tree as PyTorch prints it.
+  std::string to_string() const;
+
+protected:
+  explicit ModuleBase(std::string TypeName);
+  /// Renames the type shown by printing and errors.
+  void set_type_name(std::string Name) { TypeName = std::move(Name); }
+
+  struct BufferSlot {
+    std::string Name;
+    Tensor Value;
+    bool Persistent = true;
+  };
+  /// The registered slots, in registration order (undefined tensor / null
+  /// module: a reserved name). Containers rewrite them (renumbering);
+  /// use setChildren to keep parent counts right.
+  std::vector<std::pair<std::string, Tensor>> Params;
+  std::vector<BufferSlot> Buffers;
+  std::vector<std::pair<std::string, ModulePtr>> Children;
+  bool Training = true;
+
+  /// Registers a child (validated name).
+  void addChild(const std::string &Name, ModulePtr Module);
+  void replaceChild(const std::string &Name, ModulePtr Module);
+  /// Replaces all children at once (containers renumbering entries).
+  void setChildren(std::vector<std::pair<std::string, ModulePtr>> New);
+  /// Throws unless Name is a valid, free slot name; What is "parameter",
+  /// "buffer" or "module".
+  void checkNewName(const std::string &Name, const char *What) const;
+
+private:
+  friend class detail::ModuleCallGuard;
+  static const std::vector<std::pair<std::string, ModulePtr>> &
+  childSlots(const ModuleBase &M);
+  /// (key, handle) of the state-dict entries under Prefix (ends in '.').
+  void stateEntries(const std::string &Prefix,
+                    std::vector<std::pair<std::string, Tensor>> &Out) const;
+  /// (prefix, module) in the order load_state_dict visits them.
+  void loadWalk(const std::string &Prefix,
+                std::vector<std::pair<std::string, const ModuleBase *>> &Out)
+      const;
+  RemovableHandle addForwardPreHook(ForwardPreHook H, bool Prepend);
+  RemovableHandle addForwardHook(ForwardHook H, bool Prepend);
+  RemovableHandle addBackwardHook(BackwardHook H, bool Prepend);
+  RemovableHandle addBackwardPreHook(BackwardPreHook H, bool Prepend);
+
+  std::string TypeName;
+  std::shared_ptr<detail::HookRegistry> Hooks;
+  /// How many modules hold this one as a child (the loud check).
+  int NumParents = 0;
+  /// The name it was last registered under.
+  std::string LastName;
+  bool AllowUnregisteredCall = false;
+};
+
+/// Prints M like PyTorch's repr.
+std::ostream &operator<<(std::ostream &OS, const ModuleBase &M);
+
+namespace detail {
+
+/// Scope of one module call: checks registration (the loud check), works
+/// out the module's path, and pushes a dispatch::ModuleScope; pops on
+/// destruction.
+class ModuleCallGuard {
+public:
+  ModuleCallGuard(ModuleBase &M, bool InForward);
+  ~ModuleCallGuard();
+  ModuleCallGuard(const ModuleCallGuard &) = delete;
+  ModuleCallGuard &operator=(const ModuleCallGuard &) = delete;
+  /// Marks whether forward (rather than a hook) is running.
+  void setInForward(bool InForward);
+  /// Adds "in module PATH (Type)" to E unless already its last line.
+  void addContext(Error &E) const;
+  /// The path of this call.
+  const std::string &path() const;
+};
+
+template <typename T> struct MemberFnTraits;
+#define NNG_MEMBER_FN_TRAITS(QUALS)                                            \
+  template <typename C, typename R, typename... A>                             \
+  struct MemberFnTraits<R (C::*)(A...) QUALS> {                                \
+    using Result = std::remove_cvref_t<R>;                                     \
+    using Args = std::tuple<A...>;                                             \
+    static constexpr size_t Arity = sizeof...(A);                              \
+  };
+NNG_MEMBER_FN_TRAITS()
+NNG_MEMBER_FN_TRAITS(const)
+NNG_MEMBER_FN_TRAITS(noexcept)
+NNG_MEMBER_FN_TRAITS(const noexcept)
+NNG_MEMBER_FN_TRAITS(&)
+NNG_MEMBER_FN_TRAITS(const &)
+#undef NNG_MEMBER_FN_TRAITS
+
+/// True when D has exactly one public, non-template forward.
+template <typename D>
+concept HasUniqueForward = requires { &D::forward; };
+
+template <typename D> using ForwardTraits = MemberFnTraits<decltype(&D::forward)>;
+template <typename D, size_t I>
+using ForwardArg = std::tuple_element_t<I, typename ForwardTraits<D>::Args>;
+
+[[noreturn]] void failNoForward(const ModuleBase &M);
+[[noreturn]] void failArity(const ModuleBase &M, size_t Given, size_t Arity);
+
+/// Whether forward can be called with its first N parameters (the rest
+/// defaulted).
+template <typename D, size_t... I>
+constexpr bool callableWithFirst(std::index_sequence<I...>) {
+  return requires(D &S) { S.forward(std::declval<ForwardArg<D, I>>()...); };
+}
+
+template <typename D, size_t... I>
+Value invokeExact(D &Self, const std::vector<Value> &In,
+                  std::index_sequence<I...>) {
+  if constexpr (std::is_void_v<typename ForwardTraits<D>::Result>) {
+    Self.forward(fromValue<ForwardArg<D, I>>(In[I])...);
+    return Value();
+  } else {
+    return toValue(Self.forward(fromValue<ForwardArg<D, I>>(In[I])...));
+  }
+}
+
+/// Calls forward with In.size() arguments (N counts up to the arity).
+template <typename D, size_t N>
+Value invokeForward(D &Self, const std::vector<Value> &In) {
+  if constexpr (N > ForwardTraits<D>::Arity) {
+    failArity(Self, In.size(), ForwardTraits<D>::Arity);
+  } else {
+    if (In.size() == N) {
+      if constexpr (callableWithFirst<D>(std::make_index_sequence<N>{}))
+        return invokeExact(Self, In, std::make_index_sequence<N>{});
+      else
+        failArity(Self, In.size(), ForwardTraits<D>::Arity);
+    }
+    return invokeForward<D, N + 1>(Self, In);
+  }
+}
+
+} // namespace detail
+
+/// The base of user modules: `struct Net : nn::Module<Net> { ... }`.
+template <typename Derived> class Module : public ModuleBase {
+public:
+  Module() : ModuleBase(detail::demangleTypeName(typeid(Derived))) {}
+
+  /// Calls forward through the hooks (see the file comment). Returns
+  /// forward's return type.
+  template <typename... Args> auto operator()(Args &&...A) {
+    static_assert(detail::HasUniqueForward<Derived>,
+                  "nn::Module<Derived>::operator() needs one public, "
+                  "non-template, non-overloaded Derived::forward");
+    using R = typename detail::ForwardTraits<Derived>::Result;
+    if (!needsValueCall()) {
+      detail::ModuleCallGuard G(*this, true);
+      try {
+        if constexpr (std::is_void_v<R>)
+          self().forward(std::forward<Args>(A)...);
+        else
+          return R(self().forward(std::forward<Args>(A)...));
+      } catch (Error &E) {
+        G.addContext(E);
+        throw;
+      }
+      if constexpr (std::is_void_v<R>)
+        return;
+    }
+    Value Out = call(std::vector<Value>{toValue(std::forward<Args>(A))...});
+    if constexpr (!std::is_void_v<R>)
+      return fromValue<R>(Out);
+  }
+
+  Value forwardValues(const std::vector<Value> &Inputs) override {
+    if constexpr (detail::HasUniqueForward<Derived>)
+      return detail::invokeForward<Derived, 0>(self(), Inputs);
+    else
+      detail::failNoForward(*this);
+  }
+
+private:
+  Derived &self() { return static_cast<Derived &>(*this); }
+};
+
+/// std::make_shared<M>(args...): modules live in shared_ptrs.
+template <typename M, typename... Args> std::shared_ptr<M> make(Args &&...A) {
+  return std::make_shared<M>(std::forward<Args>(A)...);
+}
+
+} // namespace nng::nn

@@ -1,0 +1,248 @@
+//===- DerivativesNN.cpp - Backward of activations and layer ops ----------===//
+//
+// Backward formulas of the activation ops (Relu, LeakyRelu, Gelu), Conv
+// (input gradient: ConvTranspose with the same weight and the
+// output_padding that reaches the input size; weight gradient:
+// nng.ConvGradWeight; bias: a sum), ConvTranspose (the adjoint pair the
+// other way round), MaxPool / AveragePool (nng.MaxPoolGrad /
+// nng.AveragePoolGrad), GlobalAveragePool, BatchNormalization in
+// inference mode and LayerNormalization.
+//
+//===----------------------------------------------------------------------===//
+
+#include "../eager/EagerInternal.h"
+#include "Derivatives.h"
+#include "nngraph/frontend/Dispatch.h"
+#include "nngraph/frontend/Functional.h"
+#include "nngraph/frontend/TensorOps.h"
+
+#include "nngraph/runtime/Error.h"
+
+#include <cmath>
+
+namespace nng::autograd {
+
+using ir::OpKind;
+
+namespace {
+
+using Grads = std::vector<Tensor>;
+
+const Tensor &in(const BackwardContext &C, size_t I) { return C.Inputs[I]; }
+const Tensor &gout(const BackwardContext &C) { return C.GradOutputs[0]; }
+Tensor zeroOf(const Tensor &T) { return detail::scalarOf(T.dtype(), 0.0); }
+
+Grads reluBackward(const BackwardContext &C) {
+  const Tensor &G = gout(C);
+  return {where(gt(C.Outputs[0], zeroOf(G)), G, zeroOf(G))};
+}
+
+Grads leakyReluBackward(const BackwardContext &C) {
+  const ir::Attribute *A = C.Attrs.find("alpha");
+  double Alpha = A ? A->f() : 0.01;
+  const Tensor &G = gout(C);
+  return {where(gt(in(C, 0), zeroOf(G)), G, G * Alpha)};
+}
+
+Grads geluBackward(const BackwardContext &C) {
+  const ir::Attribute *A = C.Attrs.find("approximate");
+  const Tensor &X = in(C, 0), &G = gout(C);
+  if (A && A->s() == "tanh") {
+    // y = x/2 (1 + tanh(u)), u = k (x + c x^3).
+    const double K = std::sqrt(2.0 / M_PI), Cc = 0.044715;
+    Tensor X2 = X * X;
+    Tensor T = F::tanh(X * K + X * X2 * (K * Cc));
+    Tensor DU = (X2 * (3.0 * Cc) + 1.0) * K;
+    Tensor D = (T + 1.0) * 0.5 + X * 0.5 * (1.0 - T * T) * DU;
+    return {G * D};
+  }
+  // Phi(x) + x phi(x).
+  Tensor Cdf = (erf(X * (1.0 / std::sqrt(2.0))) + 1.0) * 0.5;
+  Tensor Pdf = exp(X * X * -0.5) * (1.0 / std::sqrt(2.0 * M_PI));
+  return {G * (Cdf + X * Pdf)};
+}
+
+/// Spatial attribute Name of a conv/pool call, with its default.
+std::vector<int64_t> spatialAttr(const BackwardContext &C, const char *Name,
+                                 size_t N, int64_t Default) {
+  if (const ir::Attribute *A = C.Attrs.find(Name))
+    if (!A->ints().empty())
+      return A->ints();
+  return std::vector<int64_t>(N, Default);
+}
+
+int64_t intAttr(const BackwardContext &C, const char *Name, int64_t Default) {
+  const ir::Attribute *A = C.Attrs.find(Name);
+  return A ? A->i() : Default;
+}
+
+void requireExplicitPads(const BackwardContext &C, const char *Op) {
+  if (const ir::Attribute *A = C.Attrs.find("auto_pad"))
+    if (A->s() != "NOTSET")
+      fail(ErrorKind::Unsupported, "the derivative of ", Op,
+           " with auto_pad=", A->s(),
+           " is not implemented; use explicit pads");
+}
+
+/// Sum over every axis but 1 (the channel axis).
+Tensor channelSum(const Tensor &G) {
+  std::vector<int64_t> Axes;
+  for (int64_t D = 0; D < G.dim(); ++D)
+    if (D != 1)
+      Axes.push_back(D);
+  return sum(G, Axes);
+}
+
+Grads convBackward(const BackwardContext &C) {
+  requireExplicitPads(C, "Conv");
+  const Tensor &X = in(C, 0), &W = in(C, 1), &G = gout(C);
+  size_t R = static_cast<size_t>(X.dim()) - 2;
+  std::vector<int64_t> Strides = spatialAttr(C, "strides", R, 1);
+  std::vector<int64_t> Dil = spatialAttr(C, "dilations", R, 1);
+  std::vector<int64_t> Pads = spatialAttr(C, "pads", 2 * R, 0);
+  int64_t Group = intAttr(C, "group", 1);
+  std::vector<int64_t> WS = W.sizes();
+  std::vector<int64_t> Kernel(WS.begin() + 2, WS.end());
+  Grads Out(C.Inputs.size());
+  if (C.needs(0)) {
+    std::vector<int64_t> OutPad(R);
+    for (size_t D = 0; D < R; ++D) {
+      int64_t Eff = (Kernel[D] - 1) * Dil[D] + 1;
+      int64_t Reach =
+          Strides[D] * (G.size(2 + D) - 1) + Eff - Pads[D] - Pads[D + R];
+      OutPad[D] = X.size(2 + D) - Reach;
+    }
+    Out[0] = dispatch::call1(ir::OpKind::ConvTranspose, {G, W},
+                             dispatch::attrs({{"dilations", Dil},
+                                              {"group", Group},
+                                              {"kernel_shape", Kernel},
+                                              {"output_padding", OutPad},
+                                              {"pads", Pads},
+                                              {"strides", Strides}}));
+  }
+  if (C.needs(1))
+    Out[1] = dispatch::call1(ir::OpKind::ConvGradWeight, {X, G},
+                             dispatch::attrs({{"dilations", Dil},
+                                              {"group", Group},
+                                              {"kernel_shape", Kernel},
+                                              {"pads", Pads},
+                                              {"strides", Strides}}));
+  if (C.Inputs.size() > 2 && C.needs(2))
+    Out[2] = channelSum(G);
+  return Out;
+}
+
+Grads convTransposeBackward(const BackwardContext &C) {
+  requireExplicitPads(C, "ConvTranspose");
+  if (const ir::Attribute *A = C.Attrs.find("output_shape"))
+    if (!A->ints().empty())
+      fail(ErrorKind::Unsupported, "the derivative of ConvTranspose with "
+                                   "output_shape is not implemented; use "
+                                   "pads and output_padding");
+  const Tensor &X = in(C, 0), &W = in(C, 1), &G = gout(C);
+  size_t R = static_cast<size_t>(X.dim()) - 2;
+  std::vector<int64_t> WS = W.sizes();
+  ir::AttrMap A = dispatch::attrs(
+      {{"dilations", spatialAttr(C, "dilations", R, 1)},
+       {"group", intAttr(C, "group", 1)},
+       {"kernel_shape",
+        std::vector<int64_t>(WS.begin() + 2, WS.end())},
+       {"pads", spatialAttr(C, "pads", 2 * R, 0)},
+       {"strides", spatialAttr(C, "strides", R, 1)}});
+  Grads Out(C.Inputs.size());
+  // <G, ConvT(X, W)> = <Conv(G, W), X>.
+  if (C.needs(0))
+    Out[0] = dispatch::call1(ir::OpKind::Conv, {G, W}, A);
+  if (C.needs(1))
+    Out[1] = dispatch::call1(ir::OpKind::ConvGradWeight, {G, X}, A);
+  if (C.Inputs.size() > 2 && C.needs(2))
+    Out[2] = channelSum(G);
+  return Out;
+}
+
+/// MaxPool / AveragePool: the nng grad op with the forward attributes.
+Grads poolBackward(const BackwardContext &C) {
+  ir::AttrMap A;
+  for (const auto &[Name, V] : C.Attrs)
+    if (Name != "storage_order")
+      A.set(Name, V);
+  ir::OpKind K = C.Op == ir::OpKind::MaxPool ? ir::OpKind::MaxPoolGrad
+                                             : ir::OpKind::AveragePoolGrad;
+  return {dispatch::call1(K, {in(C, 0), gout(C)}, A)};
+}
+
+Grads globalAveragePoolBackward(const BackwardContext &C) {
+  const Tensor &X = in(C, 0);
+  int64_t N = 1;
+  for (int64_t D = 2; D < X.dim(); ++D)
+    N *= X.size(D);
+  return {expand(gout(C), X.sizes()) / static_cast<double>(N)};
+}
+
+/// Inference-mode BatchNormalization: y = (x - mean) * s / sqrt(var + eps)
+/// + b with constant statistics.
+Grads batchNormBackward(const BackwardContext &C) {
+  if (intAttr(C, "training_mode", 0) != 0)
+    fail(ErrorKind::Unsupported,
+         "the derivative of BatchNormalization with training_mode=1 is not "
+         "implemented; F::batch_norm composes the training form from "
+         "differentiable ops");
+  const Tensor &X = in(C, 0), &G = gout(C);
+  const ir::Attribute *E = C.Attrs.find("epsilon");
+  double Eps = E ? E->f() : 1e-5;
+  std::vector<int64_t> CS(X.dim(), 1);
+  CS[1] = X.size(1);
+  Tensor InvStd = reshape(rsqrt(in(C, 4) + Eps), CS);
+  Grads Out(5);
+  if (C.needs(0))
+    Out[0] = G * reshape(in(C, 1), CS) * InvStd;
+  if (C.needs(1))
+    Out[1] = channelSum(G * (X - reshape(in(C, 3), CS)) * InvStd);
+  if (C.needs(2))
+    Out[2] = channelSum(G);
+  return Out;
+}
+
+Grads layerNormBackward(const BackwardContext &C) {
+  const Tensor &X = in(C, 0), &G = gout(C);
+  int64_t Axis = intAttr(C, "axis", -1);
+  if (Axis < 0)
+    Axis += X.dim();
+  const ir::Attribute *E = C.Attrs.find("epsilon");
+  double Eps = E ? E->f() : 1e-5;
+  std::vector<int64_t> Norm, Lead;
+  for (int64_t D = 0; D < X.dim(); ++D)
+    (D < Axis ? Lead : Norm).push_back(D);
+  Tensor Mean = mean(X, Norm, /*KeepDim=*/true);
+  Tensor Centered = X - Mean;
+  Tensor InvStd = rsqrt(mean(Centered * Centered, Norm, true) + Eps);
+  Tensor XHat = Centered * InvStd;
+  Grads Out(C.Inputs.size());
+  if (C.needs(0)) {
+    Tensor GX = G * in(C, 1);
+    Out[0] = InvStd * (GX - mean(GX, Norm, true) -
+                       XHat * mean(GX * XHat, Norm, true));
+  }
+  if (C.needs(1))
+    Out[1] = detail::sumToShape(G * XHat, in(C, 1).shape());
+  if (C.Inputs.size() > 2 && C.needs(2))
+    Out[2] = detail::sumToShape(G, in(C, 2).shape());
+  return Out;
+}
+
+} // namespace
+
+void registerNNDerivatives() {
+  setBackward(OpKind::Conv, convBackward);
+  setBackward(OpKind::ConvTranspose, convTransposeBackward);
+  setBackward(OpKind::MaxPool, poolBackward);
+  setBackward(OpKind::AveragePool, poolBackward);
+  setBackward(OpKind::GlobalAveragePool, globalAveragePoolBackward);
+  setBackward(OpKind::BatchNormalization, batchNormBackward);
+  setBackward(OpKind::LayerNormalization, layerNormBackward);
+  setBackward(OpKind::Relu, reluBackward);
+  setBackward(OpKind::LeakyRelu, leakyReluBackward);
+  setBackward(OpKind::Gelu, geluBackward);
+}
+
+} // namespace nng::autograd

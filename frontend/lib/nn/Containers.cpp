@@ -1,0 +1,462 @@
+//===- Containers.cpp - Sequential, ModuleList, ModuleDict, ... ----------===//
+//
+// The container modules over ModuleBase's registered slots: index
+// normalisation with Python's rules (negative from the end, errors naming
+// the container and its size), PyTorch's renumbering on insert and
+// removal, Sequential's chained forward, and the parameter containers'
+// PyTorch-style extra_repr.
+//
+//===----------------------------------------------------------------------===//
+
+#include "nngraph/frontend/nn/Containers.h"
+#include "nngraph/runtime/Error.h"
+
+#include <algorithm>
+
+namespace nng::nn {
+
+namespace detail {
+void failWrongType(const ModuleBase &Container, const std::string &Where,
+                   const ModuleBase &Got, const std::type_info &Want) {
+  fail(ErrorKind::InvalidArgument, Container.type_name(), "[", Where,
+       "] is a ", Got.type_name(), ", not a ", demangleTypeName(Want));
+}
+} // namespace detail
+
+namespace {
+
+/// Index in [0, Size) from a Python index in [-Size, Size).
+size_t normIndex(const ModuleBase &C, int64_t Index, size_t Size) {
+  int64_t N = static_cast<int64_t>(Size);
+  if (Index < -N || Index >= N)
+    fail(ErrorKind::InvalidArgument, C.type_name(), ": index ", Index,
+         " is out of range for ", Size, " entries");
+  return static_cast<size_t>(Index < 0 ? Index + N : Index);
+}
+
+/// Insert position in [0, Size] from a Python index (clamped like
+/// list.insert when Clamp, else checked like Sequential.insert).
+size_t insertIndex(const ModuleBase &C, int64_t Index, size_t Size,
+                   bool Clamp) {
+  int64_t N = static_cast<int64_t>(Size);
+  if (!Clamp && (Index < -N || Index > N))
+    fail(ErrorKind::InvalidArgument, C.type_name(), ".insert: index ", Index,
+         " is out of range for ", Size, " entries");
+  if (Index < 0)
+    Index = std::max<int64_t>(Index + N, 0);
+  return static_cast<size_t>(std::min<int64_t>(Index, N));
+}
+
+/// The positions of Python's range(Size)[Start:End:Step].
+std::vector<size_t> slicePositions(const ModuleBase &C, int64_t Start,
+                                   int64_t End, int64_t Step, size_t Size) {
+  if (Step == 0)
+    fail(ErrorKind::InvalidArgument, C.type_name(),
+         ".slice: the step can't be zero");
+  int64_t N = static_cast<int64_t>(Size);
+  auto Clip = [&](int64_t I, int64_t Lo, int64_t Hi) {
+    if (I < 0)
+      I += N;
+    return std::clamp(I, Lo, Hi);
+  };
+  std::vector<size_t> R;
+  if (Step > 0) {
+    for (int64_t I = Clip(Start, 0, N), E = Clip(End, 0, N); I < E; I += Step)
+      R.push_back(static_cast<size_t>(I));
+  } else {
+    for (int64_t I = Clip(Start, -1, N - 1), E = Clip(End, -1, N - 1); I > E;
+         I += Step)
+      R.push_back(static_cast<size_t>(I));
+  }
+  return R;
+}
+
+NamedModules renumbered(const NamedModules &Entries) {
+  NamedModules R;
+  for (size_t I = 0; I < Entries.size(); ++I)
+    R.emplace_back(std::to_string(I), Entries[I].second);
+  return R;
+}
+
+void checkModule(const ModuleBase &C, const ModulePtr &M, const char *What) {
+  if (!M)
+    fail(ErrorKind::InvalidArgument, C.type_name(), ".", What,
+         ": the module is null");
+}
+
+} // namespace
+
+// --- Sequential ----------------------------------------------------------------------
+
+Sequential::Sequential(const std::vector<ModulePtr> &Modules) {
+  extend(Modules);
+}
+
+Sequential::Sequential(const NamedModules &Modules) {
+  for (const auto &[Name, M] : Modules)
+    append(Name, M);
+}
+
+Value Sequential::forward(const Value &Input) {
+  Value X = Input;
+  for (const auto &[Name, M] : Children)
+    X = M->call({X});
+  return X;
+}
+
+Sequential &Sequential::append(ModulePtr M) {
+  return append(std::to_string(Children.size()), std::move(M));
+}
+
+Sequential &Sequential::append(const std::string &Name, ModulePtr M) {
+  checkModule(*this, M, "append");
+  register_module(Name, std::move(M));
+  return *this;
+}
+
+Sequential &Sequential::extend(const std::vector<ModulePtr> &Modules) {
+  for (const ModulePtr &M : Modules)
+    append(M);
+  return *this;
+}
+
+Sequential &Sequential::insert(int64_t Index, ModulePtr M) {
+  checkModule(*this, M, "insert");
+  size_t Pos = insertIndex(*this, Index, Children.size(), false);
+  if (M.get() == this)
+    fail(ErrorKind::InvalidArgument, "Sequential.insert: a module cannot "
+                                     "contain itself");
+  // PyTorch: entries "i" for i > Pos move to "i+1"; the new one is "Pos".
+  NamedModules New = Children;
+  New.insert(New.begin() + static_cast<std::ptrdiff_t>(Pos),
+             {std::to_string(Pos), M});
+  for (size_t I = Pos + 1; I < New.size(); ++I)
+    if (New[I].first == std::to_string(I - 1))
+      New[I].first = std::to_string(I);
+  setChildren(std::move(New));
+  return *this;
+}
+
+ModulePtr Sequential::pop(int64_t Index) {
+  size_t Pos = normIndex(*this, Index, Children.size());
+  ModulePtr M = Children[Pos].second;
+  NamedModules New = Children;
+  New.erase(New.begin() + static_cast<std::ptrdiff_t>(Pos));
+  setChildren(renumbered(New));
+  return M;
+}
+
+void Sequential::set(int64_t Index, ModulePtr M) {
+  checkModule(*this, M, "set");
+  size_t Pos = normIndex(*this, Index, Children.size());
+  replace_module(Children[Pos].first, std::move(M));
+}
+
+ModulePtr Sequential::operator[](int64_t Index) const {
+  return Children[normIndex(*this, Index, Children.size())].second;
+}
+
+ModulePtr Sequential::operator[](const std::string &Name) const {
+  for (const auto &[N, M] : Children)
+    if (N == Name)
+      return M;
+  fail(ErrorKind::InvalidArgument, "Sequential has no entry named '", Name,
+       "' (it has ", Children.size(), " entries)");
+}
+
+std::shared_ptr<Sequential> Sequential::slice(int64_t Start, int64_t End,
+                                              int64_t Step) const {
+  NamedModules Picked;
+  for (size_t I : slicePositions(*this, Start, End, Step, Children.size()))
+    Picked.push_back(Children[I]);
+  return std::make_shared<Sequential>(Picked);
+}
+
+// --- ModuleList -------------------------------------------------------------------------
+
+ModuleList::ModuleList(const std::vector<ModulePtr> &Modules) {
+  extend(Modules);
+}
+
+ModuleList &ModuleList::append(ModulePtr M) {
+  checkModule(*this, M, "append");
+  register_module(std::to_string(Children.size()), std::move(M));
+  return *this;
+}
+
+ModuleList &ModuleList::extend(const std::vector<ModulePtr> &Modules) {
+  for (const ModulePtr &M : Modules)
+    append(M);
+  return *this;
+}
+
+ModuleList &ModuleList::insert(int64_t Index, ModulePtr M) {
+  checkModule(*this, M, "insert");
+  if (M.get() == this)
+    fail(ErrorKind::InvalidArgument,
+         "ModuleList.insert: a module cannot contain itself");
+  size_t Pos = insertIndex(*this, Index, Children.size(), true);
+  NamedModules New = Children;
+  New.insert(New.begin() + static_cast<std::ptrdiff_t>(Pos), {"", M});
+  setChildren(renumbered(New));
+  return *this;
+}
+
+ModulePtr ModuleList::pop(int64_t Index) {
+  size_t Pos = normIndex(*this, Index, Children.size());
+  ModulePtr M = Children[Pos].second;
+  NamedModules New = Children;
+  New.erase(New.begin() + static_cast<std::ptrdiff_t>(Pos));
+  setChildren(renumbered(New));
+  return M;
+}
+
+void ModuleList::set(int64_t Index, ModulePtr M) {
+  checkModule(*this, M, "set");
+  size_t Pos = normIndex(*this, Index, Children.size());
+  replace_module(Children[Pos].first, std::move(M));
+}
+
+ModulePtr ModuleList::operator[](int64_t Index) const {
+  return Children[normIndex(*this, Index, Children.size())].second;
+}
+
+std::shared_ptr<ModuleList> ModuleList::slice(int64_t Start, int64_t End,
+                                              int64_t Step) const {
+  std::vector<ModulePtr> Picked;
+  for (size_t I : slicePositions(*this, Start, End, Step, Children.size()))
+    Picked.push_back(Children[I].second);
+  return std::make_shared<ModuleList>(Picked);
+}
+
+// --- ModuleDict ---------------------------------------------------------------------------
+
+ModuleDict::ModuleDict(const NamedModules &Modules) { update(Modules); }
+
+ModuleDict &ModuleDict::insert(const std::string &Key, ModulePtr M) {
+  checkModule(*this, M, "insert");
+  if (contains(Key))
+    replace_module(Key, std::move(M));
+  else
+    register_module(Key, std::move(M));
+  return *this;
+}
+
+ModuleDict &ModuleDict::update(const NamedModules &Modules) {
+  for (const auto &[K, M] : Modules)
+    insert(K, M);
+  return *this;
+}
+
+ModulePtr ModuleDict::operator[](const std::string &Key) const {
+  for (const auto &[K, M] : Children)
+    if (K == Key)
+      return M;
+  fail(ErrorKind::InvalidArgument, "ModuleDict has no key '", Key, "'");
+}
+
+bool ModuleDict::contains(const std::string &Key) const {
+  for (const auto &[K, M] : Children)
+    if (K == Key)
+      return true;
+  return false;
+}
+
+ModulePtr ModuleDict::pop(const std::string &Key) {
+  ModulePtr M = (*this)[Key];
+  NamedModules New;
+  for (const auto &E : Children)
+    if (E.first != Key)
+      New.push_back(E);
+  setChildren(std::move(New));
+  return M;
+}
+
+void ModuleDict::clear() { setChildren({}); }
+
+std::vector<std::string> ModuleDict::keys() const {
+  std::vector<std::string> R;
+  for (const auto &[K, M] : Children)
+    R.push_back(K);
+  return R;
+}
+
+std::vector<ModulePtr> ModuleDict::values() const {
+  std::vector<ModulePtr> R;
+  for (const auto &[K, M] : Children)
+    R.push_back(M);
+  return R;
+}
+
+// --- ParameterList and ParameterDict -----------------------------------------------
+
+namespace {
+
+std::string sizeString(const Tensor &T) {
+  std::string S;
+  for (int64_t D : T.sizes()) {
+    if (!S.empty())
+      S += 'x';
+    S += std::to_string(D);
+  }
+  return S;
+}
+
+/// torch.float32 etc. (p.dtype) and torch.FloatTensor etc. (torch.typename).
+std::string torchDTypeName(DType T) {
+  switch (T) {
+  case DType::F32:
+    return "torch.float32";
+  case DType::F64:
+    return "torch.float64";
+  case DType::F16:
+    return "torch.float16";
+  case DType::BF16:
+    return "torch.bfloat16";
+  case DType::I8:
+    return "torch.int8";
+  case DType::U8:
+    return "torch.uint8";
+  case DType::I16:
+    return "torch.int16";
+  case DType::I32:
+    return "torch.int32";
+  case DType::I64:
+    return "torch.int64";
+  case DType::Bool:
+    return "torch.bool";
+  default:
+    return "torch." + std::string(dtypeName(T));
+  }
+}
+
+std::string torchTypeName(DType T) {
+  switch (T) {
+  case DType::F32:
+    return "torch.FloatTensor";
+  case DType::F64:
+    return "torch.DoubleTensor";
+  case DType::F16:
+    return "torch.HalfTensor";
+  case DType::BF16:
+    return "torch.BFloat16Tensor";
+  case DType::I8:
+    return "torch.CharTensor";
+  case DType::U8:
+    return "torch.ByteTensor";
+  case DType::I16:
+    return "torch.ShortTensor";
+  case DType::I32:
+    return "torch.IntTensor";
+  case DType::I64:
+    return "torch.LongTensor";
+  case DType::Bool:
+    return "torch.BoolTensor";
+  default:
+    return torchDTypeName(T);
+  }
+}
+
+std::string paramLines(const NamedTensors &Ps, bool TypeNames) {
+  std::string S;
+  for (const auto &[K, P] : Ps) {
+    if (!S.empty())
+      S += "\n";
+    S += "  (" + K + "): Parameter containing: [" +
+         (TypeNames ? torchTypeName(P.dtype()) : torchDTypeName(P.dtype())) +
+         " of size " + sizeString(P) + "]";
+  }
+  return S;
+}
+
+} // namespace
+
+ParameterList::ParameterList(const std::vector<Tensor> &Ps) { extend(Ps); }
+
+ParameterList &ParameterList::append(Tensor P) {
+  if (!P.defined())
+    fail(ErrorKind::InvalidArgument,
+         "ParameterList.append: the tensor is undefined");
+  register_parameter(std::to_string(Params.size()), std::move(P));
+  return *this;
+}
+
+ParameterList &ParameterList::extend(const std::vector<Tensor> &Ps) {
+  for (const Tensor &P : Ps)
+    append(P);
+  return *this;
+}
+
+void ParameterList::set(int64_t Index, Tensor P) {
+  size_t Pos = normIndex(*this, Index, Params.size());
+  replace_parameter(Params[Pos].first, std::move(P));
+}
+
+Tensor ParameterList::operator[](int64_t Index) const {
+  return Params[normIndex(*this, Index, Params.size())].second;
+}
+
+std::string ParameterList::extra_repr() const {
+  return paramLines(Params, false);
+}
+
+ParameterDict::ParameterDict(const NamedTensors &Ps) { update(Ps); }
+
+ParameterDict &ParameterDict::insert(const std::string &Key, Tensor P) {
+  if (!P.defined())
+    fail(ErrorKind::InvalidArgument, "ParameterDict.insert('", Key,
+         "'): the tensor is undefined");
+  if (contains(Key))
+    replace_parameter(Key, std::move(P));
+  else
+    register_parameter(Key, std::move(P));
+  return *this;
+}
+
+ParameterDict &ParameterDict::update(const NamedTensors &Ps) {
+  for (const auto &[K, P] : Ps)
+    insert(K, P);
+  return *this;
+}
+
+Tensor ParameterDict::operator[](const std::string &Key) const {
+  for (const auto &[K, P] : Params)
+    if (K == Key)
+      return P;
+  fail(ErrorKind::InvalidArgument, "ParameterDict has no key '", Key, "'");
+}
+
+bool ParameterDict::contains(const std::string &Key) const {
+  for (const auto &[K, P] : Params)
+    if (K == Key)
+      return true;
+  return false;
+}
+
+Tensor ParameterDict::pop(const std::string &Key) {
+  Tensor P = (*this)[Key];
+  std::erase_if(Params, [&](const auto &E) { return E.first == Key; });
+  return P;
+}
+
+void ParameterDict::clear() { Params.clear(); }
+
+std::vector<std::string> ParameterDict::keys() const {
+  std::vector<std::string> R;
+  for (const auto &[K, P] : Params)
+    R.push_back(K);
+  return R;
+}
+
+std::vector<Tensor> ParameterDict::values() const {
+  std::vector<Tensor> R;
+  for (const auto &[K, P] : Params)
+    R.push_back(P);
+  return R;
+}
+
+std::string ParameterDict::extra_repr() const {
+  return paramLines(Params, true);
+}
+
+} // namespace nng::nn

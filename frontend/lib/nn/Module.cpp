@@ -1,0 +1,494 @@
+//===- Module.cpp - nn::ModuleBase: registration, iteration, modes -------===//
+//
+// The state half of nn::ModuleBase: registering parameters, buffers and
+// submodules with PyTorch's name validation, the named_* iterations
+// (depth first in registration order, with PyTorch's duplicate removal),
+// lookups by dotted path, train/eval, dtype and device conversion that
+// keeps tensor identity, apply, zero_grad, requires_grad_ and parameter
+// counts. Calling and hooks are in Hooks.cpp, state dicts in
+// StateDict.cpp, printing in ModulePrinting.cpp.
+//
+//===----------------------------------------------------------------------===//
+
+#include "nngraph/frontend/nn/Module.h"
+#include "nngraph/frontend/Autograd.h"
+#include "nngraph/runtime/Error.h"
+
+#include <cxxabi.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <unordered_set>
+
+namespace nng::nn {
+
+namespace detail {
+
+std::string demangleTypeName(const std::type_info &T) {
+  int Status = 0;
+  char *Raw = abi::__cxa_demangle(T.name(), nullptr, nullptr, &Status);
+  std::string Name = (Status == 0 && Raw) ? Raw : T.name();
+  std::free(Raw);
+  // Strip the namespaces (outside template arguments): "nng::nn::Linear"
+  // -> "Linear", "(anonymous namespace)::Net" -> "Net".
+  int Depth = 0;
+  size_t Start = 0;
+  for (size_t I = 0; I + 1 < Name.size(); ++I) {
+    char C = Name[I];
+    if (C == '<' || C == '(')
+      ++Depth;
+    else if (C == '>' || C == ')')
+      --Depth;
+    else if (Depth == 0 && C == ':' && Name[I + 1] == ':')
+      Start = I + 2;
+  }
+  return Name.substr(Start);
+}
+
+} // namespace detail
+
+ModuleBase::ModuleBase(std::string TypeName)
+    : TypeName(std::move(TypeName)),
+      Hooks(std::make_shared<detail::HookRegistry>()) {}
+
+ModuleBase::~ModuleBase() {
+  for (auto &[Name, C] : Children)
+    if (C)
+      --C->NumParents;
+}
+
+ModulePtr ModuleBase::ptr() const {
+  auto *Self = const_cast<ModuleBase *>(this);
+  if (ModulePtr P = Self->weak_from_this().lock())
+    return P;
+  return ModulePtr(ModulePtr(), Self); // Non-owning alias.
+}
+
+// --- Registration ---------------------------------------------------------------
+
+void ModuleBase::checkNewName(const std::string &Name, const char *What) const {
+  if (Name.empty())
+    fail(ErrorKind::InvalidArgument, TypeName, ": ", What,
+         " name can't be empty: pass a name such as \"weight\"");
+  if (Name.find('.') != std::string::npos)
+    fail(ErrorKind::InvalidArgument, TypeName, ": ", What, " name '", Name,
+         "' can't contain \".\" (dots separate the levels of "
+         "state_dict keys): use '_' instead");
+  const char *Taken = nullptr;
+  for (const auto &[N, T] : Params)
+    if (N == Name)
+      Taken = "parameter";
+  for (const BufferSlot &B : Buffers)
+    if (B.Name == Name)
+      Taken = "buffer";
+  for (const auto &[N, C] : Children)
+    if (N == Name)
+      Taken = "submodule";
+  if (Taken)
+    fail(ErrorKind::InvalidArgument, TypeName, ": cannot register ", What,
+         " '", Name, "': the name is already taken by a ", Taken,
+         " of this module; choose another name (or use replace_",
+         (std::string(Taken) == "submodule" ? "module" : Taken),
+         " to swap it)");
+}
+
+Tensor ModuleBase::register_parameter(const std::string &Name, Tensor Param,
+                                      bool RequiresGrad) {
+  checkNewName(Name, "parameter");
+  if (Param.defined()) {
+    if (Param.grad_fn())
+      fail(ErrorKind::InvalidArgument, TypeName,
+           ": cannot register a non-leaf tensor as parameter '", Name,
+           "' (it has a grad_fn). Parameters must be created explicitly: "
+           "pass .detach() of it, or compute the value in forward()");
+    if (RequiresGrad && !Param.is_floating_point())
+      fail(ErrorKind::InvalidArgument, TypeName, ": parameter '", Name,
+           "' has dtype ", dtypeName(Param.dtype()),
+           " but only floating-point tensors can require gradients: "
+           "register it with requires_grad=false, or as a buffer");
+    Param.requires_grad_(RequiresGrad);
+  }
+  Params.emplace_back(Name, Param);
+  return Param;
+}
+
+Tensor ModuleBase::register_buffer(const std::string &Name, Tensor Buffer,
+                                   bool Persistent) {
+  checkNewName(Name, "buffer");
+  Buffers.push_back({Name, Buffer, Persistent});
+  return Buffer;
+}
+
+void ModuleBase::addChild(const std::string &Name, ModulePtr Module) {
+  checkNewName(Name, "module");
+  if (Module.get() == this)
+    fail(ErrorKind::InvalidArgument, TypeName, ": cannot register module '",
+         Name, "' as a submodule of itself");
+  if (Module) {
+    ++Module->NumParents;
+    Module->LastName = Name;
+  }
+  Children.emplace_back(Name, std::move(Module));
+}
+
+void ModuleBase::replaceChild(const std::string &Name, ModulePtr Module) {
+  if (Module.get() == this)
+    fail(ErrorKind::InvalidArgument, TypeName, ": cannot register module '",
+         Name, "' as a submodule of itself");
+  for (auto &[N, C] : Children)
+    if (N == Name) {
+      if (Module) {
+        ++Module->NumParents;
+        Module->LastName = Name;
+      }
+      if (C)
+        --C->NumParents;
+      C = std::move(Module);
+      return;
+    }
+  fail(ErrorKind::InvalidArgument, TypeName, ": replace_module('", Name,
+       "'): there is no submodule of that name; use register_module to add "
+       "one");
+}
+
+void ModuleBase::setChildren(std::vector<std::pair<std::string, ModulePtr>> New) {
+  for (auto &[N, C] : New)
+    if (C) {
+      ++C->NumParents;
+      C->LastName = N;
+    }
+  for (auto &[N, C] : Children)
+    if (C)
+      --C->NumParents;
+  Children = std::move(New);
+}
+
+Tensor ModuleBase::replace_parameter(const std::string &Name, Tensor Param,
+                                     bool RequiresGrad) {
+  for (auto &[N, T] : Params)
+    if (N == Name) {
+      if (Param.defined()) {
+        if (Param.grad_fn())
+          fail(ErrorKind::InvalidArgument, TypeName,
+               ": cannot use a non-leaf tensor as parameter '", Name,
+               "' (it has a grad_fn); pass .detach() of it");
+        if (RequiresGrad != Param.requires_grad())
+          Param.requires_grad_(RequiresGrad);
+      }
+      T = Param;
+      return Param;
+    }
+  fail(ErrorKind::InvalidArgument, TypeName, ": replace_parameter('", Name,
+       "'): there is no parameter of that name; use register_parameter to "
+       "add one");
+}
+
+Tensor ModuleBase::replace_buffer(const std::string &Name, Tensor Buffer) {
+  for (BufferSlot &B : Buffers)
+    if (B.Name == Name) {
+      B.Value = Buffer;
+      return Buffer;
+    }
+  fail(ErrorKind::InvalidArgument, TypeName, ": replace_buffer('", Name,
+       "'): there is no buffer of that name; use register_buffer to add one");
+}
+
+// --- Iteration ---------------------------------------------------------------------
+
+namespace {
+
+std::string join(const std::string &Prefix, const std::string &Name) {
+  return Prefix.empty() ? Name : Prefix + "." + Name;
+}
+
+/// PyTorch's _named_members: each module (deduplicated or not), then its
+/// own members, skipping undefined ones and (with RemoveDuplicate) ones
+/// already seen.
+template <typename GetMembers>
+std::vector<std::pair<std::string, Tensor>>
+namedMembers(const ModuleBase &M, const std::string &Prefix, bool Recurse,
+             bool RemoveDuplicate, GetMembers Get) {
+  std::vector<std::pair<std::string, ModulePtr>> Mods;
+  if (Recurse)
+    Mods = M.named_modules(Prefix, RemoveDuplicate);
+  else
+    Mods.emplace_back(Prefix, M.ptr());
+  std::unordered_set<const TensorImpl *> Seen;
+  std::vector<std::pair<std::string, Tensor>> R;
+  for (const auto &[ModPrefix, Mod] : Mods)
+    Get(*Mod, [&](const std::string &Name, const Tensor &T) {
+      if (!T.defined() || Seen.count(T.impl().get()))
+        return;
+      if (RemoveDuplicate)
+        Seen.insert(T.impl().get());
+      R.emplace_back(join(ModPrefix, Name), T);
+    });
+  return R;
+}
+
+std::vector<Tensor> valuesOf(std::vector<std::pair<std::string, Tensor>> V) {
+  std::vector<Tensor> R;
+  R.reserve(V.size());
+  for (auto &[N, T] : V)
+    R.push_back(std::move(T));
+  return R;
+}
+
+} // namespace
+
+std::vector<std::pair<std::string, Tensor>>
+ModuleBase::named_parameters(const std::string &Prefix, bool Recurse,
+                             bool RemoveDuplicate) const {
+  return namedMembers(*this, Prefix, Recurse, RemoveDuplicate,
+                      [](const ModuleBase &Mod, auto Emit) {
+                        for (const auto &[N, T] : Mod.Params)
+                          Emit(N, T);
+                      });
+}
+
+std::vector<Tensor> ModuleBase::parameters(bool Recurse) const {
+  return valuesOf(named_parameters("", Recurse));
+}
+
+std::vector<std::pair<std::string, Tensor>>
+ModuleBase::named_buffers(const std::string &Prefix, bool Recurse,
+                          bool RemoveDuplicate) const {
+  return namedMembers(*this, Prefix, Recurse, RemoveDuplicate,
+                      [](const ModuleBase &Mod, auto Emit) {
+                        for (const BufferSlot &B : Mod.Buffers)
+                          Emit(B.Name, B.Value);
+                      });
+}
+
+std::vector<Tensor> ModuleBase::buffers(bool Recurse) const {
+  return valuesOf(named_buffers("", Recurse));
+}
+
+std::vector<std::pair<std::string, ModulePtr>>
+ModuleBase::named_children() const {
+  std::vector<std::pair<std::string, ModulePtr>> R;
+  std::unordered_set<const ModuleBase *> Seen;
+  for (const auto &[N, C] : Children)
+    if (C && Seen.insert(C.get()).second)
+      R.emplace_back(N, C);
+  return R;
+}
+
+std::vector<ModulePtr> ModuleBase::children() const {
+  std::vector<ModulePtr> R;
+  for (auto &[N, C] : named_children())
+    R.push_back(C);
+  return R;
+}
+
+namespace {
+/// PyTorch's named_modules: pre-order, a memo shared by the whole walk (a
+/// module seen before is skipped with its subtree).
+void collectModules(const ModulePtr &M, const std::string &Prefix,
+                    bool RemoveDuplicate,
+                    std::unordered_set<const ModuleBase *> &Memo,
+                    std::vector<std::pair<std::string, ModulePtr>> &Out,
+                    const std::vector<std::pair<std::string, ModulePtr>> &(
+                        *KidsOf)(const ModuleBase &)) {
+  if (RemoveDuplicate && !Memo.insert(M.get()).second)
+    return;
+  Out.emplace_back(Prefix, M);
+  for (const auto &[N, C] : KidsOf(*M))
+    if (C)
+      collectModules(C, join(Prefix, N), RemoveDuplicate, Memo, Out, KidsOf);
+}
+} // namespace
+
+const std::vector<std::pair<std::string, ModulePtr>> &
+ModuleBase::childSlots(const ModuleBase &M) {
+  return M.Children;
+}
+
+std::vector<std::pair<std::string, ModulePtr>>
+ModuleBase::named_modules(const std::string &Prefix,
+                          bool RemoveDuplicate) const {
+  std::vector<std::pair<std::string, ModulePtr>> Out;
+  std::unordered_set<const ModuleBase *> Memo;
+  collectModules(ptr(), Prefix, RemoveDuplicate, Memo, Out, &childSlots);
+  return Out;
+}
+
+std::vector<ModulePtr> ModuleBase::modules() const {
+  std::vector<ModulePtr> R;
+  for (auto &[N, M] : named_modules())
+    R.push_back(M);
+  return R;
+}
+
+ModulePtr ModuleBase::get_submodule(const std::string &Target) const {
+  ModulePtr Cur = ptr();
+  if (Target.empty())
+    return Cur;
+  std::string Path;
+  size_t Start = 0;
+  while (true) {
+    size_t Dot = Target.find('.', Start);
+    std::string Part = Target.substr(Start, Dot == std::string::npos
+                                                ? std::string::npos
+                                                : Dot - Start);
+    ModulePtr Next;
+    for (const auto &[N, C] : Cur->Children)
+      if (N == Part)
+        Next = C;
+    if (!Next)
+      fail(ErrorKind::InvalidArgument, "get_submodule('", Target, "'): ",
+           Path.empty() ? TypeName : Path + " (" + Cur->TypeName + ")",
+           " has no submodule '", Part, "'");
+    Path = join(Path, Part);
+    Cur = Next;
+    if (Dot == std::string::npos)
+      return Cur;
+    Start = Dot + 1;
+  }
+}
+
+namespace {
+std::pair<std::string, std::string> splitLast(const std::string &Target) {
+  size_t Dot = Target.rfind('.');
+  if (Dot == std::string::npos)
+    return {"", Target};
+  return {Target.substr(0, Dot), Target.substr(Dot + 1)};
+}
+} // namespace
+
+Tensor ModuleBase::get_parameter(const std::string &Target) const {
+  auto [ModPath, Name] = splitLast(Target);
+  ModulePtr M = get_submodule(ModPath);
+  for (const auto &[N, T] : M->Params)
+    if (N == Name) {
+      if (!T.defined())
+        fail(ErrorKind::InvalidArgument, "get_parameter('", Target,
+             "'): the parameter is reserved but empty (undefined)");
+      return T;
+    }
+  fail(ErrorKind::InvalidArgument, "get_parameter('", Target, "'): ",
+       M->TypeName, " has no parameter '", Name, "'");
+}
+
+Tensor ModuleBase::get_buffer(const std::string &Target) const {
+  auto [ModPath, Name] = splitLast(Target);
+  ModulePtr M = get_submodule(ModPath);
+  for (const BufferSlot &B : M->Buffers)
+    if (B.Name == Name) {
+      if (!B.Value.defined())
+        fail(ErrorKind::InvalidArgument, "get_buffer('", Target,
+             "'): the buffer is reserved but empty (undefined)");
+      return B.Value;
+    }
+  fail(ErrorKind::InvalidArgument, "get_buffer('", Target, "'): ",
+       M->TypeName, " has no buffer '", Name, "'");
+}
+
+// --- Modes and conversions ------------------------------------------------------------
+
+ModuleBase &ModuleBase::train(bool Mode) {
+  for (const ModulePtr &M : modules())
+    M->Training = Mode;
+  return *this;
+}
+
+ModuleBase &ModuleBase::apply(const std::function<void(ModuleBase &)> &Fn) {
+  for (const ModulePtr &C : children())
+    C->apply(Fn);
+  Fn(*this);
+  return *this;
+}
+
+namespace {
+/// The converted data of one floating tensor (and of its gradient).
+struct Conversion {
+  TensorImpl *Impl;
+  rt::Tensor Data;
+  rt::Tensor Grad;
+};
+
+/// Converts T's data (and gradient) to Type, without changing T yet.
+void planConversion(const Tensor &T, DType Type, std::vector<Conversion> &Out) {
+  if (!T.defined() || !T.is_floating_point() || T.dtype() == Type)
+    return;
+  for (const Conversion &C : Out)
+    if (C.Impl == T.impl().get())
+      return; // Shared between modules: once.
+  TensorImpl &Impl = *T.impl();
+  Conversion C{&Impl, Tensor(Impl.Data).to(Type).data(), rt::Tensor()};
+  if (Impl.Grad && isFloatingPoint(Impl.Grad->Data.dtype()))
+    C.Grad = Tensor(Impl.Grad->Data).to(Type).data();
+  Out.push_back(std::move(C));
+}
+} // namespace
+
+ModuleBase &ModuleBase::to(DType T) {
+  if (!isFloatingPoint(T))
+    fail(ErrorKind::InvalidArgument, TypeName, ".to(", dtypeName(T),
+         "): modules can only be converted to floating-point dtypes (f32, "
+         "f64, f16, bf16)");
+  // Convert everything first, then swap the data in: an error leaves the
+  // module as it was.
+  std::vector<Conversion> Plan;
+  {
+    NoGradGuard NoGrad;
+    for (const ModulePtr &M : modules()) {
+      for (auto &[N, P] : M->Params)
+        planConversion(P, T, Plan);
+      for (BufferSlot &B : M->Buffers)
+        planConversion(B.Value, T, Plan);
+    }
+  }
+  for (Conversion &C : Plan) {
+    C.Impl->Data = std::move(C.Data);
+    ++C.Impl->Version;
+    // A leaf's accumulator records the old dtype; the next backward makes
+    // a new one.
+    C.Impl->Accumulator.reset();
+    if (C.Grad.defined())
+      C.Impl->Grad->Data = std::move(C.Grad);
+  }
+  return *this;
+}
+
+ModuleBase &ModuleBase::to(Device D) {
+  if (!D.isCPU())
+    fail(ErrorKind::Unsupported, TypeName, ".to(", D.toString(),
+         "): eager tensors live on the CPU in this build; compile the model "
+         "(nng::compile) to run it on another device");
+  return *this;
+}
+
+ModuleBase &ModuleBase::to(Device D, DType T) {
+  to(D);
+  return to(T);
+}
+
+void ModuleBase::zero_grad(bool SetToNone) {
+  NoGradGuard NoGrad;
+  for (Tensor P : parameters()) {
+    Tensor G = P.grad();
+    if (!G.defined())
+      continue;
+    if (SetToNone)
+      P.set_grad(Tensor());
+    else
+      G.zero_();
+  }
+}
+
+ModuleBase &ModuleBase::requires_grad_(bool RequiresGrad) {
+  for (Tensor P : parameters())
+    P.requires_grad_(RequiresGrad);
+  return *this;
+}
+
+int64_t ModuleBase::num_parameters(bool OnlyTrainable) const {
+  int64_t N = 0;
+  for (const Tensor &P : parameters())
+    if (!OnlyTrainable || P.requires_grad())
+      N += P.numel();
+  return N;
+}
+
+} // namespace nng::nn
