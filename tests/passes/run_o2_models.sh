@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Exports the -O2 benchmark models (scripts/export_models.py: torchvision
-# resnet18/34/50, mobilenet_v2, vgg11_bn and a 4-layer TransformerEncoder,
+# resnet18/34/50, mobilenet_v2, vgg11_bn, a 4-layer TransformerEncoder and
+# the benchmarks' 784-1024-1024-10 MLP,
 # random weights) to ONNX, then runs
 #   nngraph-opt -O2 --check-numerics --stats MODEL.onnx -o MODEL.opt.onnx
 # on each. Fails when an export, a pass or a numeric check fails; prints
@@ -36,7 +37,7 @@ elif [[ $RC -ne 0 ]]; then
   tail -20 "$WORK/export.log"; echo "FAIL: export_models.py exited $RC"; exit 1
 fi
 FAILED=0
-for M in resnet18 resnet34 resnet50 mobilenet_v2 vgg11_bn transformer_encoder; do
+for M in resnet18 resnet34 resnet50 mobilenet_v2 vgg11_bn transformer_encoder mlp; do
   START=$(date +%s)
   if "$OPT" -O2 --check-numerics --stats "$WORK/$M.onnx" -o "$WORK/$M.opt.onnx" \
        2>"$WORK/$M.log"; then

@@ -3,7 +3,8 @@
 
 Writes resnet18, resnet34, resnet50, mobilenet_v2, vgg11_bn (torchvision,
 eval mode, batch 1, 3xSIZExSIZE; vgg11_bn always 3x224x224) and a 4-layer nn.TransformerEncoder
-(d_model 256, nhead 4, seq 128, batch_first) as MODEL.onnx into OUT_DIR.
+(d_model 256, nhead 4, seq 128, batch_first) and the benchmarks' 3-layer MLP
+(784-1024-1024-10, ReLU) as MODEL.onnx into OUT_DIR.
 Weights are random with a fixed seed; nothing is downloaded. Exits 3 with
 "SKIPPED: reason" when torch or torchvision cannot be imported.
 
@@ -38,6 +39,14 @@ def transformerModel():
                                        enable_nested_tensor=False)
 
 
+def mlpModel():
+    """The benchmarks' MLP: 784-1024-1024-10 with ReLU."""
+    return torch.nn.Sequential(
+        torch.nn.Linear(784, 1024), torch.nn.ReLU(),
+        torch.nn.Linear(1024, 1024), torch.nn.ReLU(),
+        torch.nn.Linear(1024, 10))
+
+
 def main():
     P = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     P.add_argument("out_dir")
@@ -48,7 +57,7 @@ def main():
                    help="comma-separated subset of the models")
     A = P.parse_args()
     os.makedirs(A.out_dir, exist_ok=True)
-    Names = VISION + ["transformer_encoder"]
+    Names = VISION + ["transformer_encoder", "mlp"]
     if A.only:
         Names = [N for N in Names if N in A.only.split(",")]
     for Name in Names:
@@ -56,6 +65,9 @@ def main():
         if Name == "transformer_encoder":
             Model = transformerModel()
             Example = torch.randn(1, 128, 256)
+        elif Name == "mlp":
+            Model = mlpModel()
+            Example = torch.randn(1, 784)
         else:
             Model = visionModel(Name)
             # VGG's AdaptiveAvgPool2d((7, 7)) exports only when 7 divides
