@@ -121,6 +121,57 @@ void BM_SmallCnn(benchmark::State &State) {
   }
 }
 
+Tensor intTensor(const std::vector<int64_t> &V) {
+  Tensor T = Tensor::empty(Shape{static_cast<int64_t>(V.size())}, DType::I64);
+  for (size_t I = 0; I < V.size(); ++I)
+    T.data<int64_t>()[I] = V[I];
+  return T;
+}
+
+/// The hot ops of eager CNN training on f32[64, 32, 28, 28]. Arg 1 picks:
+/// 0/1 ReduceSum axes {0,2,3} keepdims 1 / axes {0} keepdims 0, 2
+/// ReduceMean {0,2,3}, 3/4 Expand of [1,32,1,1] / [64,32,1,1], 5 Transpose
+/// of [64, 3136], 6 Transpose 4-D (0,2,3,1), 7 MaxPool 2x2 stride 2.
+void BM_TrainingOps(benchmark::State &State) {
+  using nng::ir::OpKind;
+  Shape Big{64, 32, 28, 28};
+  nng::ir::AttrMap A;
+  switch (State.range(1)) {
+  case 0:
+    A.set("keepdims", int64_t(1));
+    return runOp(State, backendOf(State), OpKind::ReduceSum,
+                 {randomTensor(Big, 1), intTensor({0, 2, 3})}, A, 0);
+  case 1:
+    A.set("keepdims", int64_t(0));
+    return runOp(State, backendOf(State), OpKind::ReduceSum,
+                 {randomTensor(Big, 1), intTensor({0})}, A, 0);
+  case 2:
+    A.set("axes", std::vector<int64_t>{0, 2, 3});
+    return runOp(State, backendOf(State), OpKind::ReduceMean,
+                 {randomTensor(Big, 1)}, A, 0);
+  case 3:
+    return runOp(State, backendOf(State), OpKind::Expand,
+                 {randomTensor(Shape{1, 32, 1, 1}, 1), intTensor(Big.dims())},
+                 A, 0);
+  case 4:
+    return runOp(State, backendOf(State), OpKind::Expand,
+                 {randomTensor(Shape{64, 32, 1, 1}, 1), intTensor(Big.dims())},
+                 A, 0);
+  case 5:
+    return runOp(State, backendOf(State), OpKind::Transpose,
+                 {randomTensor(Shape{64, 3136}, 1)}, A, 0);
+  case 6:
+    A.set("perm", std::vector<int64_t>{0, 2, 3, 1});
+    return runOp(State, backendOf(State), OpKind::Transpose,
+                 {randomTensor(Big, 1)}, A, 0);
+  default:
+    A.set("kernel_shape", std::vector<int64_t>{2, 2});
+    A.set("strides", std::vector<int64_t>{2, 2});
+    return runOp(State, backendOf(State), OpKind::MaxPool,
+                 {randomTensor(Big, 1)}, A, 0);
+  }
+}
+
 } // namespace
 
 // Arg 0: 0 = reference, 1 = cpu.
@@ -153,6 +204,11 @@ BENCHMARK(BM_AddSmall)
     ->Args({0, 65536})
     ->Args({1, 65536})
     ->Unit(benchmark::kMicrosecond)
+    ->UseRealTime();
+BENCHMARK(BM_TrainingOps)
+    ->ArgNames({"cpu", "op"})
+    ->ArgsProduct({{0, 1}, {0, 1, 2, 3, 4, 5, 6, 7}})
+    ->Unit(benchmark::kMillisecond)
     ->UseRealTime();
 
 BENCHMARK(BM_SmallCnn)

@@ -9,6 +9,7 @@
 
 #include "nngraph/backends/cpu/CpuBackend.h"
 #include "DnnlKernel.h"
+#include "FastKernels.h"
 #include "nngraph/ir/Verifier.h"
 
 namespace nng::backends {
@@ -68,9 +69,14 @@ std::shared_ptr<DnnlKernel> dnnlKernelFor(const ir::Node &N) {
 }
 
 NodeKernel chooseKernel(const ir::Node &N) {
+  NodeKernel Base;
   if (std::shared_ptr<DnnlKernel> K = dnnlKernelFor(N))
-    return asNodeKernel(std::move(K));
-  return NodeKernel(reference::getKernel(N.op()));
+    Base = asNodeKernel(std::move(K));
+  else
+    Base = NodeKernel(reference::getKernel(N.op()));
+  if (NodeKernel Fast = fastKernelFor(N, Base))
+    return Fast;
+  return Base;
 }
 
 class CpuBackend final : public Backend {
@@ -95,6 +101,10 @@ bool cpuServesWithDnnl(const ir::Node &N) {
   return cpu::dnnlKernelFor(N) != nullptr;
 }
 
-CpuCallCounts cpuCallCounts() { return cpu::dnnlCallCounts(); }
+CpuCallCounts cpuCallCounts() {
+  CpuCallCounts Counts = cpu::dnnlCallCounts();
+  Counts.Fast = cpu::fastCallCount();
+  return Counts;
+}
 
 } // namespace nng::backends

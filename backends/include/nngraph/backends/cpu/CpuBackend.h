@@ -23,9 +23,11 @@ Backend &cpuBackend();
 bool cpuServesWithDnnl(const ir::Node &N);
 
 /// Calls of oneDNN-served nodes since the process started (all threads):
-/// how many ran a primitive and how many fell back to the reference kernel.
+/// how many ran a primitive and how many fell back to the reference kernel;
+/// and how many calls the backend's own f32 loops (ReduceSum, ReduceMean,
+/// Expand, Transpose) served.
 struct CpuCallCounts {
-  int64_t Dnnl = 0, Fallback = 0;
+  int64_t Dnnl = 0, Fallback = 0, Fast = 0;
 };
 CpuCallCounts cpuCallCounts();
 
