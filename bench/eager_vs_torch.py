@@ -84,8 +84,10 @@ def run_nngraph(binary, repetitions, min_time):
         if b.get("aggregate_name") != "median":
             continue
         name = b["run_name"]
-        if name.endswith("/real_time"):  # UseRealTime() benchmarks
-            name = name[: -len("/real_time")]
+        # Suffixes of UseRealTime() and MeasureProcessCPUTime().
+        for suffix in ("/real_time", "/process_time"):
+            if name.endswith(suffix):
+                name = name[: -len(suffix)]
         medians[name] = (b["real_time"] * scale[b["time_unit"]],
                          b["cpu_time"] * scale[b["time_unit"]])
     return medians

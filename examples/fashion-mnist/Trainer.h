@@ -15,7 +15,7 @@ namespace fmnist {
 
 /// What the command line sets (see main.cpp for the documentation of each).
 struct TrainOptions {
-  int64_t Epochs = 5;
+  int64_t Epochs = 3;
   std::string DataDir;
   int64_t BatchSize = 64;
   double Lr = 0.05;
