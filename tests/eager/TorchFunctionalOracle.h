@@ -1,5 +1,4 @@
-//===- TorchFunctionalOracle.h - PyTorch as the oracle of tensor ops -*- C++
-//-*-===//
+//===- TorchFunctionalOracle.h - PyTorch as the oracle of tensor ops ------===//
 //
 // A harness comparing nng tensor ops and nng::F functions with the same
 // torch calls. Each case names its inputs, a C++ function of them and the

@@ -1,5 +1,4 @@
-//===- InferIndexingTest.cpp - Inference tests for Concat/Split/Slice/Gather
-//===//
+//===- InferIndexingTest.cpp - Inference tests for Concat/Split/Slice/Gather -===//
 //
 // Concat (symbolic and zero-size parts), Split (equal parts and sizes),
 // Slice (negative, clamped and reversed bounds, symbolic dims, unknown

@@ -1,5 +1,4 @@
-//===- IrTestUtils.h - Helpers for the IR unit tests -------------*- C++
-//-*-===//
+//===- IrTestUtils.h - Helpers for the IR unit tests ----------------------===//
 //
 // A fixture that builds small graphs (typed inputs, integer initializers,
 // one node at a time) and runs an op's inference function on them, either

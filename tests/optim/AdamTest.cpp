@@ -1,5 +1,4 @@
-//===- AdamTest.cpp - Adam and AdamW steps checked by hand
-//-----------------===//
+//===- AdamTest.cpp - Adam and AdamW steps checked by hand ----------------===//
 //
 // The first Adam step is lr * g / (|g| + eps) whatever the betas (bias
 // correction undoes the moment decay), which makes hand-checked values:
@@ -10,6 +9,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "OptimTestUtils.h"
 #include "nngraph/frontend/optim/Adam.h"
 #include "nngraph/runtime/Error.h"
 
@@ -19,32 +19,9 @@
 
 using namespace nng;
 using namespace nng::optim;
-
-namespace {
-
-Tensor vec(std::vector<float> V, bool RequiresGrad = true) {
-  int64_t N = static_cast<int64_t>(V.size());
-  return Tensor(rt::Tensor::fromVector<float>(V, Shape{N}), RequiresGrad);
-}
-
-void expectValues(const Tensor &T, std::vector<double> Want,
-                  double Tol = 1e-6) {
-  std::vector<double> Got = T.to_vector<double>();
-  ASSERT_EQ(Got.size(), Want.size());
-  for (size_t I = 0; I < Got.size(); ++I)
-    EXPECT_NEAR(Got[I], Want[I], Tol) << "element " << I;
-}
-
-template <typename F> std::string errorOf(F &&Fn) {
-  try {
-    Fn();
-  } catch (const Error &E) {
-    return E.what();
-  }
-  return "";
-}
-
-} // namespace
+using nng::test::vec;
+using nng::test::expectValues;
+using nng::test::errorOf;
 
 TEST(AdamTest, FirstStepIsLrTimesSignOfGradient) {
   Tensor P = vec({1, 1, 1});

@@ -1,5 +1,4 @@
-//===- CheckpointTest.cpp - The optimizer checkpoint file
-//------------------===//
+//===- CheckpointTest.cpp - The optimizer checkpoint file -----------------===//
 //
 // save()/load() round trips (Adam with AMSGrad and a scheduler, SGD with
 // None momentum buffers): training resumed from the file continues
@@ -10,6 +9,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "OptimTestUtils.h"
 #include "nngraph/frontend/optim/Optim.h"
 #include "nngraph/runtime/Error.h"
 
@@ -23,23 +23,11 @@
 
 using namespace nng;
 using namespace nng::optim;
+using nng::test::vec;
+using nng::test::errorOf;
 namespace fs = std::filesystem;
 
 namespace {
-
-Tensor vec(std::vector<float> V, bool RequiresGrad = true) {
-  int64_t N = static_cast<int64_t>(V.size());
-  return Tensor(rt::Tensor::fromVector<float>(V, Shape{N}), RequiresGrad);
-}
-
-template <typename F> std::string errorOf(F &&Fn) {
-  try {
-    Fn();
-  } catch (const Error &E) {
-    return E.what();
-  }
-  return "";
-}
 
 /// A per-test temporary folder, removed at the end.
 class CheckpointTest : public ::testing::Test {

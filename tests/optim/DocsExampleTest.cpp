@@ -1,5 +1,4 @@
-//===- DocsExampleTest.cpp - The example of docs/optim.md, run
-//-------------===//
+//===- DocsExampleTest.cpp - The example of docs/optim.md, run ------------===//
 //
 // The user guide's example, verbatim in the test body: fit y = 2x + 1 with
 // autograd, SGD with momentum and a StepLR schedule, save a checkpoint and

@@ -1,5 +1,4 @@
-//===- LRSchedulerTest.cpp - StepLR and CosineAnnealingLR
-//------------------===//
+//===- LRSchedulerTest.cpp - StepLR and CosineAnnealingLR -----------------===//
 //
 // Hand-checked schedules, PyTorch oracle runs of 30 epochs (two groups,
 // lr changed by other code mid-way so the recursive form differs from the
@@ -8,6 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "OptimTestUtils.h"
 #include "nngraph/frontend/optim/LRScheduler.h"
 #include "OracleCase.h"
 #include "nngraph/frontend/optim/SGD.h"
@@ -22,21 +22,13 @@
 
 using namespace nng;
 using namespace nng::optim;
+using nng::test::errorOf;
 using nng::optim::test::OracleCase;
 
 namespace {
 
 Tensor param() {
   return Tensor(rt::Tensor::fromVector<float>({0, 0}, Shape{2}), true);
-}
-
-template <typename F> std::string errorOf(F &&Fn) {
-  try {
-    Fn();
-  } catch (const Error &E) {
-    return E.what();
-  }
-  return "";
 }
 
 /// An SGD with one group per lr.
@@ -69,8 +61,9 @@ void compareSchedule(LRScheduler &S, SGD &Opt, const OracleCase &C,
     // The formulas are transcribed term by term: equal to the last bit.
     EXPECT_EQ(S.get_last_lr(), C.Lrs[Epoch]) << "epoch " << Epoch;
   }
-  test::expectSameOptions(S.state_dict(), C.Scheduler, "scheduler state_dict");
-  test::expectStateDict(Opt.state_dict(), C);
+  optim::test::expectSameOptions(S.state_dict(), C.Scheduler,
+                                 "scheduler state_dict");
+  optim::test::expectStateDict(Opt.state_dict(), C);
 }
 
 } // namespace

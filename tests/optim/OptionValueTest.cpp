@@ -1,5 +1,4 @@
-//===- OptionValueTest.cpp - OptionValue and OptionDict
-//---------------------===//
+//===- OptionValueTest.cpp - OptionValue and OptionDict -------------------===//
 //
 // The Python values that options and scheduler fields hold: kinds, Python's
 // repr, conversions and their errors, and the insertion-ordered dict with

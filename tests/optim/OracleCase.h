@@ -1,5 +1,4 @@
-//===- OracleCase.h - PyTorch's results for the optim tests ------*- C++
-//-*-===//
+//===- OracleCase.h - PyTorch's results for the optim tests ---------------===//
 //
 // Runs tests/optim/scripts/optim_oracle.py (all cases at once, cached in
 // the build folder) with the first Python that can import torch

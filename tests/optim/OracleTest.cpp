@@ -1,5 +1,4 @@
-//===- OracleTest.cpp - Optimizers against PyTorch 1.13
-//---------------------===//
+//===- OracleTest.cpp - Optimizers against PyTorch 1.13 -------------------===//
 //
 // Each test runs one case of scripts/optim_oracle.py in PyTorch: three
 // float32 parameters, five steps with per-step gradients (parameter 1 has

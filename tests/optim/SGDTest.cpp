@@ -1,5 +1,4 @@
-//===- SGDTest.cpp - SGD steps checked by hand, and its bad input
-//----------===//
+//===- SGDTest.cpp - SGD steps checked by hand, and its bad input ---------===//
 //
 // Small cases whose results are worked out in the comments: a plain step,
 // momentum's first step (buffer = gradient, no dampening) and second step
@@ -10,6 +9,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "OptimTestUtils.h"
 #include "nngraph/frontend/optim/SGD.h"
 #include "nngraph/runtime/Error.h"
 
@@ -17,33 +17,9 @@
 
 using namespace nng;
 using namespace nng::optim;
-
-namespace {
-
-Tensor vec(std::vector<float> V, bool RequiresGrad = true) {
-  int64_t N = static_cast<int64_t>(V.size());
-  return Tensor(rt::Tensor::fromVector<float>(V, Shape{N}), RequiresGrad);
-}
-
-void expectValues(const Tensor &T, std::vector<double> Want,
-                  double Tol = 1e-6) {
-  std::vector<double> Got = T.to_vector<double>();
-  ASSERT_EQ(Got.size(), Want.size());
-  for (size_t I = 0; I < Got.size(); ++I)
-    EXPECT_NEAR(Got[I], Want[I], Tol) << "element " << I;
-}
-
-/// The message of the nng::Error that F throws ("" if none).
-template <typename F> std::string errorOf(F &&Fn) {
-  try {
-    Fn();
-  } catch (const Error &E) {
-    return E.what();
-  }
-  return "";
-}
-
-} // namespace
+using nng::test::vec;
+using nng::test::expectValues;
+using nng::test::errorOf;
 
 TEST(SGDTest, PlainStepIsParamMinusLrTimesGrad) {
   Tensor P = vec({1, 2, 3});

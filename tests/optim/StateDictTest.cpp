@@ -1,5 +1,4 @@
-//===- StateDictTest.cpp - Optimizer state_dict and load_state_dict
-//--------===//
+//===- StateDictTest.cpp - Optimizer state_dict and load_state_dict -------===//
 //
 // The structure of state_dict() (parameters numbered across groups, only
 // stepped parameters in "state", options per group), the round trip
@@ -10,6 +9,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "OptimTestUtils.h"
 #include "nngraph/frontend/optim/Adam.h"
 #include "nngraph/frontend/optim/SGD.h"
 #include "nngraph/runtime/Error.h"
@@ -18,24 +18,12 @@
 
 using namespace nng;
 using namespace nng::optim;
+using nng::test::vec;
+using nng::test::errorOf;
 
 namespace {
 
-Tensor vec(std::vector<float> V, bool RequiresGrad = true) {
-  int64_t N = static_cast<int64_t>(V.size());
-  return Tensor(rt::Tensor::fromVector<float>(V, Shape{N}), RequiresGrad);
-}
-
 Tensor copyOf(const Tensor &T) { return Tensor(T.data().clone(), true); }
-
-template <typename F> std::string errorOf(F &&Fn) {
-  try {
-    Fn();
-  } catch (const Error &E) {
-    return E.what();
-  }
-  return "";
-}
 
 /// A deep copy of SD's tensors (state_dict shares them, like PyTorch's).
 OptimizerStateDict snapshot(const OptimizerStateDict &SD) {

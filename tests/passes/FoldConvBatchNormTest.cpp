@@ -1,5 +1,4 @@
-//===- FoldConvBatchNormTest.cpp - fold-conv-bn
-//----------------------------===//
+//===- FoldConvBatchNormTest.cpp - fold-conv-bn ---------------------------===//
 //
 // fold-conv-bn on random weights and non-trivial running statistics: the
 // folded graph computes what the original did on the reference backend for

@@ -1,5 +1,4 @@
-//===- FoldConvMulAddTest.cpp - fold-conv-mul-add
-//--------------------------===//
+//===- FoldConvMulAddTest.cpp - fold-conv-mul-add -------------------------===//
 //
 // fold-conv-mul-add on random weights: per-channel Mul and Add chains after
 // 2-d (grouped, strided) and 1-d convs, constants of shape [M, 1, 1],

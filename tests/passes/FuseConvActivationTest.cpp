@@ -1,5 +1,4 @@
-//===- FuseConvActivationTest.cpp - fuse-conv-act
-//--------------------------===//
+//===- FuseConvActivationTest.cpp - fuse-conv-act -------------------------===//
 //
 // fuse-conv-act on random weights: Conv followed by each activation of the
 // FusedActivation table (with non-default parameters, Clip with one or two

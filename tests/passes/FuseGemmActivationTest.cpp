@@ -1,5 +1,4 @@
-//===- FuseGemmActivationTest.cpp - fuse-gemm-act
-//--------------------------===//
+//===- FuseGemmActivationTest.cpp - fuse-gemm-act -------------------------===//
 //
 // fuse-gemm-act on random weights: Gemm (transA/transB, alpha, beta, with
 // and without a bias) followed by an activation becomes nng.FusedGemm

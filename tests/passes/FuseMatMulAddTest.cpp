@@ -1,5 +1,4 @@
-//===- FuseMatMulAddTest.cpp - fuse-matmul-add
-//-----------------------------===//
+//===- FuseMatMulAddTest.cpp - fuse-matmul-add ----------------------------===//
 //
 // fuse-matmul-add on random weights: MatMul + Add with [N], [1, N], [M, 1]
 // (a graph input) and scalar biases in either operand order becomes a Gemm

@@ -1,5 +1,4 @@
-//===- FusePadIntoConvTest.cpp - fuse-pad-into-conv
-//------------------------===//
+//===- FusePadIntoConvTest.cpp - fuse-pad-into-conv -----------------------===//
 //
 // fuse-pad-into-conv on random weights: zero constant Pads of the spatial
 // axes of 1-d, 2-d and 3-d inputs fold into the Convs' pads (adding to

@@ -1,5 +1,4 @@
-//===- NumericCheckTest.cpp - compareOnReference
-//---------------------------===//
+//===- NumericCheckTest.cpp - compareOnReference --------------------------===//
 //
 // Equal graphs match, a changed constant is reported with the output name,
 // index and errors, tolerances and trials are honoured, and symbolic dims

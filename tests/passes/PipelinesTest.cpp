@@ -1,5 +1,4 @@
-//===- PipelinesTest.cpp - The -O0/-O1/-O2 presets
-//-------------------------===//
+//===- PipelinesTest.cpp - The -O0/-O1/-O2 presets ------------------------===//
 //
 // The presets list the documented passes, keep only registered ones, parse
 // as pipelines, and reject unknown levels.

@@ -1,5 +1,4 @@
-//===- RecoverGeluTest.cpp - recover-gelu
-//----------------------------------===//
+//===- RecoverGeluTest.cpp - recover-gelu ---------------------------------===//
 //
 // recover-gelu on random inputs: every supported arrangement of the exact
 // (Erf) and tanh GELU expansions, in f32 and f64, becomes nng.Gelu computing

@@ -1,5 +1,4 @@
-//===- RecoverLayerNormTest.cpp - recover-layernorm
-//------------------------===//
+//===- RecoverLayerNormTest.cpp - recover-layernorm -----------------------===//
 //
 // recover-layernorm on random inputs and affine parameters: the exported
 // chains (Pow or Mul for the square, one or two trailing axes, with scale

@@ -20,8 +20,6 @@ namespace {
 using dnnl::memory;
 using Arg = int;
 
-bool isF32(const Tensor &T) { return T.defined() && T.dtype() == DType::F32; }
-
 /// Weights descriptor of W[M, C/G, k...] for G groups (row-major, so the
 /// grouped view [G, M/G, C/G, k...] is plain too).
 memory::desc convWeightsDesc(const Shape &W, int64_t G) {
@@ -112,12 +110,7 @@ public:
   std::unordered_map<int, memory> Args;
 
   bool accepts(const KernelContext &C) const override {
-    if (!NeedFinite)
-      return true;
-    for (size_t I = 0; I < C.Inputs.size(); ++I)
-      if (C.hasInput(I) && !allFinite(dense(C.in(I))))
-        return false;
-    return true;
+    return !NeedFinite || allInputsFinite(C);
   }
   void run(KernelContext &C) override {
     Tensor X = dense(C.in(0)), W = dense(C.in(1)), B;

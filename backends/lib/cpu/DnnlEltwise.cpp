@@ -17,8 +17,6 @@ namespace {
 
 using dnnl::memory;
 
-bool isF32(const Tensor &T) { return T.defined() && T.dtype() == DType::F32; }
-
 // --- binary ------------------------------------------------------------------
 
 class BinaryPlan : public SimplePlan {
@@ -73,24 +71,6 @@ private:
 
 // --- unary and softmax -------------------------------------------------------
 
-/// One input, one output of the same shape.
-class UnaryPlan : public SimplePlan {
-public:
-  /// oneDNN's relu and exp map NaN to numbers, its softmax may drop a NaN
-  /// from a row's max: NaN inputs go to the reference kernel.
-  bool CheckNaN = false;
-  bool accepts(const KernelContext &C) const override {
-    return !CheckNaN || noNaN(dense(C.in(0)));
-  }
-  void run(KernelContext &C) override {
-    Tensor X = dense(C.in(0));
-    Tensor &Y = C.allocOutput(0);
-    bind(DNNL_ARG_SRC, X);
-    bind(DNNL_ARG_DST, Y);
-    execute();
-  }
-};
-
 class EltwiseKernel : public DnnlKernel {
 public:
   EltwiseKernel(const ir::Node &N, dnnl::algorithm Alg)
@@ -104,7 +84,7 @@ protected:
     memory::desc MD = plainDesc({X.numel()});
     dnnl::eltwise_forward::desc D(dnnl::prop_kind::forward_inference, Alg, MD,
                                   0.f, 0.f);
-    auto P = std::make_unique<UnaryPlan>();
+    auto P = std::make_unique<SrcDstPlan>();
     P->CheckNaN = Alg == dnnl::algorithm::eltwise_relu ||
                   Alg == dnnl::algorithm::eltwise_exp;
     P->Prim = dnnl::eltwise_forward(
@@ -135,7 +115,7 @@ protected:
                               : dnnl::algorithm::softmax_accurate;
     dnnl::softmax_v2_forward::desc D(dnnl::prop_kind::forward_inference, Alg,
                                      MD, MD, static_cast<int>(Axis));
-    auto P = std::make_unique<UnaryPlan>();
+    auto P = std::make_unique<SrcDstPlan>();
     P->CheckNaN = true;
     P->Prim = dnnl::softmax_v2_forward(
         dnnl::softmax_v2_forward::primitive_desc(D, cpuEngine()));

@@ -72,6 +72,13 @@ uint32_t maxMagnitudeBits(const Tensor &X) {
 }
 } // namespace
 
+bool allInputsFinite(const KernelContext &C) {
+  for (size_t I = 0; I < C.Inputs.size(); ++I)
+    if (C.hasInput(I) && !allFinite(dense(C.in(I))))
+      return false;
+  return true;
+}
+
 bool noNaN(const Tensor &X) { return maxMagnitudeBits(X) <= 0x7f800000u; }
 bool allFinite(const Tensor &X) { return maxMagnitudeBits(X) < 0x7f800000u; }
 

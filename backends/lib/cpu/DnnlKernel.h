@@ -46,12 +46,18 @@ dnnl::memory::desc stridedDesc(const dnnl::memory::dims &Dims,
 /// Dims with leading 1s up to rank R.
 dnnl::memory::dims padDims(dnnl::memory::dims D, size_t R);
 
+/// True when T is present and f32 (the only dtype the primitives serve).
+inline bool isF32(const Tensor &T) {
+  return T.defined() && T.dtype() == DType::F32;
+}
 /// True when every element of the f32 tensor X is a number (max-type
 /// primitives ignore NaN where the reference propagates it).
 bool noNaN(const Tensor &X);
 /// True when every element of the f32 tensor X is finite (an activation
 /// post-op may map the NaN that inf * 0 makes to a number).
 bool allFinite(const Tensor &X);
+/// True when every present input of C is finite (allFinite).
+bool allInputsFinite(const KernelContext &C);
 /// X contiguous (itself when it already is).
 inline Tensor dense(const Tensor &X) {
   return X.isContiguous() ? X : X.contiguous();
@@ -86,6 +92,25 @@ public:
     Args.at(Arg).set_data_handle(handle(T));
   }
   void execute() { Plan::execute(Prim, Args); }
+};
+
+/// A primitive with one source and one destination (eltwise, softmax,
+/// reduction): binds input 0 and the allocated output 0 and executes.
+/// With CheckNaN, inputs holding a NaN go to the reference kernel (oneDNN
+/// maps NaN to numbers in relu/exp, and max-type ops may drop it).
+class SrcDstPlan : public SimplePlan {
+public:
+  bool CheckNaN = false;
+  bool accepts(const KernelContext &C) const override {
+    return !CheckNaN || noNaN(dense(C.in(0)));
+  }
+  void run(KernelContext &C) override {
+    Tensor X = dense(C.in(0));
+    Tensor &Y = C.allocOutput(0);
+    bind(DNNL_ARG_SRC, X);
+    bind(DNNL_ARG_DST, Y);
+    execute();
+  }
 };
 
 /// A node served by oneDNN, falling back to the reference kernel.

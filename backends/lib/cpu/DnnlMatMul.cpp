@@ -16,8 +16,6 @@ namespace {
 
 using dnnl::memory;
 
-bool isF32(const Tensor &T) { return T.defined() && T.dtype() == DType::F32; }
-
 class MatMulPlan : public SimplePlan {
 public:
   bool HasBias = false, HasPostOpSrc = false;
@@ -25,12 +23,7 @@ public:
   bool NeedFinite = false;
   int PostOpArg = 0;
   bool accepts(const KernelContext &C) const override {
-    if (!NeedFinite)
-      return true;
-    for (size_t I = 0; I < C.Inputs.size(); ++I)
-      if (C.hasInput(I) && !allFinite(dense(C.in(I))))
-        return false;
-    return true;
+    return !NeedFinite || allInputsFinite(C);
   }
   void run(KernelContext &C) override {
     Tensor A = dense(C.in(0)), B = dense(C.in(1)), Cin;

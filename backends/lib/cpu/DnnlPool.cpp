@@ -18,8 +18,6 @@ namespace {
 
 using dnnl::memory;
 
-bool isF32(const Tensor &T) { return T.defined() && T.dtype() == DType::F32; }
-
 /// oneDNN's view of a pool's window, or Ok = false when it cannot express
 /// the reference's one exactly.
 struct PoolGeometry {

@@ -17,23 +17,6 @@ namespace {
 
 using dnnl::memory;
 
-bool isF32(const Tensor &T) { return T.defined() && T.dtype() == DType::F32; }
-
-class ReducePlan : public SimplePlan {
-public:
-  bool IsMax = false;
-  bool accepts(const KernelContext &C) const override {
-    return !IsMax || noNaN(dense(C.in(0)));
-  }
-  void run(KernelContext &C) override {
-    Tensor X = dense(C.in(0));
-    Tensor &Y = C.allocOutput(0);
-    bind(DNNL_ARG_SRC, X);
-    bind(DNNL_ARG_DST, Y);
-    execute();
-  }
-};
-
 class ReduceKernel : public DnnlKernel {
 public:
   ReduceKernel(const ir::Node &N, dnnl::algorithm Alg)
@@ -84,8 +67,8 @@ protected:
       return nullptr; // Nothing to reduce: the reference copies.
     memory::desc Src = plainDesc(SD), Dst = plainDesc(DD);
     dnnl::reduction::desc D(Alg, Src, Dst, 0.f, 0.f);
-    auto P = std::make_unique<ReducePlan>();
-    P->IsMax = Alg == dnnl::algorithm::reduction_max;
+    auto P = std::make_unique<SrcDstPlan>();
+    P->CheckNaN = Alg == dnnl::algorithm::reduction_max;
     P->Prim = dnnl::reduction(dnnl::reduction::primitive_desc(D, cpuEngine()));
     P->addArg(DNNL_ARG_SRC, Src);
     P->addArg(DNNL_ARG_DST, Dst);

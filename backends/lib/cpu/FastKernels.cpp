@@ -232,8 +232,6 @@ void reduceF32(const Tensor &X, const std::vector<bool> &Reduced, Tensor &Y,
   });
 }
 
-bool isF32(const Tensor &T) { return T.defined() && T.dtype() == DType::F32; }
-
 /// Smaller reductions stay on oneDNN, which is fast enough there and rounds
 /// as before (its f32 sums differ from these double ones by float rounding,
 /// which some torch-oracle tests of small normalizations are sensitive to).

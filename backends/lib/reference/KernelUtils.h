@@ -1,5 +1,4 @@
-//===- KernelUtils.h - Helpers shared by the reference kernels ---*- C++
-//-*-===//
+//===- KernelUtils.h - Helpers shared by the reference kernels ------------===//
 //
 // Internal to the reference backend: walking strided and broadcast tensors in
 // row-major order, typed element access, wrap-around integer arithmetic,

@@ -1,5 +1,4 @@
-//===- OnnxProto.h - ONNX protobuf <-> IR conversions (internal) -*- C++
-//-*-===//
+//===- OnnxProto.h - ONNX protobuf <-> IR conversions (internal) ----------===//
 //
 // Private to the ONNX frontend: the only header that includes ONNX's
 // protobuf classes. Converts TensorProto <-> nng::rt::Tensor (raw_data, the

@@ -1,5 +1,4 @@
-//===- AdamW.cpp - Adam with decoupled weight decay
-//--------------------------===//
+//===- AdamW.cpp - Adam with decoupled weight decay ----------------------===//
 //
 // torch.optim.AdamW (PyTorch 1.13): the Adam update of Adam.cpp, except that
 // weight decay shrinks the parameter, p *= 1 - lr * weight_decay, after the

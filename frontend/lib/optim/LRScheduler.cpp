@@ -1,5 +1,4 @@
-//===- LRScheduler.cpp - StepLR and CosineAnnealingLR
-//-----------------------===//
+//===- LRScheduler.cpp - StepLR and CosineAnnealingLR ---------------------===//
 //
 // torch.optim.lr_scheduler (PyTorch 1.13) in C++: the _LRScheduler
 // protocol (initial_lr, base_lrs, the first step at construction, step()

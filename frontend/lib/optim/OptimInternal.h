@@ -1,5 +1,4 @@
-//===- OptimInternal.h - Helpers shared by the optimizers ---------*- C++
-//-*-===//
+//===- OptimInternal.h - Helpers shared by the optimizers -----------------===//
 //
 // Checks of option values with PyTorch's messages ("Invalid learning rate:
 // -0.1") plus where and what to do, and the Adam update that Adam and

@@ -1,5 +1,4 @@
-//===- Optimizer.cpp - Parameter groups, state and state_dict
-//--------------===//
+//===- Optimizer.cpp - Parameter groups, state and state_dict -------------===//
 //
 // The optimizer-independent half of torch.optim.Optimizer: option values
 // and dicts, add_param_group with PyTorch's checks, zero_grad, the step

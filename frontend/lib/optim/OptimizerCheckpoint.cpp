@@ -1,5 +1,4 @@
-//===- OptimizerCheckpoint.cpp - The optimizer checkpoint file format
-//-------===//
+//===- OptimizerCheckpoint.cpp - The optimizer checkpoint file format -----===//
 //
 // Writes and reads "NNGOPTCK" files (docs/optim.md has the layout). All
 // integers and floats are little-endian; the 32-byte header carries the

@@ -1,5 +1,4 @@
-//===- OptionChecks.cpp - Validation of optimizer options
-//-------------------===//
+//===- OptionChecks.cpp - Validation of optimizer options -----------------===//
 //
 // The checks every optimizer runs on a parameter group's options when the
 // group is added, before each step (options may have been changed through

@@ -1,5 +1,4 @@
-//===- SGD.cpp - Stochastic gradient descent
-//---------------------------------===//
+//===- SGD.cpp - Stochastic gradient descent ------------------------------===//
 //
 // torch.optim.SGD's _single_tensor_sgd, formula for formula:
 //   d_p = grad (negated with maximize) [+ weight_decay * p]

@@ -1,5 +1,4 @@
-//===- ConformanceDriver.h - The nngraph-onnx-conformance driver -*- C++
-//-*-===//
+//===- ConformanceDriver.h - The nngraph-onnx-conformance driver ----------===//
 //
 // nngraph-onnx-conformance runs ONNX backend test folders (model.onnx plus
 // test_data_set_*/input_*.pb and output_*.pb) on a backend and compares the

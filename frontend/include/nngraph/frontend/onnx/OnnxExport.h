@@ -1,5 +1,4 @@
-//===- OnnxExport.h - The graph IR out as ONNX -------------------*- C++
-//-*-===//
+//===- OnnxExport.h - The graph IR out as ONNX ----------------------------===//
 //
 // exportOnnx() writes an ir::Graph as an ONNX ModelProto at opset 17 (or 13
 // to 16 on request): ops of the "nng" domain are expanded into standard ONNX

@@ -1,5 +1,4 @@
-//===- OnnxImport.h - ONNX models into the graph IR --------------*- C++
-//-*-===//
+//===- OnnxImport.h - ONNX models into the graph IR -----------------------===//
 //
 // importOnnx() reads an ONNX ModelProto into an ir::Graph: opsets 13-17 map
 // 1:1 onto the op table (ONNX opset-17 semantics); older opsets are first

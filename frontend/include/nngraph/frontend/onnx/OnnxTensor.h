@@ -1,5 +1,4 @@
-//===- OnnxTensor.h - ONNX TensorProto files ---------------------*- C++
-//-*-===//
+//===- OnnxTensor.h - ONNX TensorProto files ------------------------------===//
 //
 // Reading and writing single tensors in ONNX's TensorProto encoding, the
 // format of the ONNX backend test data (test_data_set_*/input_*.pb). Keeps

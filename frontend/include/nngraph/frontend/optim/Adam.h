@@ -1,5 +1,4 @@
-//===- Adam.h - Adam and AdamW -------------------------------------*- C++
-//-*-===//
+//===- Adam.h - Adam and AdamW --------------------------------------------===//
 //
 // torch.optim.Adam and torch.optim.AdamW (PyTorch 1.13): bias-corrected
 // moment estimates, AMSGrad, maximize; Adam adds weight_decay * param to the

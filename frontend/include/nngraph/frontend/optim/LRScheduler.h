@@ -1,5 +1,4 @@
-//===- LRScheduler.h - Learning-rate schedulers ------------------*- C++
-//-*-===//
+//===- LRScheduler.h - Learning-rate schedulers ---------------------------===//
 //
 // torch.optim.lr_scheduler's StepLR and CosineAnnealingLR (PyTorch 1.13).
 // A scheduler changes the "lr" of its optimizer's parameter groups each

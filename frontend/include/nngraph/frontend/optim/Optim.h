@@ -1,5 +1,4 @@
-//===- Optim.h - All of nng::optim ---------------------------------*- C++
-//-*-===//
+//===- Optim.h - All of nng::optim ----------------------------------------===//
 //
 // One include for the optimizers (SGD, Adam, AdamW), the learning-rate
 // schedulers (StepLR, CosineAnnealingLR) and the checkpoint file functions,

@@ -1,5 +1,4 @@
-//===- Optimizer.h - The base of the optimizers ------------------*- C++
-//-*-===//
+//===- Optimizer.h - The base of the optimizers ---------------------------===//
 //
 // nng::optim::Optimizer is torch.optim.Optimizer in C++: parameter groups
 // (each with its own options, e.g. its own lr), per-parameter state, step()

@@ -1,5 +1,4 @@
-//===- OptimizerCheckpoint.h - Optimizer state in a file ---------*- C++
-//-*-===//
+//===- OptimizerCheckpoint.h - Optimizer state in a file ------------------===//
 //
 // Saves and loads an optimizer's state_dict (and optionally an LR
 // scheduler's) to a small self-describing binary file, for checkpoint and

@@ -1,5 +1,4 @@
-//===- SGD.h - Stochastic gradient descent ------------------------*- C++
-//-*-===//
+//===- SGD.h - Stochastic gradient descent --------------------------------===//
 //
 // torch.optim.SGD (PyTorch 1.13): momentum, dampening, Nesterov momentum,
 // L2 weight decay and maximize, with the same update formula: on its first
