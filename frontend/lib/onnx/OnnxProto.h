@@ -20,6 +20,9 @@
 
 namespace nng::frontend::onnxio {
 
+/// The ONNX code names the runtime's data tensor plainly.
+using rt::Tensor;
+
 /// The largest opset of the default domain that import and export know.
 inline constexpr int MaxOpset = 17;
 /// The smallest opset export can target (import converts older models).

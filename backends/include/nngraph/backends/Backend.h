@@ -18,6 +18,9 @@
 
 namespace nng::backends {
 
+/// This layer names the runtime's data tensor plainly.
+using rt::Tensor;
+
 /// A compiled graph, ready to run.
 class Executable {
 public:

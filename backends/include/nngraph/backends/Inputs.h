@@ -19,6 +19,9 @@
 
 namespace nng::backends {
 
+/// This layer names the runtime's data tensor plainly.
+using rt::Tensor;
+
 /// Values of symbolic dims by name ("N" -> 4).
 using DimBindings = std::map<std::string, int64_t, std::less<>>;
 

@@ -10,6 +10,7 @@
 #pragma once
 
 #include "nngraph/ir/Graph.h"
+#include "nngraph/runtime/FileIO.h"
 
 #include <cstdint>
 #include <memory>
@@ -52,12 +53,8 @@ std::unique_ptr<ir::Graph> loadModelFromText(std::string_view Text,
 void saveModel(const ir::Graph &G, const std::string &Path,
                const SaveOptions &O = {});
 
-/// Writes Contents to Path atomically: a temporary file in Path's directory
-/// is written, flushed to disk and renamed over Path. On failure the
-/// temporary file is removed, Path is untouched and Error(IO) is thrown.
-void writeFileAtomic(const std::string &Path, std::string_view Contents);
-
-/// Reads a whole file; throws Error(IO) naming the path and the reason.
-std::string readFile(const std::string &Path);
+/// The whole-file helpers, from the runtime (FileIO.h).
+using rt::readFile;
+using rt::writeFileAtomic;
 
 } // namespace nng::frontend

@@ -16,6 +16,9 @@
 
 namespace nng::ir {
 
+/// This layer names the runtime's data tensor plainly.
+using rt::Tensor;
+
 /// Attribute value kinds (ONNX's AttributeProto types we support).
 enum class AttrType : uint8_t { Int, Float, String, Ints, Floats, Strings, Tensor };
 

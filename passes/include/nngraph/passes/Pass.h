@@ -11,6 +11,7 @@
 //===----------------------------------------------------------------------===//
 #pragma once
 
+#include "nngraph/runtime/Tensor.h"
 #include "nngraph/ir/Graph.h"
 
 #include <cstdint>
@@ -21,6 +22,9 @@
 #include <vector>
 
 namespace nng::passes {
+
+/// This layer names the runtime's data tensor plainly.
+using rt::Tensor;
 
 /// The type of a declared pass option.
 enum class OptionKind { Int, Bool, Float, String, Enum };

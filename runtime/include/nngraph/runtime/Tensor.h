@@ -129,20 +129,3 @@ Tensor Tensor::fromVector(const std::vector<T> &Values, const Shape &Sh) {
 }
 
 } // namespace nng::rt
-
-// The layers below the eager frontend name the data tensor plainly.
-namespace nng::ir {
-using rt::Tensor;
-}
-namespace nng::backends {
-using rt::Tensor;
-}
-namespace nng::passes {
-using rt::Tensor;
-}
-namespace nng::tools {
-using rt::Tensor;
-}
-namespace nng::frontend::onnxio {
-using rt::Tensor;
-}

@@ -20,6 +20,9 @@
 
 namespace nng::tools {
 
+/// This layer names the runtime's data tensor plainly.
+using rt::Tensor;
+
 /// Exit statuses of the tools.
 enum ExitCode : int {
   ExitSuccess = 0,    ///< Done.
