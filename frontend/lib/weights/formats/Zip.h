@@ -42,12 +42,9 @@ public:
   /// The entry called EntryName, or null.
   const Entry *find(const std::string &EntryName) const;
   /// The entry's bytes: a view into the archive when stored, else inflated
-  /// into new storage (refused past MaxInflatedBytes or a ratio over 1000).
-  /// Checks the CRC-32.
+  /// into new storage (never past the declared size). Checks the CRC-32.
   std::shared_ptr<rt::Storage> read(const Entry &E) const;
   const std::string &name() const { return Name; }
-
-  static constexpr uint64_t MaxInflatedBytes = uint64_t(16) << 30;
 
 private:
   std::shared_ptr<rt::Storage> Archive;
