@@ -18,6 +18,9 @@
 
 namespace nng::backends::reference {
 
+/// The kernels name the runtime's data tensor plainly.
+using rt::Tensor;
+
 /// What a kernel sees.
 struct KernelContext {
   const ir::Node &N;
