@@ -10,6 +10,8 @@
 //===----------------------------------------------------------------------===//
 
 #include "Checkpoint.h"
+#include "nngraph/runtime/Error.h"
+#include "nngraph/runtime/FileIO.h"
 
 #include <zlib.h>
 
@@ -147,32 +149,12 @@ const nng::rt::Tensor *Checkpoint::findTensor(std::string_view Name) const {
 }
 
 void saveCheckpoint(const std::string &Path, const Checkpoint &C) {
-  namespace fs = std::filesystem;
-  const fs::path Target(Path);
-  // A hidden temporary next to the target (same file system: rename is
-  // atomic). Built by appending: GCC 12 warns falsely on "." + string.
-  std::string TmpName(".");
-  TmpName += Target.filename().string();
-  TmpName += ".tmp.";
-  TmpName += std::to_string(getpid());
-  const fs::path Tmp = Target.parent_path() / TmpName;
-
-  auto failIO = [&](const std::string &What) {
-    std::error_code Ec;
-    fs::remove(Tmp, Ec);
-    throw CheckpointError("cannot write checkpoint " + Path + ": " + What);
-  };
-
-  std::FILE *F = std::fopen(Tmp.c_str(), "wb");
-  if (!F)
-    failIO(std::string(std::strerror(errno)) +
-           " (does the folder exist and is it writable?)");
+  // Built in memory, then written atomically (a temporary file next to the
+  // target, flushed and renamed over it): a failed save leaves an existing
+  // checkpoint untouched and no temporary file behind.
+  std::string Out;
   auto put = [&](const void *Data, size_t Size) {
-    if (Size && std::fwrite(Data, 1, Size, F) != Size) {
-      int E = errno;
-      std::fclose(F);
-      failIO(std::strerror(E));
-    }
+    Out.append(static_cast<const char *>(Data), Size);
   };
   auto putLine = [&](const std::string &L) {
     put(L.data(), L.size());
@@ -198,17 +180,13 @@ void saveCheckpoint(const std::string &Path, const Checkpoint &C) {
   }
   putLine("end");
 
-  if (std::fflush(F) != 0 || fsync(fileno(F)) != 0) {
-    int E = errno;
-    std::fclose(F);
-    failIO(std::strerror(E));
+  try {
+    nng::rt::writeFileAtomic(Path, Out);
+  } catch (const nng::Error &E) {
+    throw CheckpointError("cannot write checkpoint " + Path + ": " +
+                          E.message() +
+                          " (does the folder exist and is it writable?)");
   }
-  if (std::fclose(F) != 0)
-    failIO(std::strerror(errno));
-  std::error_code Ec;
-  fs::rename(Tmp, Target, Ec);
-  if (Ec)
-    failIO("renaming " + Tmp.string() + " failed: " + Ec.message());
 }
 
 Checkpoint loadCheckpoint(const std::string &Path) {

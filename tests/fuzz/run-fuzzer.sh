@@ -4,7 +4,8 @@
 # Usage: run-fuzzer.sh SRC_DIR WORK_DIR TARGET SECONDS LAYERS CORPUS...
 #   TARGET: tests/fuzz/<TARGET>.cpp.
 #   LAYERS: comma-separated; LAYER compiles LAYER/lib/**.cpp, LAYER/SUB only
-#     LAYER/lib/SUB/**.cpp (both add LAYER/include), e.g. runtime,ir,frontend/onnx.
+#     LAYER/lib/SUB/**.cpp, LAYER/SUB.cpp only the file LAYER/lib/SUB.cpp
+#     (all add LAYER/include), e.g. runtime,ir,frontend/onnx.
 #   CORPUS: seed folders, or seed files (copied into WORK_DIR/seeds-TARGET).
 # Environment: FUZZ_CXX (default clang++), FUZZ_CXXFLAGS (extra compile flags,
 #   e.g. -DONNX_ML=1), FUZZ_LDFLAGS (extra link flags, e.g. -lonnx -lprotobuf).
@@ -32,17 +33,25 @@ read -ra EXTRA_LDFLAGS <<< "${FUZZ_LDFLAGS:-}"
 FLAGS+=("${EXTRA_CXXFLAGS[@]}")
 INCS=()
 SRCS=()
+HDRS=() # folders whose private headers the sources may include
 IFS=, read -ra LS <<< "$LAYERS"
 for L in "${LS[@]}"; do
   BASE=${L%%/*} SUB=""
   [[ $L == */* ]] && SUB=/${L#*/}
   INCS+=(-I "$SRC/$BASE/include")
+  if [[ $L == *.cpp ]]; then
+    SRCS+=("$SRC/$BASE/lib$SUB")
+    HDRS+=("$(dirname "$SRC/$BASE/lib$SUB")")
+    continue
+  fi
+  HDRS+=("$SRC/$BASE/lib$SUB")
   while IFS= read -r F; do SRCS+=("$F"); done < <(find "$SRC/$BASE/lib$SUB" -name '*.cpp' | sort)
 done
 SRCS+=("$SRC/tests/fuzz/$TARGET.cpp")
-# A changed header rebuilds everything (no dependency scanning here).
-# So do changed compile flags.
-if [[ -f "$WORK/$TARGET" ]] && [[ -n "$(find "${INCS[@]/#-I/}" -newer "$WORK/$TARGET" -type f 2>/dev/null | head -1)" ]]; then
+# A changed header (public, or private next to the sources) rebuilds
+# everything (no dependency scanning here). So do changed compile flags.
+if [[ -f "$WORK/$TARGET" ]] && [[ -n "$({ find "${INCS[@]/#-I/}" -newer "$WORK/$TARGET" -type f
+      find "${HDRS[@]}" -newer "$WORK/$TARGET" -type f -name '*.h'; } 2>/dev/null | head -1)" ]]; then
   rm -f "$OBJ"/*.o
 fi
 if [[ "$(cat "$OBJ/flags" 2>/dev/null)" != "${FLAGS[*]}" ]]; then

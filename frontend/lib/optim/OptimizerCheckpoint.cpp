@@ -11,6 +11,7 @@
 
 #include "nngraph/frontend/optim/OptimizerCheckpoint.h"
 #include "nngraph/runtime/Error.h"
+#include "nngraph/runtime/FileIO.h"
 
 #include <bit>
 #include <cstring>
@@ -326,26 +327,14 @@ void write_checkpoint(const OptimizerCheckpoint &C,
   Append(static_cast<uint64_t>(Payload.size()));
   Append(fnv1a(Payload.data(), Payload.size()));
 
-  std::filesystem::path Tmp = Path;
-  Tmp += ".tmp";
-  {
-    std::ofstream OS(Tmp, std::ios::binary | std::ios::trunc);
-    if (!OS)
-      fail(ErrorKind::IO, "optimizer checkpoint ", Path.string(),
-           ": cannot create ", Tmp.string(), " (", std::strerror(errno),
-           "); check that the folder exists and is writable");
-    OS.write(Header.data(), static_cast<std::streamsize>(Header.size()));
-    OS.write(Payload.data(), static_cast<std::streamsize>(Payload.size()));
-    OS.close();
-    if (!OS)
-      fail(ErrorKind::IO, "optimizer checkpoint ", Path.string(), ": writing ",
-           Tmp.string(), " failed (disk full?)");
+  // Atomic: a temporary file next to Path, flushed and renamed over it; on
+  // failure Path is untouched and no temporary file remains.
+  try {
+    rt::writeFileAtomic(Path.string(), Header + Payload);
+  } catch (const Error &E) {
+    fail(ErrorKind::IO, "optimizer checkpoint ", Path.string(), ": ",
+         E.message(), "; check that the folder exists and is writable");
   }
-  std::error_code EC;
-  std::filesystem::rename(Tmp, Path, EC);
-  if (EC)
-    fail(ErrorKind::IO, "optimizer checkpoint ", Path.string(),
-         ": cannot rename ", Tmp.string(), " over it: ", EC.message());
 }
 
 OptimizerCheckpoint read_checkpoint(const std::filesystem::path &Path) {

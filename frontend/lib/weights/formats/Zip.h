@@ -4,7 +4,8 @@
 // numpy.savez use: stored and deflated entries, zip64 sizes and offsets,
 // no encryption, no multi-disk archives. The reader parses the central
 // directory and checks every offset and size against the archive before
-// reading, refuses entry names that are absolute or contain "..", and
+// reading, refuses entry names that are absolute or contain a ".."
+// component (also backslashes, NULs and duplicates), checks CRC-32s, and
 // inflates (zlib) with a limit on the output size and the compression
 // ratio, so a zip bomb is an error rather than an exhausted memory. Stored
 // entries are returned as views into the archive (no copy).
@@ -18,6 +19,7 @@
 #include <memory>
 #include <ostream>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 namespace nng::weights::zip {
@@ -37,19 +39,20 @@ struct Entry {
 class Reader {
 public:
   /// Parses Archive (the whole file; Name names it in messages).
-  Reader(std::shared_ptr<rt::Storage> Archive, std::string Name);
+  Reader(std::shared_ptr<Storage> Archive, std::string Name);
   const std::vector<Entry> &entries() const { return Entries; }
   /// The entry called EntryName, or null.
   const Entry *find(const std::string &EntryName) const;
   /// The entry's bytes: a view into the archive when stored, else inflated
   /// into new storage (never past the declared size). Checks the CRC-32.
-  std::shared_ptr<rt::Storage> read(const Entry &E) const;
+  std::shared_ptr<Storage> read(const Entry &E) const;
   const std::string &name() const { return Name; }
 
 private:
-  std::shared_ptr<rt::Storage> Archive;
+  std::shared_ptr<Storage> Archive;
   std::string Name;
   std::vector<Entry> Entries;
+  std::unordered_map<std::string, size_t> Index;
 };
 
 class Writer {

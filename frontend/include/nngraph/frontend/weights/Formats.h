@@ -34,7 +34,13 @@ namespace nng::weights {
 Object readPt(const std::string &Path);
 /// readPt on bytes in memory (Name appears in messages).
 Object readPtFromBytes(std::string_view Bytes, const std::string &Name);
-/// Writes Root (tensors, containers and scalars) as torch.save would.
+/// Writes Root (tensors, containers and scalars) as torch.save would:
+/// dicts whose values are all tensors as collections.OrderedDict, views of
+/// one storage as one storage (they alias again when loaded), a lone
+/// non-contiguous view as a compact copy. Tensors must be f32, f64, f16,
+/// bf16, i64, i32, i16, i8, u8 or bool. Floats (Object::floating) are
+/// pickled as BINFLOAT, which torch 1.13's weights_only loader refuses (as
+/// it refuses torch.save's own floats); torch >= 2.0 loads them.
 void writePt(const std::string &Path, const Object &Root);
 
 // --- safetensors -------------------------------------------------------------
