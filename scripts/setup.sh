@@ -24,13 +24,36 @@ done
 
 if ((${#missing[@]} == 0)); then
   echo "setup: all ${#want[@]} packages present"
-  exit 0
+else
+  SUDO=""
+  if [[ $(id -u) -ne 0 ]]; then SUDO="sudo"; fi
+  echo "setup: installing ${missing[*]}"
+  export DEBIAN_FRONTEND=noninteractive
+  $SUDO apt-get update -qq
+  $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+  echo "setup: done"
 fi
 
-SUDO=""
-if [[ $(id -u) -ne 0 ]]; then SUDO="sudo"; fi
-echo "setup: installing ${missing[*]}"
-export DEBIAN_FRONTEND=noninteractive
-$SUDO apt-get update -qq
-$SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
-echo "setup: done"
+# --tests: ONNX Runtime for the export checks (tests/ort/run_onnx.mjs), the
+# npm package onnxruntime-node (1.x, CPU library included) in the
+# git-ignored .cache/npm of this checkout. ONNXRUNTIME_NODE_INSTALL=skip
+# stops its post-install step from downloading a CUDA provider (which
+# fails). Without npm the ORT tests say SKIPPED with this command.
+if [[ "${1:-}" == "--tests" ]]; then
+  root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+  ort_dir="$root/.cache/npm"
+  if [[ -f "$ort_dir/node_modules/onnxruntime-node/package.json" ]]; then
+    echo "setup: onnxruntime-node present in $ort_dir"
+  elif ! command -v npm >/dev/null || ! command -v node >/dev/null; then
+    echo "setup: npm/node not found: skipping onnxruntime-node (apt-get install nodejs npm, then rerun with --tests)"
+  else
+    echo "setup: installing onnxruntime-node into $ort_dir"
+    mkdir -p "$ort_dir"
+    if ONNXRUNTIME_NODE_INSTALL=skip npm install --prefix "$ort_dir" \
+        --no-audit --no-fund --loglevel=error onnxruntime-node@1; then
+      echo "setup: onnxruntime-node installed"
+    else
+      echo "setup: npm install of onnxruntime-node failed; the ORT tests will be SKIPPED"
+    fi
+  fi
+fi

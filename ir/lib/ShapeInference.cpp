@@ -81,6 +81,10 @@ std::vector<TensorType> inferNodeTypes(const Node &N) {
   }
   InferContext Ctx(N.schema(), N.attrs(), std::move(Types), std::move(Vals),
                    N.numOutputs(), N.describe());
+  std::vector<const TensorType *> Declared;
+  for (const Value *O : N.outputs())
+    Declared.push_back(&O->type());
+  Ctx.setDeclaredOutputTypes(std::move(Declared));
   N.schema().Infer(Ctx);
   return Ctx.outputTypes();
 }

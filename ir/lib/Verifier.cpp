@@ -194,6 +194,10 @@ private:
     }
     InferContext Ctx(N.schema(), N.attrs(), std::move(Types), std::move(Vals),
                      N.numOutputs(), N.describe());
+    std::vector<const TensorType *> Declared;
+    for (const Value *O : N.outputs())
+      Declared.push_back(&O->type());
+    Ctx.setDeclaredOutputTypes(std::move(Declared));
     try {
       N.schema().Infer(Ctx);
     } catch (const Error &E) {

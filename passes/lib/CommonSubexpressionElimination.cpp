@@ -8,8 +8,9 @@
 // its users' inputs before they are visited.
 //
 // Declines (counted as "declined: REASON", explained under --debug-only=cse):
-// random ops (Dropout whose training_mode is not constant false), and pairs
-// whose merge would make two graph outputs one value.
+// random ops (Dropout whose training_mode is not constant false), leaf-module
+// calls (nng.ModuleCall, whose callbacks may be impure), and pairs whose
+// merge would make two graph outputs one value.
 //
 //===----------------------------------------------------------------------===//
 
@@ -44,6 +45,12 @@ public:
     for (ir::Node *N : Order) {
       if (isRandom(*N)) {
         decline(*N, "random op");
+        continue;
+      }
+      // Two calls of a leaf module need not agree (its callback may be
+      // impure): never merge them.
+      if (N->op() == ir::OpKind::ModuleCall) {
+        decline(*N, "impure op (nng.ModuleCall)");
         continue;
       }
       std::vector<ir::Node *> &Bucket = Buckets[hashNode(*N)];

@@ -7,8 +7,8 @@
 // type, and Gather of static entries of a Shape, are constants even when the
 // value itself is not. A folded result keeps the name of the value it
 // replaces. Declines (counted, and explained under --debug-only=canonicalize):
-// results larger than max-folded-elements, random ops, elided input data and
-// evaluation failures.
+// results larger than max-folded-elements, random ops, leaf-module calls
+// (nng.ModuleCall), elided input data and evaluation failures.
 //
 //===----------------------------------------------------------------------===//
 
@@ -114,6 +114,9 @@ public:
     }
     if (Elided)
       return R.decline(N, "input data is elided");
+    // A leaf module's callback may be impure (and may not exist yet).
+    if (N.op() == ir::OpKind::ModuleCall)
+      return R.decline(N, "impure op (nng.ModuleCall calls back into C++)");
     if (N.op() == ir::OpKind::Dropout && N.hasInput(2) &&
         ir::constantValue(N.input(2))->getFlat(0) != 0)
       return R.decline(N, "random op (Dropout in training mode)");

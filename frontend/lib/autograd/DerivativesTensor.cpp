@@ -247,7 +247,7 @@ Grads gatherBackward(const BackwardContext &C) {
     Axis += X.dim();
   std::vector<int64_t> Idx = in(C, 1).data().toIntVector();
   for (int64_t &V : Idx)
-    V = V < 0 ? V + X.size(Axis) : V;
+    V = V < 0 ? V + static_cast<int64_t>(X.size(Axis)) : V;
   std::vector<int64_t> Flat = X.sizes();
   Flat[Axis] = static_cast<int64_t>(Idx.size());
   Tensor G = reshape(gout(C), Flat);

@@ -143,15 +143,41 @@ Tensor randperm(int64_t N, TensorOptions O) {
   return finish(std::move(D), O);
 }
 
+namespace {
+/// During a trace, a proxy with a dynamic dim: V expanded to its symbolic
+/// shape (recorded), rather than a constant of the example shape.
+bool fillLikeProxy(const Tensor &T, Scalar V, DType D, Tensor &Out) {
+  if (!T.is_proxy())
+    return false;
+  std::vector<SymInt> S = T.sym_sizes();
+  bool Dynamic = false;
+  for (const SymInt &X : S)
+    Dynamic |= X.isSymbolic();
+  if (!Dynamic)
+    return false;
+  Out = expand(scalar_tensor(V, D), std::move(S));
+  return true;
+}
+} // namespace
+
 Tensor zeros_like(const Tensor &T, std::optional<DType> D) {
+  Tensor R;
+  if (fillLikeProxy(T, 0.0, D.value_or(T.dtype()), R))
+    return R;
   return zeros(T.sizes(), D.value_or(T.dtype()));
 }
 
 Tensor ones_like(const Tensor &T, std::optional<DType> D) {
+  Tensor R;
+  if (fillLikeProxy(T, 1.0, D.value_or(T.dtype()), R))
+    return R;
   return ones(T.sizes(), D.value_or(T.dtype()));
 }
 
 Tensor full_like(const Tensor &T, Scalar V, std::optional<DType> D) {
+  Tensor R;
+  if (fillLikeProxy(T, V, D.value_or(T.dtype()), R))
+    return R;
   return full(T.sizes(), V, D.value_or(T.dtype()));
 }
 

@@ -20,6 +20,10 @@ namespace nng::detail {
 
 /// A 1-D i64 tensor holding Values (shape and axes operands).
 Tensor i64Tensor(const std::vector<int64_t> &Values);
+/// The 1-D i64 shape operand for Sizes: a constant when every entry is
+/// concrete, else (during a trace) a proxy computed by Unsqueeze/Concat
+/// from the symbolic entries (fx/SymInt.cpp).
+Tensor symShapeTensor(const SymIntList &Sizes);
 /// A 0-d tensor holding V in the dtype A computes with V: A's dtype when it
 /// can hold V (floating A, or an integral V with integral A), else f32.
 Tensor scalarLike(const Tensor &A, Scalar V);
@@ -37,9 +41,10 @@ Tensor castTo(const Tensor &T, DType D);
 Tensor squeezeDims(const Tensor &T, const std::vector<int64_t> &Axes);
 /// Inserts size-1 axes at Axes (sorted, normalized in the result's rank).
 Tensor unsqueezeDims(const Tensor &T, const std::vector<int64_t> &Axes);
-/// True while a dispatch mode (the tracer) is installed: tensors may be
-/// proxies without values, so value-dependent checks are skipped.
-inline bool isTracing() { return dispatch::currentMode() != nullptr; }
+/// True while a trace runs (outside the eager runs of leaf modules):
+/// tensors may be proxies without values, so value-dependent checks are
+/// skipped (fx::isTracing).
+bool isTracing();
 /// Dims of a Shape as a vector.
 inline std::vector<int64_t> dimsOf(const Shape &S) { return S.dims(); }
 

@@ -26,8 +26,8 @@ Tensor checkedMatMul(const char *Op, const Tensor &A, const Tensor &B) {
     fail(ErrorKind::InvalidArgument, Op, ": both arguments need at least 1 "
                                          "dimension, got A ",
          describe(A), " and B ", describe(B));
-  int64_t KA = A.size(-1);
-  int64_t KB = B.dim() == 1 ? B.size(0) : B.size(-2);
+  SymInt KA = A.size(-1);
+  SymInt KB = B.dim() == 1 ? B.size(0) : B.size(-2);
   if (KA != KB)
     fail(ErrorKind::ShapeMismatch, Op, ": A ", describe(A), " and B ",
          describe(B), ": inner dimensions ", KA, " and ", KB, " differ");

@@ -250,6 +250,8 @@ std::string addSuffixes(const std::string &Body,
 } // namespace
 
 std::string Tensor::toString() const {
+  if (is_proxy())
+    detail::failProxyData(*this, "printing");
   if (!defined())
     return "tensor(undefined)";
   const std::string Prefix = "tensor(";

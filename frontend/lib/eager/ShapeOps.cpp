@@ -63,14 +63,32 @@ std::vector<int64_t> inferSizes(const char *Op, const Tensor &A,
   return R;
 }
 
-Tensor reshapeImpl(const char *Op, const Tensor &A,
-                   const std::vector<int64_t> &Sizes) {
+/// True when A is a proxy with a dynamic (symbolic or unknown) dim.
+bool hasDynamicDim(const Tensor &A) {
+  if (!A.is_proxy())
+    return false;
+  for (const SymInt &S : A.sym_sizes())
+    if (S.isSymbolic())
+      return true;
+  return false;
+}
+
+Tensor reshapeImpl(const char *Op, const Tensor &A, const SymIntList &Sizes) {
   checkDefined(Op, A);
-  std::vector<int64_t> S = inferSizes(Op, A, Sizes);
-  if (S == A.sizes())
+  // The checks run on the example extents of symbolic sizes (a trace's
+  // examples are consistent with each other).
+  std::vector<int64_t> Given = Sizes.examples();
+  std::vector<int64_t> S = inferSizes(Op, A, Given);
+  ir::AttrMap Attrs = dispatch::attrs({{"allowzero", int64_t(1)}});
+  if (Sizes.isSymbolic())
+    return dispatch::call1(OpKind::Reshape,
+                           {A, detail::symShapeTensor(Sizes)}, Attrs);
+  if (hasDynamicDim(A)) // Keep the -1: the element count is dynamic.
+    return dispatch::call1(OpKind::Reshape, {A, detail::i64Tensor(Given)},
+                           Attrs);
+  if (S == A.shape().dims())
     return A;
-  return dispatch::call1(OpKind::Reshape, {A, detail::i64Tensor(S)},
-                         dispatch::attrs({{"allowzero", int64_t(1)}}));
+  return dispatch::call1(OpKind::Reshape, {A, detail::i64Tensor(S)}, Attrs);
 }
 
 } // namespace
@@ -91,11 +109,11 @@ Tensor unsqueezeDims(const Tensor &T, const std::vector<int64_t> &Axes) {
 
 } // namespace detail
 
-Tensor reshape(const Tensor &A, const std::vector<int64_t> &Sizes) {
+Tensor reshape(const Tensor &A, const SymIntList &Sizes) {
   return reshapeImpl("reshape", A, Sizes);
 }
 
-Tensor view(const Tensor &A, const std::vector<int64_t> &Sizes) {
+Tensor view(const Tensor &A, const SymIntList &Sizes) {
   return reshapeImpl("view", A, Sizes);
 }
 
@@ -109,16 +127,21 @@ Tensor flatten(const Tensor &A, int64_t StartDim, int64_t EndDim) {
     fail(ErrorKind::InvalidArgument,
          "flatten: start_dim cannot come after end_dim (", StartDim, " > ",
          EndDim, " for ", describe(A), ")");
-  std::vector<int64_t> Sizes;
+  std::vector<SymInt> Sizes;
   for (int64_t I = 0; I < S; ++I)
     Sizes.push_back(A.size(I));
-  int64_t P = 1;
-  for (int64_t I = S; I <= E; ++I)
-    P *= A.size(I);
-  Sizes.push_back(P);
+  // A dynamic dim in the flattened range: -1 (one Reshape, no arithmetic).
+  SymInt P = 1;
+  bool Dynamic = false;
+  for (int64_t I = S; I <= E; ++I) {
+    SymInt D = A.size(I);
+    Dynamic |= D.isSymbolic();
+    P = P * D.example();
+  }
+  Sizes.push_back(Dynamic ? SymInt(-1) : P);
   for (int64_t I = E + 1; I < A.dim(); ++I)
     Sizes.push_back(A.size(I));
-  return reshape(A, Sizes);
+  return reshape(A, std::move(Sizes));
 }
 
 Tensor permute(const Tensor &A, const std::vector<int64_t> &Dims) {
@@ -180,35 +203,50 @@ Tensor squeeze(const Tensor &A, std::optional<int64_t> Dim) {
   return detail::squeezeDims(A, Axes);
 }
 
-Tensor expand(const Tensor &A, const std::vector<int64_t> &Sizes) {
+Tensor expand(const Tensor &A, const SymIntList &Sizes) {
   checkDefined("expand", A);
   int64_t R = static_cast<int64_t>(Sizes.size());
+  std::vector<int64_t> Given = Sizes.examples();
   if (R < A.dim())
     fail(ErrorKind::ShapeMismatch, "expand: the number of sizes provided (",
          R, ") must be greater or equal to the number of dimensions of ",
          describe(A));
-  std::vector<int64_t> Target(Sizes);
+  std::vector<int64_t> Target(Given);
+  std::vector<SymInt> Sym = Sizes.values();
   int64_t Lead = R - A.dim();
   for (int64_t I = 0; I < R; ++I) {
-    int64_t Have = I < Lead ? 1 : A.size(I - Lead);
+    int64_t Have = 1;
+    if (I >= Lead)
+      Have = A.size(I - Lead).example();
     if (Target[I] == -1) {
       if (I < Lead)
         fail(ErrorKind::InvalidArgument, "expand: -1 is not allowed in a "
                                          "leading, non-existing dimension of ",
-             Shape(Sizes).toString());
+             Shape(Given).toString());
       Target[I] = Have;
+      // ONNX Expand broadcasts: 1 keeps the input's (maybe dynamic) extent.
+      Sym[I] = 1;
     }
     if (Have != Target[I] && Have != 1)
       fail(ErrorKind::ShapeMismatch, "expand: the expanded size ", Target[I],
            " must match the existing size ", Have, " at dimension ", I,
-           " (input ", describe(A), ", target ", Shape(Sizes).toString(), ")");
+           " (input ", describe(A), ", target ", Shape(Given).toString(), ")");
   }
-  if (Target == A.sizes())
+  if (Sizes.isSymbolic())
+    return dispatch::call1(OpKind::Expand,
+                           {A, detail::symShapeTensor(std::move(Sym))});
+  if (hasDynamicDim(A)) {
+    std::vector<int64_t> Ex;
+    for (const SymInt &S : Sym)
+      Ex.push_back(S.example());
+    return dispatch::call1(OpKind::Expand, {A, detail::i64Tensor(Ex)});
+  }
+  if (Target == A.shape().dims())
     return A;
   return dispatch::call1(OpKind::Expand, {A, detail::i64Tensor(Target)});
 }
 
-Tensor broadcast_to(const Tensor &A, const std::vector<int64_t> &Sizes) {
+Tensor broadcast_to(const Tensor &A, const SymIntList &Sizes) {
   return expand(A, Sizes);
 }
 

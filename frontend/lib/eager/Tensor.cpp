@@ -7,6 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "EagerInternal.h"
 #include "nngraph/frontend/Tensor.h"
 #include "nngraph/frontend/Autograd.h"
 #include "nngraph/frontend/Dispatch.h"
@@ -30,6 +31,11 @@ namespace {
 void checkInPlace(const Tensor &T, const char *Op) {
   if (!T.defined())
     undefined(Op);
+  // During a trace only proxies can change in place (functionalized: the
+  // handle moves to the new value); a parameter, buffer or constant would
+  // change for real while the graph records nothing.
+  if (detail::isTracing() && !T.is_proxy())
+    detail::failProxyData(T, Op);
   if (T.requires_grad() && autograd::isGradEnabled())
     fail(ErrorKind::InvalidArgument, Op,
          ": a leaf tensor that requires grad (or a tensor with history) "
@@ -39,6 +45,16 @@ void checkInPlace(const Tensor &T, const char *Op) {
 
 /// Writes Result (broadcastable, any dtype) into T's storage.
 Tensor &assign(Tensor &T, const Tensor &Result) {
+  if (T.is_proxy()) {
+    // Functionalized: T now stands for Result (cast and broadcast to T).
+    Tensor R = Result.to(T.dtype());
+    if (R.shape() != T.shape())
+      R = expand(R, T.sym_sizes());
+    T.impl()->Data = R.data();
+    T.impl()->TraceValue = R.impl()->TraceValue;
+    ++T.impl()->Version;
+    return T;
+  }
   rt::Tensor Src = Result.data();
   if (Src.shape() != T.shape())
     Src = Src.broadcastTo(T.shape());
@@ -63,7 +79,20 @@ const rt::Tensor &Tensor::data() const {
   return Impl->Data;
 }
 
-std::vector<int64_t> Tensor::sizes() const { return shape().dims(); }
+std::vector<int64_t> Tensor::sizes() const {
+  if (is_proxy())
+    for (int64_t D = 0, R = dim(); D < R; ++D)
+      size(D).expect_int(); // Throws for a dynamic dim.
+  return shape().dims();
+}
+
+std::vector<SymInt> Tensor::sym_sizes() const {
+  std::vector<SymInt> R;
+  R.reserve(dim());
+  for (int64_t D = 0, N = dim(); D < N; ++D)
+    R.push_back(size(D));
+  return R;
+}
 
 Tensor &Tensor::requires_grad_(bool R) {
   if (!Impl)
@@ -168,6 +197,8 @@ Tensor &Tensor::zero_() { return fill_(0.0); }
 
 Tensor &Tensor::fill_(Scalar V) {
   checkInPlace(*this, "fill_");
+  if (is_proxy())
+    detail::failProxyData(*this, "fill_()");
   rt::Tensor D = data();
   int64_t N = D.numel();
   if (D.isContiguous() && dtype() == DType::F32) {
@@ -233,6 +264,8 @@ Tensor &Tensor::clamp_(std::optional<Scalar> Min, std::optional<Scalar> Max) {
 
 Tensor &Tensor::uniform_(double From, double To) {
   checkInPlace(*this, "uniform_");
+  if (is_proxy())
+    detail::failProxyData(*this, "uniform_()");
   Generator &Gen = defaultGenerator();
   rt::Tensor C = rt::Tensor::empty(shape(), dtype());
   for (int64_t I = 0, N = numel(); I < N; ++I)
@@ -242,6 +275,8 @@ Tensor &Tensor::uniform_(double From, double To) {
 
 Tensor &Tensor::normal_(double Mean, double Std) {
   checkInPlace(*this, "normal_");
+  if (is_proxy())
+    detail::failProxyData(*this, "normal_()");
   Generator &Gen = defaultGenerator();
   rt::Tensor C = rt::Tensor::empty(shape(), dtype());
   for (int64_t I = 0, N = numel(); I < N; ++I)

@@ -12,10 +12,10 @@
 
 namespace nng {
 
-Tensor Tensor::view(const std::vector<int64_t> &S) const {
+Tensor Tensor::view(const SymIntList &S) const {
   return nng::view(*this, S);
 }
-Tensor Tensor::reshape(const std::vector<int64_t> &S) const {
+Tensor Tensor::reshape(const SymIntList &S) const {
   return nng::reshape(*this, S);
 }
 Tensor Tensor::flatten(int64_t StartDim, int64_t EndDim) const {
@@ -38,7 +38,7 @@ Tensor Tensor::unsqueeze(int64_t D) const { return nng::unsqueeze(*this, D); }
 Tensor Tensor::squeeze(std::optional<int64_t> D) const {
   return nng::squeeze(*this, D);
 }
-Tensor Tensor::expand(const std::vector<int64_t> &Sizes) const {
+Tensor Tensor::expand(const SymIntList &Sizes) const {
   return nng::expand(*this, Sizes);
 }
 Tensor Tensor::slice(int64_t D, int64_t Start, int64_t End,

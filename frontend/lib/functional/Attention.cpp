@@ -42,12 +42,12 @@ Tensor scaled_dot_product_attention(const Tensor &Q, const Tensor &K,
   if (IsCausal && AttnMask.defined())
     fail(ErrorKind::InvalidArgument, Op,
          ": pass either attn_mask or is_causal, not both");
-  int64_t L = Q.size(-2), S = K.size(-2);
+  SymInt L = Q.size(-2), S = K.size(-2);
   double Scale = 1.0 / std::sqrt(static_cast<double>(Q.size(-1)));
   Tensor Scores = matmul(Q, transpose(K, -2, -1)) * Scale;
   const double NegInf = -std::numeric_limits<double>::infinity();
   if (IsCausal) {
-    Tensor Allowed = tril(ones({L, S}, DType::Bool));
+    Tensor Allowed = tril(ones({L.expect_int(), S.expect_int()}, DType::Bool));
     Scores = masked_fill(Scores, logical_not(Allowed), NegInf);
   } else if (AttnMask.defined()) {
     if (AttnMask.dtype() == DType::Bool)

@@ -145,7 +145,7 @@ Tensor linear(const Tensor &X, const Tensor &W, const Tensor &B) {
   if (X.dim() == 0 || X.size(-1) != W.size(-1))
     fail(ErrorKind::ShapeMismatch, "linear: input ", describe(X),
          " and weight ", describe(W), ": in_features ",
-         X.dim() ? X.size(-1) : 0, " and ", W.size(-1), " differ");
+         X.dim() ? X.size(-1) : SymInt(0), " and ", W.size(-1), " differ");
   if (B.defined() && W.dim() == 2 &&
       !(B.dim() == 1 && B.size(0) == W.size(0)) && B.numel() != 1)
     fail(ErrorKind::ShapeMismatch, "linear: bias ", describe(B),

@@ -31,6 +31,12 @@ Tensor dropout(const Tensor &X, double P, bool Training) {
     return X;
   if (P == 1.0)
     return X * 0.0;
+  // A trace records a training-mode Dropout node: the backend draws its own
+  // mask when the graph runs (docs/fx.md), not the eager generator's.
+  if (nng::detail::isTracing())
+    return dispatch::call1(OpKind::Dropout,
+                           {X, scalar_tensor(P, X.dtype()),
+                            scalar_tensor(1.0, DType::Bool)});
   rt::Tensor M = rt::Tensor::empty(X.shape(), X.dtype());
   Generator &G = defaultGenerator();
   double Scale = 1.0 / (1.0 - P);

@@ -88,7 +88,9 @@ Tensor batch_norm(const Tensor &X, const Tensor &RunningMean,
   Tensor Centered = X - Mean;
   Tensor Var = mean(Centered * Centered, Axes, /*KeepDim=*/true);
   Tensor Y = Centered * rsqrt(Var + Eps);
-  if (RunningMean.defined()) {
+  // Running statistics are a side effect outside the graph: a trace skips
+  // them (docs/fx.md).
+  if (RunningMean.defined() && !nng::detail::isTracing()) {
     NoGradGuard NoGrad;
     Tensor RM = RunningMean, RV = RunningVar;
     Tensor BatchMean = reshape(Mean.detach(), {C});
@@ -150,7 +152,7 @@ Tensor group_norm(const Tensor &X, int64_t NumGroups, const Tensor &Weight,
   Tensor Mean = mean(G, {2}, /*KeepDim=*/true);
   Tensor Centered = G - Mean;
   Tensor Var = mean(Centered * Centered, {2}, /*KeepDim=*/true);
-  Tensor Y = reshape(Centered * rsqrt(Var + Eps), X.sizes());
+  Tensor Y = reshape(Centered * rsqrt(Var + Eps), X.sym_sizes());
   std::vector<int64_t> CS = channelShape(X);
   if (Weight.defined())
     Y = Y * reshape(Weight, CS);

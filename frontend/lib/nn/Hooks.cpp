@@ -19,6 +19,7 @@
 #include "nngraph/frontend/Dispatch.h"
 #include "nngraph/frontend/TensorOps.h"
 #include "nngraph/frontend/nn/Module.h"
+#include "nngraph/frontend/fx/Trace.h"
 #include "nngraph/runtime/Error.h"
 
 #include <algorithm>
@@ -52,7 +53,9 @@ const std::shared_ptr<HookRegistry> &globalHooks() {
   return G;
 }
 
-bool anyGlobalHooks() { return !globalHooks()->empty(); }
+// While a trace runs every call goes through ModuleBase::call, where the
+// tracer can take a leaf module's call.
+bool anyGlobalHooks() { return !globalHooks()->empty() || fx::isTracing(); }
 
 namespace {
 template <typename H>
@@ -418,7 +421,9 @@ Value ModuleBase::call(std::vector<Value> Inputs) {
                           hooksOf(Global.Backward, Hooks->Backward),
                           hooksOf(Global.BackwardPre, Hooks->BackwardPre));
     G.setInForward(true);
-    Value Out = forwardValues(Inputs);
+    Value Out;
+    if (!fx::detail::maybeLeafCall(*this, G.path(), Inputs, Out))
+      Out = forwardValues(Inputs);
     G.setInForward(false);
     for (const ForwardHook &H : hooksOf(Global.Forward, Hooks->Forward))
       if (auto R = H(*this, Inputs, Out))

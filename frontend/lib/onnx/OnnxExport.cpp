@@ -3,7 +3,8 @@
 // Export lowers a copy of the graph (OnnxLowering.cpp), then writes it 1:1:
 // inputs, initializers (by name, raw_data, or external data in a side file
 // when the weights would pass protobuf's 2 GB limit), nodes with their
-// attributes, value_info for every typed intermediate value, outputs. Also
+// attributes (leaf-module calls in the custom domain ai.nngraph.module, with
+// a warning), value_info for every typed intermediate value, outputs. Also
 // the ONNX checker + strict shape inference wrapper used by tests and by
 // OnnxExportOptions::Check.
 //
@@ -135,12 +136,17 @@ void buildModel(const ir::Graph &G, const OnnxExportOptions &O,
     else
       tensorToProto(V->data(), T);
   }
+  bool HasModuleCall = false;
   for (const auto &NP : G.nodes()) {
     const ir::Node &N = *NP;
     ::onnx::NodeProto &P = *GP.add_node();
     P.set_op_type(std::string(N.schema().Name));
-    if (!N.schema().Domain.empty())
+    if (N.op() == ir::OpKind::ModuleCall) {
+      P.set_domain(ModuleCallDomain);
+      HasModuleCall = true;
+    } else if (!N.schema().Domain.empty()) {
       P.set_domain(std::string(N.schema().Domain));
+    }
     if (!N.name().empty())
       P.set_name(N.name());
     size_t NumIn = N.numInputs();
@@ -158,6 +164,41 @@ void buildModel(const ir::Graph &G, const OnnxExportOptions &O,
   }
   for (const ir::Value *V : G.outputs()) // Distinct: see lowerForOnnx().
     addValueInfo(V, *GP.add_output());
+  if (HasModuleCall) {
+    auto *Custom = M.add_opset_import();
+    Custom->set_domain(ModuleCallDomain);
+    Custom->set_version(1);
+  }
+}
+
+/// Warns (O.Warnings, or stderr) when the lowered graph G keeps leaf-module
+/// calls: the model then needs a custom op to run outside nngraph.
+void warnAboutModuleCalls(const ir::Graph &G, const OnnxExportOptions &O,
+                          const std::string &Where) {
+  std::vector<std::string> Modules;
+  for (const auto &N : G.nodes())
+    if (N->op() == ir::OpKind::ModuleCall)
+      Modules.push_back(N->attrString("module") + " (" +
+                        N->attrString("module_type") + ")");
+  if (Modules.empty())
+    return;
+  std::string List;
+  for (size_t I = 0; I < Modules.size() && I < 5; ++I)
+    List += (I ? ", " : "") + Modules[I];
+  if (Modules.size() > 5)
+    List += ", ...";
+  std::string W = "ONNX export of " + Where + ": " +
+                  std::to_string(Modules.size()) + " leaf-module call" +
+                  (Modules.size() == 1 ? "" : "s") + " [" + List +
+                  "] written as custom op " + ModuleCallDomain +
+                  ".ModuleCall; the model needs a custom-op implementation "
+                  "to run in ONNX Runtime or elsewhere, and nngraph cannot "
+                  "re-import it; trace without leaf modules for a portable "
+                  "model";
+  if (O.Warnings)
+    O.Warnings->push_back(std::move(W));
+  else
+    std::fprintf(stderr, "nngraph: warning: %s\n", W.c_str());
 }
 
 uint64_t initializerBytes(const ir::Graph &G) {
@@ -213,6 +254,7 @@ std::string exportOnnxToBytes(const ir::Graph &G, const OnnxExportOptions &O) {
     fail(ErrorKind::Unsupported, "ONNX export of graph '", G.name(),
          "': its weights need external data (", onnxio::initializerBytes(*L),
          " bytes); export to a file with exportOnnx()");
+  onnxio::warnAboutModuleCalls(*L, O, "graph '" + G.name() + "'");
   ::onnx::ModelProto M;
   onnxio::buildModel(*L, O, false, nullptr, M);
   if (M.ByteSizeLong() > onnxio::ProtobufLimit)
@@ -243,6 +285,7 @@ void exportOnnx(const ir::Graph &G, const std::string &Path,
     External.FilePath = (fs::path(Dir) / Loc).string();
     External.open();
   }
+  onnxio::warnAboutModuleCalls(*L, O, "'" + Path + "'");
   ::onnx::ModelProto M;
   onnxio::buildModel(*L, O, UseExternal, &External, M);
   L.reset();

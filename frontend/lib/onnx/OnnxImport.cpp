@@ -204,6 +204,10 @@ void checkOperators(const GraphProto &G, const ModelSource &Src) {
     Msg += ")";
     if (E.Subgraph)
       Msg += " [operators with subgraphs (If, Loop, Scan) are not supported]";
+    if (Order[I].rfind("ai.nngraph.module.", 0) == 0)
+      Msg += " [a leaf-module call of a traced model, which runs only in the "
+             "process that traced it: graphs with nng.ModuleCall cannot run "
+             "after being saved and reloaded: trace without leaf modules]";
   }
   modelError(ErrorKind::Unsupported, Src, Msg);
 }

@@ -4,7 +4,8 @@
 // default-domain ONNX op whose semantics hold at the target opset:
 // - "nng" ops expand into standard ops (nng.Gelu -> Erf-based chain, or the
 //   Tanh-based chain for approximate='tanh'; nng.FusedConv / nng.FusedGemm
-//   -> Conv / Gemm followed by their activation as a standard op);
+//   -> Conv / Gemm followed by their activation as a standard op), except
+//   nng.ModuleCall (a leaf module), which stays for the custom domain;
 // - a value that is a graph output twice gets an Identity copy (ONNX names
 //   outputs by value);
 // - ops whose table semantics are newer than the target opset are kept
@@ -278,6 +279,10 @@ void lowerForOnnx(ir::Graph &G, int Opset) {
     case OpKind::FusedConv:
     case OpKind::FusedGemm:
       expandFused(G, N);
+      continue;
+    case OpKind::ModuleCall:
+      // Kept: a leaf module has no standard expansion; export writes it to
+      // the custom domain ai.nngraph.module, with a warning.
       continue;
     default:
       fail(ErrorKind::Unsupported, N->describe(), ": ", S.qualifiedName(),

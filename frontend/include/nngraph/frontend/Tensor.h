@@ -5,12 +5,16 @@
 // autograd state (requires_grad, grad, grad_fn, hooks). Copies of a Tensor
 // share the impl. Every operation on it goes through the dispatcher
 // (Dispatch.h), so the same code runs eagerly, records a backward graph, or
-// (later) is traced into the IR. The operators and methods here are thin
-// wrappers over the free functions of TensorOps.h.
+// is traced into the IR (fx/Trace.h): then the tensor is a proxy whose
+// TraceValue names its IR value, size(i) may be a symbolic SymInt, and
+// reading its data (item(), to_vector(), data_ptr(), printing) throws
+// fx::TraceError. The operators and methods here are thin wrappers over
+// the free functions of TensorOps.h.
 //
 //===----------------------------------------------------------------------===//
 #pragma once
 
+#include "nngraph/frontend/SymInt.h"
 #include "nngraph/runtime/Tensor.h"
 
 #include <functional>
@@ -28,6 +32,14 @@ class AccumulateGrad;
 } // namespace autograd
 
 class Tensor;
+
+namespace detail {
+/// Throws fx::TraceError: What (item(), to_vector(), ...) reads the data of
+/// a proxy during a trace.
+[[noreturn]] void failProxyData(const Tensor &T, const char *What);
+/// size(D) of a proxy: concrete for a static dim, else symbolic.
+SymInt traceSize(const Tensor &T, int64_t D);
+} // namespace detail
 
 /// A hook on a tensor's gradient: may return a replacement (a defined
 /// tensor) or an undefined Tensor to keep the gradient.
@@ -78,10 +90,23 @@ public:
   // --- Metadata ---------------------------------------------------------------
   DType dtype() const { return data().dtype(); }
   Device device() const { return data().device(); }
+  /// The extents; throws fx::TraceError for a proxy with a dynamic dim
+  /// (use sym_sizes()).
   std::vector<int64_t> sizes() const;
+  /// The extents as SymInts (symbolic for a proxy's dynamic dims).
+  std::vector<SymInt> sym_sizes() const;
+  /// The (example) shape of the data.
   const Shape &shape() const { return data().shape(); }
-  /// Extent of axis D (negative counts from the end).
-  int64_t size(int64_t D) const { return data().size(D); }
+  /// Extent of axis D (negative counts from the end); symbolic for a
+  /// proxy's dynamic dim during a trace.
+  SymInt size(int64_t D) const {
+    const rt::Tensor &T = data();
+    if (!Impl->TraceValue)
+      return SymInt(T.size(D));
+    return detail::traceSize(*this, D);
+  }
+  /// True when this tensor is a proxy of a trace.
+  bool is_proxy() const { return Impl && Impl->TraceValue; }
   int64_t dim() const { return static_cast<int64_t>(data().rank()); }
   int64_t numel() const { return data().numel(); }
   bool is_floating_point() const { return isFloatingPoint(dtype()); }
@@ -89,8 +114,16 @@ public:
   /// The single element converted to T; throws unless numel() == 1.
   template <typename T> T item() const;
   /// Typed pointer to the first element (the dtype must be T).
-  template <typename T> T *data_ptr() { return Impl->Data.data<T>(); }
-  template <typename T> const T *data_ptr() const { return data().data<T>(); }
+  template <typename T> T *data_ptr() {
+    if (is_proxy())
+      detail::failProxyData(*this, "data_ptr()");
+    return Impl->Data.data<T>();
+  }
+  template <typename T> const T *data_ptr() const {
+    if (is_proxy())
+      detail::failProxyData(*this, "data_ptr()");
+    return data().data<T>();
+  }
   /// Every element, row-major, converted to T.
   template <typename T> std::vector<T> to_vector() const;
 
@@ -142,15 +175,15 @@ public:
   Tensor &normal_(double Mean = 0.0, double Std = 1.0);
 
   // --- Methods forwarding to TensorOps.h --------------------------------------
-  Tensor view(const std::vector<int64_t> &Shape) const;
-  Tensor reshape(const std::vector<int64_t> &Shape) const;
+  Tensor view(const SymIntList &Shape) const;
+  Tensor reshape(const SymIntList &Shape) const;
   Tensor flatten(int64_t StartDim = 0, int64_t EndDim = -1) const;
   Tensor transpose(int64_t D0, int64_t D1) const;
   Tensor t() const;
   Tensor permute(const std::vector<int64_t> &Dims) const;
   Tensor unsqueeze(int64_t D) const;
   Tensor squeeze(std::optional<int64_t> D = std::nullopt) const;
-  Tensor expand(const std::vector<int64_t> &Sizes) const;
+  Tensor expand(const SymIntList &Sizes) const;
   Tensor slice(int64_t D, int64_t Start, int64_t End, int64_t Step = 1) const;
   Tensor select(int64_t D, int64_t Index) const;
   /// t[i] along axis 0.
@@ -211,6 +244,8 @@ Tensor &operator*=(Tensor &A, Scalar B);
 std::ostream &operator<<(std::ostream &OS, const Tensor &T);
 
 template <typename T> T Tensor::item() const {
+  if (is_proxy())
+    detail::failProxyData(*this, "item()");
   const rt::Tensor &D = data();
   NNG_CHECK(D.numel() == 1, "item(): the tensor has ", D.numel(),
             " elements (shape ", D.shape().toString(),
@@ -224,6 +259,8 @@ template <typename T> T Tensor::item() const {
 }
 
 template <typename T> std::vector<T> Tensor::to_vector() const {
+  if (is_proxy())
+    detail::failProxyData(*this, "to_vector()");
   std::vector<double> V = data().toDoubleVector();
   return std::vector<T>(V.begin(), V.end());
 }

@@ -149,17 +149,18 @@ Tensor softmax(const Tensor &A, int64_t Dim);
 Tensor log_softmax(const Tensor &A, int64_t Dim);
 
 // --- Shape and indexing ---------------------------------------------------------------
-/// One extent may be -1.
-Tensor reshape(const Tensor &A, const std::vector<int64_t> &Sizes);
-Tensor view(const Tensor &A, const std::vector<int64_t> &Sizes);
+/// One extent may be -1. Symbolic entries (a traced dynamic dim) record
+/// Shape/Gather/Concat nodes for the target shape.
+Tensor reshape(const Tensor &A, const SymIntList &Sizes);
+Tensor view(const Tensor &A, const SymIntList &Sizes);
 Tensor flatten(const Tensor &A, int64_t StartDim = 0, int64_t EndDim = -1);
 Tensor transpose(const Tensor &A, int64_t D0, int64_t D1);
 Tensor permute(const Tensor &A, const std::vector<int64_t> &Dims);
 Tensor unsqueeze(const Tensor &A, int64_t Dim);
 Tensor squeeze(const Tensor &A, std::optional<int64_t> Dim = std::nullopt);
-/// -1 keeps an extent.
-Tensor expand(const Tensor &A, const std::vector<int64_t> &Sizes);
-Tensor broadcast_to(const Tensor &A, const std::vector<int64_t> &Sizes);
+/// -1 keeps an extent; symbolic entries as in reshape.
+Tensor expand(const Tensor &A, const SymIntList &Sizes);
+Tensor broadcast_to(const Tensor &A, const SymIntList &Sizes);
 Tensor cat(const std::vector<Tensor> &Ts, int64_t Dim = 0);
 Tensor stack(const std::vector<Tensor> &Ts, int64_t Dim = 0);
 /// Pieces of SplitSize along Dim (the last may be smaller).

@@ -170,8 +170,10 @@ MultiheadAttention::forward(const Tensor &query, const Tensor &key,
     if (KeyPadding.defined())
       KeyPadding = KeyPadding.unsqueeze(0);
   }
-  int64_t TgtLen = Q.size(0), Bsz = Q.size(1), E = Q.size(2);
-  int64_t SrcLen = K.size(0);
+  // Sequence and batch sizes may be symbolic during a trace (dynamic dims).
+  SymInt TgtLen = Q.size(0), Bsz = Q.size(1);
+  int64_t E = Q.size(2);
+  SymInt SrcLen = K.size(0);
   if (E != embed_dim)
     fail(ErrorKind::ShapeMismatch, Name,
          ": expected query with embedding "

@@ -11,6 +11,7 @@
 #include "nngraph/frontend/Autograd.h"
 #include "nngraph/frontend/Functional.h"
 #include "nngraph/frontend/TensorOps.h"
+#include "nngraph/frontend/fx/Trace.h"
 #include "nngraph/frontend/nn/Init.h"
 
 #include <algorithm>
@@ -79,7 +80,9 @@ Tensor BatchNormBase::run(const ModuleBase &Self, const Tensor &Input,
          Input.shape().toString());
   bool Training = Self.is_training();
   double Factor = momentum.value_or(0.0);
-  bool Count = Training && track_running_stats && num_batches_tracked.defined();
+  // A trace records no running-statistics update (docs/fx.md).
+  bool Count = Training && track_running_stats &&
+               num_batches_tracked.defined() && !fx::isTracing();
   int64_t N = 0;
   if (Count) {
     // The batch counts before its statistics (as in PyTorch), but the count

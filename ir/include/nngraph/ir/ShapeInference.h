@@ -45,6 +45,16 @@ public:
 
   size_t numOutputs() const { return Outputs.size(); }
   void setOutputType(size_t I, TensorType T);
+  /// The types the node's outputs declare, when inference runs on a graph
+  /// node (inferNodeTypes, the verifier); none at run time. Only ops whose
+  /// output types come from outside the graph (nng.ModuleCall) read them.
+  void setDeclaredOutputTypes(std::vector<const TensorType *> T) {
+    Declared = std::move(T);
+  }
+  /// Declared type of output I, or null when unknown.
+  const TensorType *declaredOutputType(size_t I) const {
+    return I < Declared.size() ? Declared[I] : nullptr;
+  }
   const std::vector<TensorType> &outputTypes() const { return Outputs; }
 
   /// Throws Error(ShapeMismatch) with the node description appended.
@@ -61,6 +71,7 @@ private:
   std::vector<const TensorType *> InTypes;
   std::vector<const nng::rt::Tensor *> InValues;
   std::vector<TensorType> Outputs;
+  std::vector<const TensorType *> Declared;
   std::string NodeDesc;
 };
 

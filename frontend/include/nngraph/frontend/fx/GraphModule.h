@@ -1,4 +1,4 @@
-//===- GraphModule.h - A traced graph with its weights, callable --*- C++ -*-===//
+//===- GraphModule.h - A traced graph with its weights, callable *- C++ -*-===//
 //
 // fx::GraphModule is what symbolic_trace returns, like torch.fx's: it owns
 // the graph (initializers = the weights, under the source module's
@@ -12,6 +12,7 @@
 #pragma once
 
 #include "nngraph/frontend/Tensor.h"
+#include "nngraph/frontend/nn/Module.h"
 #include "nngraph/frontend/nn/StateDict.h"
 #include "nngraph/frontend/nn/Value.h"
 #include "nngraph/ir/Graph.h"
@@ -52,23 +53,38 @@ public:
   const std::string &source_type() const { return SourceType; }
 
   /// Runs the graph on Inputs (one per graph input) and rebuilds forward's
-  /// result. Input dtypes and ranks are checked against the graph's inputs
-  /// (errors name the input).
+  /// result. Input count, dtypes, ranks and static dims are checked against
+  /// the graph's inputs (errors name the input); a symbolic dim ("N")
+  /// accepts any extent, the same one wherever the symbol appears. The
+  /// executable is compiled on the first call and cached.
   nn::Value forward(const std::vector<Tensor> &Inputs);
-  /// forward(), for a single-tensor result.
+  /// forward(), for a single-tensor result (an error names the structure
+  /// otherwise).
   Tensor operator()(const std::vector<Tensor> &Inputs);
   /// The backend that runs the graph ("reference", "cpu"); the executable is
-  /// rebuilt on change.
+  /// rebuilt on change. An unknown name is an error listing the known ones.
   void set_backend(std::string Name);
   const std::string &backend() const { return BackendName; }
+  /// Drops the cached executable and compiles the graph now (call it after
+  /// editing graph() in place, as torch.fx's recompile()).
+  void recompile();
 
-  /// The initializers as a state dict, in graph order.
+  /// The initializers as a state dict, in graph order. The tensors share
+  /// the graph's data.
   nn::StateDict state_dict() const;
-  /// Replaces initializers by key; strict: missing/unexpected keys and shape
-  /// mismatches are errors listing every offending key (nothing changes).
-  void load_state_dict(const nn::StateDict &SD, bool Strict = true);
+  /// Copies tensors into the initializers of the same key (converting the
+  /// dtype to the initializer's). A shape mismatch is always an error;
+  /// strict: missing and unexpected keys are errors too. Errors list every
+  /// offending key (with both shapes) and leave the module unchanged.
+  /// Returns the missing and unexpected keys (non-strict).
+  nn::LoadStateDictResult load_state_dict(const nn::StateDict &SD,
+                                          bool Strict = true);
 
-  /// torch.fx's print_tabular: opcode, name, target, args, scope.
+  /// torch.fx's print_tabular: one row per graph input (placeholder),
+  /// initializer (get_attr), node (call_function, or call_module for an
+  /// nng.ModuleCall node) and one for the outputs (output), with columns
+  /// opcode, name (the output values), target (the op, the key), args (the
+  /// input values) and scope ("fc (Linear)").
   std::string print_tabular() const;
   /// The graph in the text format.
   std::string code() const;

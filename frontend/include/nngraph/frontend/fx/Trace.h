@@ -11,7 +11,8 @@
 // Shape/Gather/Concat nodes. Reading a proxy's data (item(), to_vector(),
 // bool) throws TraceError naming the module path and the op. Modules for
 // which Tracer::is_leaf_module says true are recorded as one nng.ModuleCall
-// node that runs the module eagerly through a callback.
+// node that runs the module eagerly through a callback. docs/fx.md is the
+// guide (example extents of dynamic dims, train/eval, randomness).
 //
 //===----------------------------------------------------------------------===//
 #pragma once
@@ -22,6 +23,7 @@
 
 #include <cstdint>
 #include <initializer_list>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -65,6 +67,16 @@ public:
   explicit TraceError(std::string Message);
 };
 
+/// What a trace produces, before it becomes a GraphModule.
+struct TraceResult {
+  std::shared_ptr<ir::Graph> Graph;
+  OutputStructure Out;
+  /// Leaf-module callback handles and the modules they call.
+  std::vector<std::shared_ptr<void>> KeepAlive;
+  /// The traced module's type name.
+  std::string SourceType;
+};
+
 /// Traces modules; subclass it to choose leaf modules.
 class Tracer {
 public:
@@ -75,6 +87,10 @@ public:
   virtual bool is_leaf_module(const nn::ModuleBase &M, const std::string &Path);
   /// Runs Root.forward on proxies built from Inputs and returns the graph.
   GraphModule trace(nn::ModuleBase &Root, const std::vector<InputSpec> &Inputs);
+  /// trace() without the GraphModule: the graph, output structure and
+  /// what its callbacks need.
+  TraceResult trace_graph(nn::ModuleBase &Root,
+                          const std::vector<InputSpec> &Inputs);
 };
 
 /// Tracer().trace(Root, Inputs).
@@ -82,7 +98,16 @@ GraphModule symbolic_trace(nn::ModuleBase &Root,
                            const std::vector<InputSpec> &Inputs);
 
 /// True while a trace runs on this thread (layers use it to skip side
-/// effects such as running-statistics updates).
+/// effects such as running-statistics updates); false inside the eager
+/// run of a leaf module.
 bool isTracing();
+
+namespace detail {
+/// Called by ModuleBase::call: when a trace runs and its tracer says M (at
+/// Path) is a leaf, records one nng.ModuleCall node, sets Out to proxies
+/// and returns true; else returns false.
+bool maybeLeafCall(nn::ModuleBase &M, const std::string &Path,
+                   const std::vector<nn::Value> &Inputs, nn::Value &Out);
+} // namespace detail
 
 } // namespace nng::fx

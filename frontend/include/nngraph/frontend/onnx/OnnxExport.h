@@ -4,9 +4,11 @@
 // to 16 on request): ops of the "nng" domain are expanded into standard ONNX
 // ops (nng.Gelu -> an Erf- or Tanh-based chain), ops whose semantics are
 // newer than the target opset are downgraded where that is trivial and
-// refused otherwise, initializers keep their names. Models whose weights
-// would exceed protobuf's 2 GB limit are written with external data: the
-// large initializers go to a side file next to the model.
+// refused otherwise, initializers keep their names; leaf-module calls
+// (nng.ModuleCall) go to the custom domain ai.nngraph.module with a warning
+// (OnnxExportOptions::Warnings). Models whose weights would exceed
+// protobuf's 2 GB limit are written with external data: the large
+// initializers go to a side file next to the model.
 //
 //===----------------------------------------------------------------------===//
 #pragma once
@@ -16,6 +18,7 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace nng::frontend {
 
@@ -38,6 +41,11 @@ struct OnnxExportOptions {
   /// Run ONNX's checker and strict shape inference on the result and throw
   /// Error(Verify) with their message when it fails.
   bool Check = false;
+  /// Receives export warnings (today: leaf-module calls, nng.ModuleCall,
+  /// written to the custom domain ai.nngraph.module, which other runtimes
+  /// cannot run without a custom op). When null, each warning goes to
+  /// stderr as one line "nngraph: warning: ...".
+  std::vector<std::string> *Warnings = nullptr;
 };
 
 /// Writes G to Path (atomically; the side file first when there is one).
