@@ -78,7 +78,8 @@ std::shared_ptr<Storage> Storage::mapFile(const std::string &Path,
   size_t MapLen = Length + (Offset - Aligned);
   void *Base = nullptr;
   if (MapLen > 0) {
-    Base = ::mmap(nullptr, MapLen, PROT_READ, MAP_PRIVATE, Fd,
+    // Copy-on-write: the file itself is never written.
+    Base = ::mmap(nullptr, MapLen, PROT_READ | PROT_WRITE, MAP_PRIVATE, Fd,
                   static_cast<off_t>(Aligned));
     if (Base == MAP_FAILED) {
       int E = errno;
@@ -90,7 +91,6 @@ std::shared_ptr<Storage> Storage::mapFile(const std::string &Path,
   std::shared_ptr<Storage> S(new Storage());
   S->Data = Base ? static_cast<char *>(Base) + (Offset - Aligned) : nullptr;
   S->Bytes = Length;
-  S->Writable = false;
   S->Free = [Base, MapLen](void *) {
     if (Base)
       ::munmap(Base, MapLen);

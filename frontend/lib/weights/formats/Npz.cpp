@@ -3,9 +3,9 @@
 // A .npz file is a zip archive with one "<key>.npy" entry per array, stored
 // (numpy.savez, MLX's save_weights) or deflated (numpy.savez_compressed).
 // Reading maps the file, lets zip::Reader check the archive (unsafe names,
-// sizes, CRCs, zip bombs) and parses each entry with the .npy reader; arrays
-// of stored entries are read-only views of the mapping when their data is
-// aligned (as in the files we write), copies otherwise. Keys keep
+// sizes, CRCs, zip bombs) and parses each entry with the .npy reader;
+// arrays of stored entries are views of the copy-on-write mapping when their
+// data is aligned (as in the files we write), copies otherwise. Keys keep
 // the archive's entry order; an entry whose name does not end in ".npy" is
 // an error naming it. Writing produces stored entries (64-byte-aligned data)
 // in the map's key order, atomically.
@@ -58,8 +58,7 @@ TensorMap readFromStorage(const std::shared_ptr<Storage> &Buf,
     std::string What =
         "'" + Name + "': array '" + Key + "' (entry '" + E.Name + "')";
     // read() checks the CRC; a stored entry is then parsed in place in the
-    // archive's own storage, so its array is a view of the (read-only)
-    // mapping.
+    // archive's own storage, so its array is a view of the mapping.
     std::shared_ptr<Storage> Data = R.read(E);
     rt::Tensor T = E.Method == 0 ? npy::read(Buf, E.DataOffset, E.Size, What)
                                  : npy::read(Data, 0, Data->bytes(), What);

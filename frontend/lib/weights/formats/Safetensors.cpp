@@ -9,11 +9,11 @@
 // that end - begin equals numel * element size, and that the tensors, sorted
 // by offset, cover the buffer exactly (no overlap, no gap, nothing after the
 // last one), as the format's reference implementation requires. Tensors
-// are views of the mapping's storage (zero copy, read-only: an in-place
-// write is refused rather than a crash); a tensor whose bytes are not
-// aligned to its element size (possible only in files other writers padded
-// oddly) is copied instead, so kernels never see misaligned data. Bool
-// bytes must be 0 or 1.
+// are views of the mapping's storage (zero copy; the mapping is
+// copy-on-write, so an in-place write never reaches the file); a tensor
+// whose bytes are not aligned to its element size (possible only in files
+// other writers padded oddly) is copied instead, so kernels never see
+// misaligned data. Bool bytes must be 0 or 1.
 //
 // Writing keeps the map's key order (the reference writer sorts by dtype
 // then name; both orders load everywhere, the map's order round-trips), puts
@@ -284,8 +284,7 @@ TensorMap readFromStorage(const std::shared_ptr<Storage> &Buf,
     size_t Elem = dtypeSize(I.T);
     if (reinterpret_cast<uintptr_t>(Ptr) % Elem == 0 &&
         (DataStart + I.Begin) % Elem == 0) {
-      // A view of the file's storage itself, so a read-only mapping stays
-      // read-only for the tensor (in-place writes are refused).
+      // A view of the file's (copy-on-write) mapping itself.
       T = Tensor(Buf, I.Sh, contiguousStrides(I.Sh),
                  static_cast<int64_t>((DataStart + I.Begin) / Elem), I.T);
     } else {

@@ -3,7 +3,7 @@
 // Storage is a block of memory shared by tensors (through shared_ptr). It is
 // either allocated (64-byte aligned, from an Allocator), wraps memory owned by
 // someone else (with an owner handle kept alive or a deleter), or maps a file
-// read-only.
+// copy-on-write (weights files are read without a copy and never written).
 //
 //===----------------------------------------------------------------------===//
 #pragma once
@@ -40,9 +40,11 @@ public:
   static std::shared_ptr<Storage> wrap(void *Data, size_t Bytes,
                                        std::shared_ptr<const void> Owner,
                                        Device D = Device::cpu());
-  /// Maps Length bytes of Path at Offset read-only (Length 0: to the end).
-  /// Throws Error(IO) naming the file when it cannot be opened or is too
-  /// short.
+  /// Maps Length bytes of Path at Offset (Length 0: to the end), private
+  /// and copy-on-write: reading costs no copy, and a write (an in-place op
+  /// on a tensor loaded from a weights file) copies the touched pages and
+  /// never reaches the file. Throws Error(IO) naming the file when it cannot
+  /// be opened or is too short.
   static std::shared_ptr<Storage> mapFile(const std::string &Path,
                                           size_t Offset = 0, size_t Length = 0);
 
@@ -50,7 +52,7 @@ public:
   const void *data() const { return Data; }
   size_t bytes() const { return Bytes; }
   Device device() const { return Dev; }
-  /// False for read-only mappings.
+  /// False for storages that must not be written.
   bool isWritable() const { return Writable; }
 
 private:
