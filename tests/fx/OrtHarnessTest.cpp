@@ -1,15 +1,15 @@
 //===- OrtHarnessTest.cpp - Exports checked in ONNX Runtime and PyTorch --===//
 //
-// Proves the check harness of OrtTestUtils.h on what exists before the
-// tracer: our ONNX export of a small graph runs in ONNX Runtime
-// (onnxruntime-node) at batch 1 and 8 from one export and matches the
-// reference backend; for resnet18 and the 4-layer transformer encoder,
-// torch_check.py makes seeded weights and a torch.onnx export standing in
-// for the traced graph, which we import, reload by state-dict key, re-export
-// and run in ORT, in PyTorch (same weights, no ONNX) and on the reference
-// backend, at batch 1 and 8. A graph with a leaf-module call exports to the
-// custom domain with a warning, which ORT refuses and our importer refuses
-// with a clear message. Tests SKIP with the reason when node,
+// Proves the check harness of OrtTestUtils.h: our ONNX export of a small
+// graph runs in ONNX Runtime (onnxruntime-node) at batch 1 and 8 from one
+// export and matches the reference backend; for resnet18 and the 4-layer
+// transformer encoder, torch_check.py makes seeded weights and a torch.onnx
+// export, which we import, reload by state-dict key, re-export and run in
+// ORT, in PyTorch (same weights, no ONNX) and on the reference backend, at
+// batch 1 and 8 (the import -> export round trip of PyTorch's own exports;
+// the traced zoo models' exports are checked in TracedExportTest.cpp). A
+// graph with a leaf-module call exports to the custom domain with a
+// warning, which ORT refuses and our importer refuses with a clear message. Tests SKIP with the reason when node,
 // onnxruntime-node or a Python with torch is missing.
 //
 //===----------------------------------------------------------------------===//
@@ -158,11 +158,10 @@ TEST(OrtHarness, ModuleCallExportsToCustomDomainWithWarning) {
   }
 }
 
-/// The check that the traced resnet18 / transformer encoder will get once
-/// the tracer lands, on a torch.onnx export standing in for the traced
-/// graph: import, load the weights by key, re-export with our exporter, and
-/// compare ORT, PyTorch (same weights, no ONNX) and the reference backend at
-/// batch 1 and 8.
+/// A torch.onnx export of Arch through our importer and exporter: import,
+/// load the weights by key, re-export with our exporter, and compare ORT,
+/// PyTorch (same weights, no ONNX) and the reference backend at batch 1 and
+/// 8. (TracedExportTest.cpp does the same for the traced zoo models.)
 void checkArchitecture(const std::string &Arch, const std::string &Extra,
                        const Shape &PerItem, double Atol, double Rtol) {
   std::string Dir = test::freshTestDir(Arch);

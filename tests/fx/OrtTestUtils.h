@@ -7,7 +7,8 @@
 //   torch_check.py): the torchvision / torch.nn architecture built in
 //   python3-torch with the same weights, loaded from a state-dict file by key;
 // - makeTorchReference() has torch_check.py create seeded weights (and,
-//   until the tracer lands, a torch.onnx export of the same model).
+//   optionally, a torch.onnx export of the same model, for the importer
+//   round trip of OrtHarnessTest.cpp).
 // Tensors travel as tensor folders: tensors.json ({"tensors": [{"name",
 // "dtype", "shape", "file"}]}) plus raw little-endian row-major files.
 // When node, onnxruntime-node, or a Python with torch is missing, the result

@@ -1,27 +1,36 @@
 //===- ConvertDriver.cpp - The nngraph-convert driver ---------------------===//
 //
-// Command line (checked before anything is read: extensions, rename rules,
-// IN == OUT) -> read IN (a .pt checkpoint object, or a flat safetensors /
-// .npz map) -> pick the state dict (--select) -> remap keys -> check dtypes
-// against OUT's format -> list (--list, --json) and/or write OUT
-// atomically. Every failure is one message on stderr ("nngraph-convert:
-// error: ...") and an exit status; OUT is never written or touched on
-// failure.
+// Two modes. Weight conversion: command line (checked before anything is read:
+// extensions, rename rules, IN == OUT) -> read IN (a .pt checkpoint object, or
+// a flat safetensors / .npz map) -> pick the state dict (--select) -> remap
+// keys -> check dtypes against OUT's format -> list (--list, --json) and/or
+// write OUT atomically. Every failure is one message on stderr
+// ("nngraph-convert: error: ...") and an exit status; OUT is never written or
+// touched on failure. Graph export (--arch NAME --weights W -o MODEL.onnx):
+// build the zoo model -> load W strictly (with --select and the remapping) ->
+// eval -> symbolic_trace with the zoo's input shape, batch dim "N" or --batch N
+// -> save .onnx / .nng atomically.
 //
 //===----------------------------------------------------------------------===//
 
 #include "nngraph/tools/ConvertDriver.h"
 #include "CommandLine.h"
+#include "nngraph/frontend/fx/Trace.h"
 #include "nngraph/frontend/weights/Formats.h"
+#include "nngraph/frontend/weights/Load.h"
 #include "nngraph/frontend/weights/Remap.h"
+#include "nngraph/frontend/zoo/Zoo.h"
+#include "nngraph/ir/Graph.h"
 #include "nngraph/runtime/BuildInfo.h"
 #include "nngraph/runtime/Error.h"
 
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <cctype>
 #include <filesystem>
 #include <iostream>
+#include <optional>
 #include <sstream>
 
 namespace nng::tools {
@@ -41,18 +50,32 @@ struct ConvertOptions {
   bool StrictRename = false;
   bool Bf16ToF32 = false;
   bool InPlace = false;
+  // --arch mode.
+  std::string Arch;
+  std::string Weights;
+  std::string ArchOutput;
+  std::string Batch = "dynamic";
 };
+
+/// "resnet18, resnet34, ..." for the help text.
+std::string zooNames() {
+  std::string S;
+  for (const std::string &N : zoo::names())
+    S += (S.empty() ? "" : ", ") + N;
+  return S;
+}
 
 void describeOptions(CLI::App &App, ConvertOptions &O) {
   App.description(
       "nngraph-convert: convert a state dict between PyTorch .pt (also .pth, "
       ".bin, .ckpt), .safetensors and .npz (numpy / MLX), chosen by file "
       "extension; list a file's tensors; pick a sub-dict of a checkpoint; "
-      "rename keys.");
+      "rename keys; or (--arch) load weights into a zoo architecture, "
+      "trace it and write a deployable ONNX (or .nng) graph.");
   App.add_option("input", O.Input,
                  "Weight file to read (.pt/.pth/.bin/.ckpt, .safetensors or "
-                 ".npz).\n  e.g. nngraph-convert resnet18.pt --list")
-      ->required();
+                 ".npz). Not used with --arch (give --weights).\n"
+                 "  e.g. nngraph-convert resnet18.pt --list");
   App.add_option("output", O.Output,
                  "Weight file to write; the format follows the extension. "
                  "Written atomically: on any error an existing OUT is left "
@@ -104,6 +127,33 @@ void describeOptions(CLI::App &App, ConvertOptions &O) {
                "first and replaced atomically); refused otherwise.\n"
                "  e.g. nngraph-convert w.pt w.pt --strip-prefix module. "
                "--in-place");
+  App.add_option(
+         "--arch", O.Arch,
+         "Export mode: build the zoo architecture NAME (" + zooNames() +
+             "; torchvision's state_dict keys), load "
+             "--weights into it strictly (every key, every shape; "
+             "--select and the renames apply), switch it to eval, trace "
+             "it with the zoo's input shape and write -o.\n"
+             "  e.g. nngraph-convert --arch resnet18 --weights "
+             "resnet18.pt -o resnet18.onnx")
+      ->option_text("NAME");
+  App.add_option("--weights", O.Weights,
+                 "With --arch: the state dict to load (.pt/.pth/.bin/.ckpt, "
+                 ".safetensors or .npz), e.g. torchvision's "
+                 "model.state_dict() saved with torch.save.")
+      ->option_text("W");
+  App.add_option("-o,--output", O.ArchOutput,
+                 "With --arch: the graph to write, ONNX (.onnx) or nngraph "
+                 "text (.nng) by extension; written atomically. Without "
+                 "--arch: the same as OUT.")
+      ->option_text("MODEL");
+  App.add_option("--batch", O.Batch,
+                 "With --arch: the batch dim of the input. 'dynamic' "
+                 "(default): a symbolic dim named N, so one file runs at any "
+                 "batch size; an integer: that fixed size.\n"
+                 "  e.g. nngraph-convert --arch mlp --weights mlp.safetensors "
+                 "-o mlp.onnx --batch 8")
+      ->option_text("dynamic|N");
   App.set_version_flag("--version",
                        std::string(ToolName) + " " +
                            std::string(toolsVersion()) + "\n" +
@@ -115,8 +165,11 @@ void describeOptions(CLI::App &App, ConvertOptions &O) {
       "keys that end up equal are an error naming both.\n"
       "\nExit status: 0 success; 1 bad input (unreadable or malformed file, "
       "bad --select path, a dtype OUT's format cannot hold, a key "
-      "collision); nothing is written; 2 bad command line (unknown "
-      "extension, bad --rename rule, IN == OUT without --in-place).\n"
+      "collision; with --arch: weights that do not fit the architecture "
+      "(missing or unexpected keys, shape mismatches, all listed), a "
+      "failed trace); nothing is written; 2 bad command line (unknown "
+      "extension, bad --rename rule, IN == OUT without --in-place, an "
+      "unknown --arch name, a bad --batch).\n"
       "\nExamples:\n"
       "  nngraph-convert resnet18.pt --list\n"
       "  nngraph-convert resnet18.pt resnet18.safetensors\n"
@@ -126,7 +179,15 @@ void describeOptions(CLI::App &App, ConvertOptions &O) {
       "  nngraph-convert dp.pt model.safetensors --strip-prefix module.\n"
       "  nngraph-convert a.pt b.pt --rename "
       "'^features\\.(\\d+)\\.=layers.$1.'\n"
-      "  nngraph-convert model.pt --list --json");
+      "  nngraph-convert model.pt --list --json\n"
+      "  nngraph-convert --arch resnet18 --weights resnet18.pt -o "
+      "resnet18.onnx\n"
+      "  nngraph-convert --arch mobilenet_v2 --weights ckpt.pt --select "
+      "model -o m.onnx --batch 1\n"
+      "\nWith --arch, the input is the zoo's example shape with its batch dim "
+      "dynamic (N) unless --batch is given, e.g. f32[N,3,224,224] for the "
+      "vision models; the ONNX file's initializers are named by the state "
+      "dict's keys.");
 }
 
 /// True when Root is a dict none of whose values is a tensor but some of
@@ -266,6 +327,210 @@ bool sameFile(const std::string &A, const std::string &B) {
   return !EC && Same;
 }
 
+/// The graph format of an --arch output, by extension (".onnx" or ".nng");
+/// an error naming the file otherwise.
+std::string graphFormatForPath(const std::string &Path) {
+  std::string Ext = std::filesystem::path(Path).extension().string();
+  std::transform(Ext.begin(), Ext.end(), Ext.begin(),
+                 [](unsigned char C) { return std::tolower(C); });
+  if (Ext == ".onnx")
+    return "onnx";
+  if (Ext == ".nng")
+    return "nng";
+  fail(ErrorKind::InvalidArgument, "-o '", Path,
+       "': the graph is written as ONNX (.onnx) or nngraph text (.nng), "
+       "chosen by extension; use one of those (weight files are converted "
+       "without --arch: nngraph-convert IN OUT)");
+}
+
+/// Parses --batch: "dynamic" (nullopt) or a positive integer.
+std::optional<int64_t> parseBatch(const std::string &S) {
+  if (S == "dynamic")
+    return std::nullopt;
+  int64_t N = 0;
+  bool Digits = !S.empty() && S.size() <= 12 &&
+                std::all_of(S.begin(), S.end(),
+                            [](unsigned char C) { return std::isdigit(C); });
+  if (Digits)
+    N = std::stoll(S);
+  if (!Digits || N < 1)
+    fail(ErrorKind::InvalidArgument, "--batch '", S,
+         "': expected 'dynamic' (a symbolic batch dim N) or a positive "
+         "integer such as 1 or 8");
+  return N;
+}
+
+/// nngraph-convert --arch: zoo model + weights -> traced graph file.
+int runArchMode(const ConvertOptions &O, std::ostream &Out, std::ostream &Err) {
+  // --- The command line, before anything is built or read. ---------------
+  weights::RemapOptions Remap;
+  weights::Format WFormat{};
+  std::string GFormat;
+  std::optional<int64_t> Batch;
+  const zoo::ModelInfo *Info = nullptr;
+  try {
+    if (!O.Input.empty() || !O.Output.empty())
+      fail(ErrorKind::InvalidArgument, "--arch takes no positional IN/OUT ('",
+           O.Input.empty() ? O.Output : O.Input,
+           "'); give the weights with --weights W and the graph with -o "
+           "MODEL.onnx");
+    if (O.List)
+      fail(ErrorKind::InvalidArgument,
+           "--list lists a weight file; run it without --arch "
+           "(nngraph-convert W --list)");
+    if (O.Bf16ToF32 || O.InPlace)
+      fail(ErrorKind::InvalidArgument,
+           O.InPlace ? "--in-place" : "--bf16-to-f32",
+           " applies to weight conversion, not to --arch");
+    Info = &zoo::info(O.Arch); // Lists the known names when unknown.
+    if (O.Weights.empty())
+      fail(ErrorKind::InvalidArgument, "--arch ", O.Arch,
+           " needs --weights W (.pt, .safetensors or .npz); e.g. "
+           "nngraph-convert --arch ",
+           O.Arch, " --weights ", O.Arch, ".pt -o ", O.Arch, ".onnx");
+    if (O.ArchOutput.empty())
+      fail(ErrorKind::InvalidArgument, "--arch ", O.Arch,
+           " needs -o MODEL.onnx (or .nng), the graph to write");
+    WFormat = weights::formatForPath(O.Weights);
+    GFormat = graphFormatForPath(O.ArchOutput);
+    if (!O.Select.empty() && WFormat != weights::Format::Pt)
+      fail(ErrorKind::InvalidArgument, "--select '", O.Select,
+           "' picks a sub-dict of a .pt checkpoint, but '", O.Weights,
+           "' is a ", weights::formatName(WFormat),
+           " file (one flat state dict); drop --select");
+    Batch = parseBatch(O.Batch);
+    if (Info->InputShape.empty())
+      fail(ErrorKind::Internal, "zoo model '", O.Arch,
+           "' has no input shape registered");
+    Remap.StripPrefix = O.StripPrefix;
+    Remap.AddPrefix = O.AddPrefix;
+    for (const std::string &R : O.Renames)
+      Remap.Renames.push_back(weights::parseRenameRule(R));
+    if (sameFile(O.Weights, O.ArchOutput))
+      fail(ErrorKind::InvalidArgument, "-o '", O.ArchOutput,
+           "' is the weights file; choose another output name");
+  } catch (const Error &E) {
+    printError(Err, ToolName, E);
+    return ExitUsageError;
+  }
+
+  try {
+    // --- Build, load strictly, eval. ---------------------------------------
+    nn::ModulePtr Model = zoo::create(O.Arch);
+    weights::LoadOptions LO;
+    LO.KeyPath = O.Select;
+    LO.Strict = true;
+    LO.Remap = Remap;
+    weights::LoadResult Loaded;
+    try {
+      Loaded = weights::loadWeights(*Model, O.Weights, LO);
+    } catch (Error &E) {
+      E.addContext("into --arch " + O.Arch +
+                   " (the keys must be the architecture's state_dict keys; "
+                   "compare with nngraph-convert " +
+                   O.Weights +
+                   " --list and fix them with --select, --strip-prefix, "
+                   "--rename or --add-prefix)");
+      throw;
+    }
+    std::vector<std::string> Unmatched = Loaded.Remap.unmatched();
+    if (!Unmatched.empty()) {
+      std::ostringstream OS;
+      for (size_t I = 0; I < Unmatched.size(); ++I)
+        OS << (I ? ", " : "") << Unmatched[I];
+      if (O.StrictRename)
+        fail(ErrorKind::InvalidArgument, "key remapping: ", OS.str(),
+             " changed no key of '", O.Weights, "' (--strict-rename)");
+      Err << ToolName << ": warning: " << OS.str() << " changed no key of '"
+          << O.Weights << "'\n";
+    }
+    Model->eval();
+
+    // --- Trace with the zoo's input shape. ---------------------------------
+    std::vector<fx::Dim> Dims;
+    Dims.push_back(Batch ? fx::Dim(*Batch) : fx::Dim("N"));
+    for (size_t I = 1; I < Info->InputShape.size(); ++I)
+      Dims.push_back(fx::Dim(Info->InputShape[I]));
+    fx::GraphModule Traced = [&] {
+      try {
+        return fx::symbolic_trace(*Model, {fx::InputSpec(Dims)});
+      } catch (Error &E) {
+        E.addContext("while tracing --arch " + O.Arch);
+        throw;
+      }
+    }();
+    Traced.graph().setName(O.Arch);
+
+    // --- Write. -------------------------------------------------------------
+    Traced.save(O.ArchOutput);
+
+    // --- Report. ------------------------------------------------------------
+    const ir::Graph &G = Traced.graph();
+    int64_t Parameters = Model->num_parameters();
+    uint64_t InitBytes = 0;
+    for (const ir::Value *V : G.initializers())
+      InitBytes += V->data().nbytes();
+    auto Signature = [](const std::vector<ir::Value *> &Vs) {
+      std::vector<std::pair<std::string, std::string>> R;
+      for (const ir::Value *V : Vs)
+        R.emplace_back(V->name(), V->type().toString());
+      return R;
+    };
+    auto Ins = Signature(G.inputs()), Outs = Signature(G.outputs());
+    if (O.Json) {
+      using nlohmann::json;
+      json J;
+      J["arch"] = O.Arch;
+      J["weights"] = O.Weights;
+      J["weights_format"] = weights::formatName(WFormat);
+      if (!O.Select.empty())
+        J["select"] = O.Select;
+      J["output"] = O.ArchOutput;
+      J["output_format"] = GFormat;
+      J["batch"] = Batch ? json(*Batch) : json("dynamic");
+      json JI = json::array(), JO = json::array();
+      for (const auto &[N, T] : Ins)
+        JI.push_back(json{{"name", N}, {"type", T}});
+      for (const auto &[N, T] : Outs)
+        JO.push_back(json{{"name", N}, {"type", T}});
+      J["inputs"] = JI;
+      J["outputs"] = JO;
+      J["nodes"] = G.numNodes();
+      J["initializers"] = G.initializers().size();
+      J["initializer_bytes"] = InitBytes;
+      J["parameters"] = Parameters;
+      json Steps = json::array();
+      for (const weights::RemapStep &S : Loaded.Remap.Steps)
+        Steps.push_back(json{{"step", S.Description}, {"changed", S.Changed}});
+      J["remap"] = Steps;
+      J["unmatched"] = Unmatched;
+      J["skipped"] = Loaded.Skipped;
+      Out << J.dump(2) << "\n";
+      return ExitSuccess;
+    }
+    if (!Loaded.Remap.Steps.empty())
+      Err << Loaded.Remap.toString();
+    if (!Loaded.Skipped.empty())
+      Err << ToolName << ": note: skipped " << Loaded.Skipped.size()
+          << " non-tensor entr" << (Loaded.Skipped.size() == 1 ? "y" : "ies")
+          << " of '" << O.Weights << "'\n";
+    Out << "wrote " << O.ArchOutput << " (" << GFormat << "): " << O.Arch
+        << " with the weights of " << O.Weights << "; ";
+    for (size_t I = 0; I < Ins.size(); ++I)
+      Out << (I ? ", " : "") << Ins[I].first << ": " << Ins[I].second;
+    Out << " -> ";
+    for (size_t I = 0; I < Outs.size(); ++I)
+      Out << (I ? ", " : "") << Outs[I].first << ": " << Outs[I].second;
+    Out << "; " << G.numNodes() << " nodes, " << G.initializers().size()
+        << " initializers (" << InitBytes << " bytes), " << Parameters
+        << " parameters\n";
+    return ExitSuccess;
+  } catch (const std::exception &E) {
+    printError(Err, ToolName, E);
+    return ExitInputError;
+  }
+}
+
 } // namespace
 
 int runConvertDriver(const std::vector<std::string> &Args, std::ostream &Out,
@@ -275,11 +540,28 @@ int runConvertDriver(const std::vector<std::string> &Args, std::ostream &Out,
   describeOptions(App, O);
   if (auto Status = parseCommandLine(App, Args, Out, Err))
     return *Status;
+  if (!O.Arch.empty())
+    return runArchMode(O, Out, Err);
 
   // --- Everything about the command line, before any file is read. --------
   weights::RemapOptions Remap;
   weights::Format InFormat{}, OutFormat{};
   try {
+    if (!O.Weights.empty() || O.Batch != "dynamic")
+      fail(ErrorKind::InvalidArgument,
+           !O.Weights.empty() ? "--weights" : "--batch",
+           " goes with --arch NAME (export a zoo architecture with these "
+           "weights as a graph); to convert a weight file, give it as IN");
+    if (!O.ArchOutput.empty()) {
+      if (!O.Output.empty())
+        fail(ErrorKind::InvalidArgument, "two outputs: '", O.Output,
+             "' and -o '", O.ArchOutput, "'; give one");
+      O.Output = O.ArchOutput;
+    }
+    if (O.Input.empty())
+      fail(ErrorKind::InvalidArgument,
+           "no input: give a weight file (nngraph-convert IN [OUT] "
+           "[--list]) or --arch NAME --weights W -o MODEL.onnx; see --help");
     if (O.Output.empty() && !O.List)
       fail(ErrorKind::InvalidArgument,
            "nothing to do: give an output file (nngraph-convert IN OUT) or "
