@@ -16,6 +16,7 @@
 #include "nngraph/frontend/onnx/OnnxImport.h"
 #include "nngraph/frontend/onnx/OnnxTensor.h"
 #include "nngraph/runtime/Error.h"
+#include "common/Subprocess.h"
 
 #include <gtest/gtest.h>
 
@@ -30,12 +31,11 @@
 
 namespace fs = std::filesystem;
 using namespace nng;
+using namespace nng::test; // runCommand, shellQuote, pythonCandidates
 using nng::rt::Tensor;
 
 namespace {
 
-/// The exit status export_resnet18.py uses for "torch is not importable".
-constexpr int SkipStatus = 77;
 /// Tolerances against PyTorch's output (float32 accumulation order differs).
 constexpr double Atol = 1e-4, Rtol = 1e-3;
 
@@ -46,30 +46,12 @@ struct ExportResult {
   std::string SkipReasons;
 };
 
-/// Runs Command through the shell; returns its exit status (-1 when it did
-/// not exit normally) and its output (stdout and stderr) in Output.
-int runCommand(const std::string &Command, std::string &Output) {
-  FILE *P = ::popen((Command + " 2>&1").c_str(), "r");
-  if (!P)
-    return -1;
-  char Buf[4096];
-  size_t N;
-  while ((N = std::fread(Buf, 1, sizeof(Buf), P)) > 0)
-    Output.append(Buf, N);
-  int Status = ::pclose(P);
-  return WIFEXITED(Status) ? WEXITSTATUS(Status) : -1;
-}
-
 /// Runs export_resnet18.py into Dir with the first Python that can import
 /// torch: $NNGRAPH_PYTHON, else /usr/bin/python3 (Debian's, where
 /// python3-torch installs), else python3 from PATH. A script failure other
 /// than "cannot import" fails the test.
 ExportResult exportResnet(const fs::path &Dir) {
-  std::vector<std::string> Pythons;
-  if (const char *P = std::getenv("NNGRAPH_PYTHON"); P && *P)
-    Pythons.push_back(P);
-  else
-    Pythons = {"/usr/bin/python3", "python3"};
+  const std::vector<std::string> Pythons = pythonCandidates();
   ExportResult R;
   for (const std::string &Py : Pythons) {
     if (Py.find('/') != std::string::npos && !fs::exists(Py)) {
@@ -92,7 +74,7 @@ ExportResult exportResnet(const fs::path &Dir) {
       R.SkipReasons += Py + ": command not found\n"; // The shell's status.
       continue;
     }
-    if (Status != SkipStatus) {
+    if (Status != OracleSkipStatus) {
       ADD_FAILURE() << "export_resnet18.py failed (exit status " << Status
                     << ") with " << Py << ":\n"
                     << Out;

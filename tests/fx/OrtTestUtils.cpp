@@ -11,6 +11,7 @@
 #include "OrtTestUtils.h"
 
 #include "nngraph/runtime/Error.h"
+#include "common/Subprocess.h"
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
@@ -32,30 +33,6 @@ using json = nlohmann::json;
 namespace nng::test {
 
 namespace {
-
-/// The exit status both scripts use for "my runtime is not installed".
-constexpr int SkipStatus = 77;
-
-/// Runs Command through the shell; returns its exit status (-1 when it did
-/// not exit normally) and its output (stdout and stderr) in Output.
-int runCommand(const std::string &Command, std::string &Output) {
-  FILE *P = ::popen((Command + " 2>&1").c_str(), "r");
-  if (!P)
-    return -1;
-  char Buf[4096];
-  size_t N;
-  while ((N = std::fread(Buf, 1, sizeof(Buf), P)) > 0)
-    Output.append(Buf, N);
-  int Status = ::pclose(P);
-  return WIFEXITED(Status) ? WEXITSTATUS(Status) : -1;
-}
-
-std::string quote(const std::string &S) {
-  std::string Q = "'";
-  for (char C : S)
-    Q += C == '\'' ? std::string("'\\''") : std::string(1, C);
-  return Q + "'";
-}
 
 std::string trimmed(std::string S) {
   while (!S.empty() && (S.back() == '\n' || S.back() == ' '))
@@ -83,11 +60,7 @@ std::vector<NamedTensor> unnamed(const std::vector<rt::Tensor> &Ts) {
 /// candidate Python until one can import torch. Returns the skip reasons
 /// when none can; throws when the script fails otherwise.
 std::string runTorchScript(const std::string &Args, std::string &Output) {
-  std::vector<std::string> Pythons;
-  if (const char *Py = std::getenv("NNGRAPH_PYTHON"); Py && *Py)
-    Pythons.push_back(Py);
-  else
-    Pythons = {"/usr/bin/python3", "python3"};
+  const std::vector<std::string> Pythons = pythonCandidates();
   std::string Reasons;
   for (const std::string &Py : Pythons) {
     if (Py.find('/') != std::string::npos && !fs::exists(Py)) {
@@ -96,8 +69,8 @@ std::string runTorchScript(const std::string &Args, std::string &Output) {
     }
     // OpenBLAS 0.3.21 does not recognise this CPU (DESIGN.md).
     std::string Cmd = "OPENBLAS_CORETYPE=SkylakeX OMP_NUM_THREADS=2 " +
-                      quote(Py) + " " +
-                      quote(NNGRAPH_SOURCE_DIR
+                      shellQuote(Py) + " " +
+                      shellQuote(NNGRAPH_SOURCE_DIR
                             "/tests/fx/scripts/torch_check.py") +
                       " " + Args;
     Output.clear();
@@ -108,7 +81,7 @@ std::string runTorchScript(const std::string &Args, std::string &Output) {
       Reasons += Py + ": command not found; ";
       continue;
     }
-    if (Status != SkipStatus)
+    if (Status != OracleSkipStatus)
       fail(ErrorKind::Internal, "torch_check.py failed (exit status ", Status,
            ") with ", Py, ":\n", Output);
     Reasons += Py + ": " + skipLine(Output) + "; ";
@@ -183,7 +156,7 @@ ExternalRun runOrt(const std::string &ModelPath,
   if (const char *N = std::getenv("NNGRAPH_NODE"); N && *N)
     Node = N;
   std::string Probe;
-  if (runCommand(quote(Node) + " --version", Probe) != 0) {
+  if (runCommand(shellQuote(Node) + " --version", Probe) != 0) {
     R.SkipReason = "node (Node.js) not found as '" + Node +
                    "' (install nodejs and npm, then run scripts/setup.sh "
                    "--tests, or set NNGRAPH_NODE)";
@@ -191,14 +164,14 @@ ExternalRun runOrt(const std::string &ModelPath,
   }
   fs::path Dir = freshTestDir("ort");
   writeTensorDir((Dir / "in").string(), unnamed(Inputs));
-  std::string Cmd = quote(Node) + " " +
-                    quote(NNGRAPH_SOURCE_DIR "/tests/ort/run_onnx.mjs") + " " +
-                    quote(ModelPath) + " " + quote((Dir / "in").string()) +
-                    " " + quote((Dir / "out").string()) + " --threads " +
+  std::string Cmd = shellQuote(Node) + " " +
+                    shellQuote(NNGRAPH_SOURCE_DIR "/tests/ort/run_onnx.mjs") + " " +
+                    shellQuote(ModelPath) + " " + shellQuote((Dir / "in").string()) +
+                    " " + shellQuote((Dir / "out").string()) + " --threads " +
                     std::to_string(Threads);
   std::string Out;
   int Status = runCommand(Cmd, Out);
-  if (Status == SkipStatus) {
+  if (Status == OracleSkipStatus) {
     R.SkipReason = skipLine(Out);
     return R;
   }
@@ -221,9 +194,9 @@ ExternalRun runTorchCheck(const std::string &Arch,
   writeTensorDir((Dir / "in").string(), unnamed(Inputs));
   std::string Out;
   R.SkipReason = runTorchScript(
-      "run --arch " + quote(Arch) + " --weights " + quote(WeightsPath) +
-          " --inputs " + quote((Dir / "in").string()) + " --out " +
-          quote((Dir / "out").string()),
+      "run --arch " + shellQuote(Arch) + " --weights " + shellQuote(WeightsPath) +
+          " --inputs " + shellQuote((Dir / "in").string()) + " --out " +
+          shellQuote((Dir / "out").string()),
       Out);
   if (R.skipped())
     return R;
@@ -239,10 +212,10 @@ std::string makeTorchReference(const std::string &Arch,
                                const std::string &WeightsDir,
                                const std::string &OnnxPath,
                                const std::string &ExtraArgs) {
-  std::string Args = "make --arch " + quote(Arch) + " --weights-out " +
-                     quote(WeightsDir);
+  std::string Args = "make --arch " + shellQuote(Arch) + " --weights-out " +
+                     shellQuote(WeightsDir);
   if (!OnnxPath.empty())
-    Args += " --onnx-out " + quote(OnnxPath);
+    Args += " --onnx-out " + shellQuote(OnnxPath);
   if (!ExtraArgs.empty())
     Args += " " + ExtraArgs;
   std::string Out;

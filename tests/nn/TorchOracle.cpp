@@ -16,6 +16,7 @@
 #include "nngraph/frontend/TensorOps.h"
 #include "nngraph/frontend/optim/SGD.h"
 #include "nngraph/runtime/Error.h"
+#include "common/Subprocess.h"
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
@@ -39,23 +40,6 @@ using json = nlohmann::json;
 namespace nng::test {
 
 namespace {
-
-/// The exit status TorchOracle.py uses for "cannot import torch".
-constexpr int SkipStatus = 77;
-
-/// Runs Command through the shell; returns its exit status (-1 when it did
-/// not exit normally) and its output (stdout and stderr) in Output.
-int runCommand(const std::string &Command, std::string &Output) {
-  FILE *P = ::popen((Command + " 2>&1").c_str(), "r");
-  if (!P)
-    return -1;
-  char Buf[4096];
-  size_t N;
-  while ((N = std::fread(Buf, 1, sizeof(Buf), P)) > 0)
-    Output.append(Buf, N);
-  int Status = ::pclose(P);
-  return WIFEXITED(Status) ? WEXITSTATUS(Status) : -1;
-}
 
 /// A fresh folder for this test's exchange files.
 fs::path freshDir() {
@@ -322,11 +306,7 @@ std::string TorchOracle::Impl::runPython() {
     std::ofstream OS(dir() / "request.json");
     OS << json{{"prelude", Prelude}, {"cases", Cases}}.dump(1);
   }
-  std::vector<std::string> Pythons;
-  if (const char *Py = std::getenv("NNGRAPH_PYTHON"); Py && *Py)
-    Pythons.push_back(Py);
-  else
-    Pythons = {"/usr/bin/python3", "python3"};
+  const std::vector<std::string> Pythons = pythonCandidates();
   std::string Reasons;
   for (const std::string &Py : Pythons) {
     if (Py.find('/') != std::string::npos && !fs::exists(Py)) {
@@ -345,7 +325,7 @@ std::string TorchOracle::Impl::runPython() {
       Reasons += Py + ": command not found; ";
       continue;
     }
-    if (Status != SkipStatus) {
+    if (Status != OracleSkipStatus) {
       ADD_FAILURE() << "TorchOracle.py failed (exit status " << Status
                     << ") with " << Py << ":\n"
                     << Out;

@@ -23,6 +23,7 @@
 #include "nngraph/frontend/zoo/Zoo.h"
 #include "nngraph/ir/Graph.h"
 #include "nngraph/tools/ConvertDriver.h"
+#include "common/Subprocess.h"
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
@@ -36,6 +37,7 @@
 #include <unistd.h>
 
 using namespace nng;
+using namespace nng::test; // runCommand, shellQuote, pythonCandidates
 namespace fs = std::filesystem;
 
 namespace {
@@ -55,11 +57,7 @@ Result runConvert(std::vector<std::string> Args) {
 /// A Python with torch and torchvision ($NNGRAPH_PYTHON, else
 /// /usr/bin/python3, else python3), or nullopt.
 std::optional<std::string> torchvisionPython() {
-  std::vector<std::string> Cands;
-  if (const char *P = std::getenv("NNGRAPH_PYTHON"); P && *P)
-    Cands.push_back(P);
-  else
-    Cands = {"/usr/bin/python3", "python3"};
+  const std::vector<std::string> Cands = pythonCandidates();
   for (const std::string &Py : Cands) {
     std::string Cmd =
         "'" + Py + "' -c 'import torch, torchvision' >/dev/null 2>&1";

@@ -15,6 +15,7 @@
 #include "nngraph/runtime/Error.h"
 #include "nngraph/runtime/FileIO.h"
 #include "nngraph/runtime/Half.h"
+#include "common/Subprocess.h"
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
@@ -29,6 +30,7 @@
 
 using namespace nng;
 using namespace nng::weights;
+using namespace nng::test; // runCommand, shellQuote, pythonCandidates
 namespace fs = std::filesystem;
 
 namespace {
@@ -76,11 +78,7 @@ void expectSameMaps(const TensorMap &A, const TensorMap &B) {
 /// A Python with torch ($NNGRAPH_PYTHON, else /usr/bin/python3, else
 /// python3), or nullopt.
 std::optional<std::string> torchPython() {
-  std::vector<std::string> Cands;
-  if (const char *P = std::getenv("NNGRAPH_PYTHON"); P && *P)
-    Cands.push_back(P);
-  else
-    Cands = {"/usr/bin/python3", "python3"};
+  const std::vector<std::string> Cands = pythonCandidates();
   for (const std::string &Py : Cands) {
     std::string Cmd = "'" + Py + "' -c 'import torch' >/dev/null 2>&1";
     if (std::system(Cmd.c_str()) == 0)

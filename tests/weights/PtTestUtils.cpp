@@ -6,6 +6,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "PtTestUtils.h"
+#include "common/Subprocess.h"
 
 #include <nlohmann/json.hpp>
 #include <zlib.h>
@@ -21,6 +22,7 @@
 #include <unistd.h>
 
 namespace fs = std::filesystem;
+using namespace nng::test; // runCommand, shellQuote, pythonCandidates
 using json = nlohmann::json;
 
 namespace nng::weights::pttest {
@@ -50,24 +52,8 @@ void spit(const fs::path &P, const std::string &Bytes) {
   F.write(Bytes.data(), static_cast<std::streamsize>(Bytes.size()));
 }
 
-static int runCommand(const std::string &Command, std::string &Output) {
-  FILE *P = ::popen((Command + " 2>&1").c_str(), "r");
-  if (!P)
-    return -1;
-  char Buf[4096];
-  size_t N;
-  while ((N = std::fread(Buf, 1, sizeof(Buf), P)) > 0)
-    Output.append(Buf, N);
-  int Status = ::pclose(P);
-  return WIFEXITED(Status) ? WEXITSTATUS(Status) : -1;
-}
-
 bool runOracle(const std::string &Args, std::string *Out, std::string *Skip) {
-  std::vector<std::string> Pythons;
-  if (const char *Py = std::getenv("NNGRAPH_PYTHON"); Py && *Py)
-    Pythons.push_back(Py);
-  else
-    Pythons = {"/usr/bin/python3", "python3"};
+  const std::vector<std::string> Pythons = pythonCandidates();
   std::string Reasons;
   for (const std::string &Py : Pythons) {
     if (Py.find('/') != std::string::npos && !fs::exists(Py)) {

@@ -9,6 +9,7 @@
 
 #include "nngraph/runtime/DType.h"
 #include "nngraph/runtime/Error.h"
+#include "common/Subprocess.h"
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
@@ -29,28 +30,6 @@ using json = nlohmann::json;
 namespace nng::test {
 
 namespace {
-
-/// The script's exit status for "cannot import torch".
-constexpr int SkipStatus = 77;
-
-int runCommand(const std::string &Command, std::string &Output) {
-  FILE *P = ::popen((Command + " 2>&1").c_str(), "r");
-  if (!P)
-    return -1;
-  char Buf[4096];
-  size_t N;
-  while ((N = std::fread(Buf, 1, sizeof(Buf), P)) > 0)
-    Output.append(Buf, N);
-  int Status = ::pclose(P);
-  return WIFEXITED(Status) ? WEXITSTATUS(Status) : -1;
-}
-
-std::string quote(const std::string &S) {
-  std::string R = "'";
-  for (char C : S)
-    R += C == '\'' ? std::string("'\\''") : std::string(1, C);
-  return R + "'";
-}
 
 json writeRaw(const fs::path &Dir, const std::string &File, const Tensor &T) {
   rt::Tensor C = T.data().contiguous();
@@ -94,11 +73,7 @@ std::string zooTempDir(const std::string &Tag) {
 }
 
 std::string runZooScript(const std::vector<std::string> &Args) {
-  std::vector<std::string> Pythons;
-  if (const char *Py = std::getenv("NNGRAPH_PYTHON"); Py && *Py)
-    Pythons.push_back(Py);
-  else
-    Pythons = {"/usr/bin/python3", "python3"};
+  const std::vector<std::string> Pythons = pythonCandidates();
   std::string Reasons;
   for (const std::string &Py : Pythons) {
     if (Py.find('/') != std::string::npos && !fs::exists(Py)) {
@@ -107,11 +82,11 @@ std::string runZooScript(const std::vector<std::string> &Args) {
     }
     // OpenBLAS 0.3.21 does not recognise this CPU (DESIGN.md).
     std::string Cmd = "OPENBLAS_CORETYPE=SkylakeX OMP_NUM_THREADS=2 " +
-                      quote(Py) + " " +
-                      quote(NNGRAPH_SOURCE_DIR
+                      shellQuote(Py) + " " +
+                      shellQuote(NNGRAPH_SOURCE_DIR
                             "/tests/zoo/scripts/zoo_reference.py");
     for (const std::string &A : Args)
-      Cmd += " " + quote(A);
+      Cmd += " " + shellQuote(A);
     std::string Out;
     int Status = runCommand(Cmd, Out);
     if (Status == 0)
@@ -120,7 +95,7 @@ std::string runZooScript(const std::vector<std::string> &Args) {
       Reasons += Py + ": command not found; ";
       continue;
     }
-    if (Status != SkipStatus)
+    if (Status != OracleSkipStatus)
       return "FAIL: zoo_reference.py " + Args.front() + " failed (exit " +
              std::to_string(Status) + ") with " + Py + ":\n" + Out;
     while (!Out.empty() && Out.back() == '\n')
