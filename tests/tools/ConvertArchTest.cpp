@@ -24,6 +24,7 @@
 #include "nngraph/ir/Graph.h"
 #include "nngraph/tools/ConvertDriver.h"
 #include "common/Subprocess.h"
+#include "common/TempDirTest.h"
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
@@ -103,26 +104,9 @@ double maxAbsDiff(const rt::Tensor &A, const rt::Tensor &B) {
   return (Tensor(A) - Tensor(B)).abs().max().item<double>();
 }
 
-class ConvertArchTest : public ::testing::Test {
+class ConvertArchTest : public test::TempDirTest {
 protected:
-  void SetUp() override {
-    Dir = fs::temp_directory_path() /
-          ("nngraph-convert-arch-test-" + std::to_string(::getpid()) + "-" +
-           ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::remove_all(Dir);
-    fs::create_directories(Dir);
-  }
-  void TearDown() override { fs::remove_all(Dir); }
-  std::string path(const std::string &Name) const {
-    return (Dir / Name).string();
-  }
-  std::vector<std::string> files() const {
-    std::vector<std::string> R;
-    for (const auto &E : fs::directory_iterator(Dir))
-      R.push_back(E.path().filename().string());
-    std::sort(R.begin(), R.end());
-    return R;
-  }
+  ConvertArchTest() : TempDirTest("nngraph-convert-arch-test") {}
 
   /// Builds zoo model Name (eval), saves its weights to Dir/WeightsName,
   /// exports it with --arch (plus Extra) to Dir/Name.onnx and checks the
@@ -173,8 +157,6 @@ protected:
       EXPECT_LE(maxAbsDiff(Out[0], Eager.data()), 1e-4) << "batch " << B;
     }
   }
-
-  fs::path Dir;
 };
 
 } // namespace

@@ -16,6 +16,7 @@
 #include "nngraph/runtime/FileIO.h"
 #include "nngraph/runtime/Half.h"
 #include "common/Subprocess.h"
+#include "common/TempDirTest.h"
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
@@ -108,26 +109,9 @@ std::pair<int, std::string> runPython(const std::string &Py,
   return {Status, Output};
 }
 
-class ConvertDriverTest : public ::testing::Test {
+class ConvertDriverTest : public test::TempDirTest {
 protected:
-  void SetUp() override {
-    Dir = fs::temp_directory_path() /
-          ("nngraph-convert-test-" + std::to_string(::getpid()) + "-" +
-           ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::remove_all(Dir);
-    fs::create_directories(Dir);
-  }
-  void TearDown() override { fs::remove_all(Dir); }
-  std::string path(const std::string &Name) const {
-    return (Dir / Name).string();
-  }
-  std::vector<std::string> files() const {
-    std::vector<std::string> R;
-    for (const auto &E : fs::directory_iterator(Dir))
-      R.push_back(E.path().filename().string());
-    std::sort(R.begin(), R.end());
-    return R;
-  }
+  ConvertDriverTest() : TempDirTest("nngraph-convert-test") {}
   /// A nested checkpoint written by writePt.
   std::string writeCheckpoint() {
     std::string P = path("ckpt.pt");
@@ -145,7 +129,6 @@ protected:
                     {Object::string("epoch"), Object::integer(3)}}));
     return P;
   }
-  fs::path Dir;
 };
 
 const char *const Exts[] = {".pt", ".safetensors", ".npz"};

@@ -11,6 +11,7 @@
 #include "nngraph/tools/OptDriver.h"
 #include "nngraph/frontend/ModelIO.h"
 #include "nngraph/passes/PassRegistry.h"
+#include "common/TempDirTest.h"
 
 #include <gtest/gtest.h>
 
@@ -50,20 +51,9 @@ Result runOpt(std::vector<std::string> Args, const std::string &Stdin = "") {
   return {Status, Out.str(), Err.str()};
 }
 
-class OptDriverTest : public ::testing::Test {
+class OptDriverTest : public test::TempDirTest {
 protected:
-  void SetUp() override {
-    Dir = fs::temp_directory_path() /
-          ("nngraph-opt-test-" + std::to_string(::getpid()) + "-" +
-           ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::remove_all(Dir);
-    fs::create_directories(Dir);
-  }
-  void TearDown() override { fs::remove_all(Dir); }
-
-  std::string path(const std::string &Name) const {
-    return (Dir / Name).string();
-  }
+  OptDriverTest() : TempDirTest("nngraph-opt-test") {}
   std::string write(const std::string &Name, const std::string &Text) const {
     frontend::writeFileAtomic(path(Name), Text);
     return path(Name);
@@ -71,8 +61,6 @@ protected:
   size_t numFiles() const {
     return std::distance(fs::directory_iterator(Dir), fs::directory_iterator());
   }
-
-  fs::path Dir;
 };
 
 } // namespace
