@@ -12,6 +12,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "nngraph/frontend/onnx/OnnxImport.h"
+#include "OnnxGradient.h"
 #include "OnnxProto.h"
 #include "nngraph/ir/ShapeInference.h"
 #include "nngraph/ir/Verifier.h"
@@ -548,6 +549,7 @@ std::unique_ptr<ir::Graph> importChecked(ModelProto &M, const ModelSource &Src,
   // (Upsample -> Resize): those are checked again after the conversion.
   std::exception_ptr Unsupported;
   if (M.has_graph()) {
+    expandGradients(M, Src);
     try {
       checkOperators(M.graph(), Src);
     } catch (const Error &) {
