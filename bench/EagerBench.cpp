@@ -6,6 +6,10 @@
 //   BM_AddDispatch/requires_grad:{0,1}  c = a + b on two f32[16] tensors:
 //       the per-op cost of the dispatcher (cache lookup, output allocation,
 //       the kernel; with requires_grad also the autograd node).
+//   BM_SigmoidDispatch  c = a.sigmoid() on f32[16]: an op the dispatcher's
+//       inline loops do not serve (the cached single-op executable of the
+//       eager backend, oneDNN's eltwise primitive, run on one thread since
+//       the tensor is small); not part of the PyTorch comparison.
 //   BM_TrainStep/batch:64  one training step of the Fashion-MNIST example
 //       CNN (examples/fashion-mnist/Model.h): zero_grad, forward,
 //       cross_entropy, backward, SGD step with momentum.
@@ -49,6 +53,22 @@ void BM_AddDispatch(benchmark::State &State) {
   }
 }
 
+void BM_SigmoidDispatch(benchmark::State &State) {
+  try {
+    nng::manual_seed(0);
+    nng::Tensor A = nng::randn({16});
+    for (int I = 0; I < 1000; ++I) // Warm-up.
+      benchmark::DoNotOptimize(A.sigmoid());
+    for (auto _ : State) {
+      nng::Tensor C = A.sigmoid();
+      benchmark::DoNotOptimize(C.impl().get());
+    }
+    State.SetLabel("sigmoid(f32[16])");
+  } catch (const std::exception &E) {
+    State.SkipWithError(E.what());
+  }
+}
+
 void BM_TrainStep(benchmark::State &State) {
   const int64_t Batch = State.range(0);
   try {
@@ -84,6 +104,10 @@ BENCHMARK(BM_AddDispatch)
     ->ArgName("requires_grad")
     ->Arg(0)
     ->Arg(1)
+    ->Unit(benchmark::kNanosecond)
+    ->MeasureProcessCPUTime()
+    ->UseRealTime();
+BENCHMARK(BM_SigmoidDispatch)
     ->Unit(benchmark::kNanosecond)
     ->MeasureProcessCPUTime()
     ->UseRealTime();

@@ -266,7 +266,7 @@ std::vector<Case> allCases() {
       [] { return V{uniformInput({1, 2, 5, 7})}; },
       [](const V &X) { return F::adaptive_avg_pool2d(X[0], {3, 4}); });
   // --- Normalization --------------------------------------------------------------------------------
-  Add("batch_norm_train", {OpKind::ReduceMean, OpKind::Sqrt},
+  Add("batch_norm_train", {OpKind::BatchNormTraining},
       [] { return V{uniformInput({3, 2, 2, 2}), uniformInput({2}), uniformInput({2})}; },
       [](const V &X) {
         Tensor RM = zeros({2}, DType::F64), RV = ones({2}, DType::F64);

@@ -183,9 +183,13 @@ void checkTracedEqualsEager(const std::string &Name, const char *Mode) {
       // deep ResNets that rounding reaches ~1e-4 (relative to the output
       // scale), so it gets RefRel * max(1, max |eager|); train mode, where
       // batch norms normalize by statistics of as few as 4 values (2x2
-      // maps at batch 1), amplifies it further: 10 * RefRel.
-      double Bound = (std::string(Mode) == "train" ? 10 : 1) * RefRel * Scale;
-      if (std::string(Backend) == "cpu")
+      // maps at batch 1), amplifies it further: 10 * RefRel. Eager train
+      // mode runs each batch norm as one fused nng.BatchNormTraining, whose
+      // sums round unlike the traced composition's small reductions: train
+      // mode on cpu gets the same bound.
+      bool Train = std::string(Mode) == "train";
+      double Bound = (Train ? 10 : 1) * RefRel * Scale;
+      if (std::string(Backend) == "cpu" && !Train)
         EXPECT_LE(E.Ratio, 1.0)
             << Name << " " << Mode << ", batch " << Batch << ", " << Backend
             << ": max |traced - eager| " << E.Abs;

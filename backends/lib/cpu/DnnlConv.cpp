@@ -7,11 +7,16 @@
 // [C, M/G, k...] described by strides); the primitives pick their own
 // (blocked) layouts and the plan reorders into and out of them on each
 // call. Geometry comes from the reference's forwardWindow, so auto_pad and
-// pads mean the same; anything else falls back.
+// pads mean the same; anything else falls back. The weight gradient of a
+// single-input-channel 2-d convolution (a first layer) runs as direct
+// loops instead, which beat oneDNN's channel-padded blocked kernel.
 //
 //===----------------------------------------------------------------------===//
 
 #include "DnnlKernel.h"
+#include "nngraph/runtime/Parallel.h"
+
+#include <algorithm>
 
 namespace nng::backends::cpu {
 
@@ -322,6 +327,107 @@ public:
   }
 };
 
+/// The weight gradient of a 2-d, stride-1, undilated convolution with one
+/// input channel (a network's first layer), where oneDNN pads the channel
+/// to a vector block and reorders dY: per image the shifted input planes
+/// (one per kernel tap, zero outside the image) are laid out once, then
+/// each output channel's dY plane is dotted with each of them (in float
+/// lanes that vectorize, summed in double).
+class ConvGradWeightC1Plan : public Plan {
+public:
+  int64_t N = 0, M = 0, H = 0, W = 0, OH = 0, OW = 0, KH = 0, KW = 0;
+  int64_t PadT = 0, PadL = 0;
+
+  void run(KernelContext &C) override {
+    Tensor X = dense(C.in(0)), DY = dense(C.in(1));
+    Tensor &DW = C.allocOutput(0);
+    const float *PX = static_cast<const float *>(X.rawData());
+    const float *PG = static_cast<const float *>(DY.rawData());
+    float *PW = static_cast<float *>(DW.rawData());
+    const int64_t Taps = KH * KW, Plane = OH * OW;
+    parallelFor(0, M, 1, [&](int64_t B, int64_t E) {
+      std::vector<float> Cols(Taps * Plane);
+      std::vector<double> Acc((E - B) * Taps, 0.0);
+      for (int64_t Nb = 0; Nb < N; ++Nb) {
+        shiftedPlanes(PX + Nb * H * W, Cols.data());
+        for (int64_t Mo = B; Mo < E; ++Mo) {
+          const float *G = PG + (Nb * M + Mo) * Plane;
+          for (int64_t T = 0; T < Taps; ++T)
+            Acc[(Mo - B) * Taps + T] += dot(G, Cols.data() + T * Plane, Plane);
+        }
+      }
+      for (int64_t I = 0; I < (E - B) * Taps; ++I)
+        PW[B * Taps + I] = static_cast<float>(Acc[I]);
+    });
+  }
+
+private:
+  /// Cols[tap][y, x] = In[y + ky - PadT, x + kx - PadL], 0 outside.
+  void shiftedPlanes(const float *In, float *Cols) const {
+    for (int64_t Ky = 0; Ky < KH; ++Ky)
+      for (int64_t Kx = 0; Kx < KW; ++Kx) {
+        float *Out = Cols + (Ky * KW + Kx) * OH * OW;
+        int64_t DX = Kx - PadL;
+        int64_t X0 = std::clamp<int64_t>(-DX, 0, OW);
+        int64_t X1 = std::clamp<int64_t>(W - DX, X0, OW);
+        for (int64_t Y = 0; Y < OH; ++Y) {
+          float *Row = Out + Y * OW;
+          int64_t IY = Y + Ky - PadT;
+          if (IY < 0 || IY >= H) {
+            std::fill(Row, Row + OW, 0.f);
+            continue;
+          }
+          std::fill(Row, Row + X0, 0.f);
+          std::copy(In + IY * W + X0 + DX, In + IY * W + X1 + DX, Row + X0);
+          std::fill(Row + X1, Row + OW, 0.f);
+        }
+      }
+  }
+
+  /// Sum of A[i] * B[i] over [0, Len): 16 float lanes, double per block.
+  static double dot(const float *A, const float *B, int64_t Len) {
+    constexpr int64_t Lanes = 16, Block = 1024;
+    double Sum = 0;
+    for (int64_t B0 = 0; B0 < Len; B0 += Block) {
+      int64_t BE = std::min(Len, B0 + Block), I = B0;
+      float L[Lanes] = {};
+      for (; I + Lanes <= BE; I += Lanes)
+        for (int64_t K = 0; K < Lanes; ++K)
+          L[K] += A[I + K] * B[I + K];
+      double S = 0;
+      for (; I < BE; ++I)
+        S += static_cast<double>(A[I]) * B[I];
+      for (int64_t K = 0; K < Lanes; ++K)
+        S += L[K];
+      Sum += S;
+    }
+    return Sum;
+  }
+};
+
+/// The single-channel plan for C, or null when its geometry is another.
+std::unique_ptr<Plan> singleChannelGradWeightPlan(const Tensor &X,
+                                                  const Tensor &DY,
+                                                  const ConvGeometry &G) {
+  if (X.rank() != 4 || X.size(1) != 1 || G.Group != 1)
+    return nullptr;
+  for (size_t D = 0; D < 2; ++D)
+    if (G.Win.Strides[D] != 1 || G.Win.Dilations[D] != 1)
+      return nullptr;
+  auto P = std::make_unique<ConvGradWeightC1Plan>();
+  P->N = X.size(0);
+  P->M = DY.size(1);
+  P->H = X.size(2);
+  P->W = X.size(3);
+  P->OH = DY.size(2);
+  P->OW = DY.size(3);
+  P->KH = G.Win.Kernel[0];
+  P->KW = G.Win.Kernel[1];
+  P->PadT = G.Win.PadBegin[0];
+  P->PadL = G.Win.PadBegin[1];
+  return P;
+}
+
 class ConvGradWeightKernel : public DnnlKernel {
 public:
   using DnnlKernel::DnnlKernel;
@@ -340,6 +446,8 @@ protected:
       Want.push_back(E);
     if (DY.shape() != Want)
       return nullptr; // The reference kernel reports the mismatch.
+    if (std::unique_ptr<Plan> P = singleChannelGradWeightPlan(X, DY, G))
+      return P;
     Shape WShape = *C.OutTypes[0].staticShape();
     memory::desc Src = plainDesc(dimsOf(X.shape()));
     memory::desc Wei = convWeightsDesc(WShape, G.Group);

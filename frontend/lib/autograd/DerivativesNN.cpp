@@ -6,7 +6,8 @@
 // nng.ConvGradWeight; bias: a sum), ConvTranspose (the adjoint pair the
 // other way round), MaxPool / AveragePool (nng.MaxPoolGrad /
 // nng.AveragePoolGrad), GlobalAveragePool, BatchNormalization in
-// inference mode and LayerNormalization.
+// inference mode, nng.BatchNormTraining (nng.BatchNormTrainingGrad) and
+// LayerNormalization. Relu's gradient is one nng.ReluGrad.
 //
 //===----------------------------------------------------------------------===//
 
@@ -33,8 +34,10 @@ const Tensor &gout(const BackwardContext &C) { return C.GradOutputs[0]; }
 Tensor zeroOf(const Tensor &T) { return detail::scalarOf(T.dtype(), 0.0); }
 
 Grads reluBackward(const BackwardContext &C) {
-  const Tensor &G = gout(C);
-  return {where(gt(C.Outputs[0], zeroOf(G)), G, zeroOf(G))};
+  const Tensor &Y = C.Outputs[0], &G = gout(C);
+  if (G.dtype() == Y.dtype() && G.sizes() == Y.sizes())
+    return {dispatch::call1(OpKind::ReluGrad, {Y, G})};
+  return {where(gt(Y, zeroOf(G)), G, zeroOf(G))};
 }
 
 Grads leakyReluBackward(const BackwardContext &C) {
@@ -203,6 +206,25 @@ Grads batchNormBackward(const BackwardContext &C) {
   return Out;
 }
 
+/// nng.BatchNormTraining: one nng.BatchNormTrainingGrad from the saved batch
+/// statistics. The statistics outputs are not differentiated (F::batch_norm
+/// reads them only to update the running statistics, under NoGradGuard).
+Grads batchNormTrainingBackward(const BackwardContext &C) {
+  const ir::Attribute *E = C.Attrs.find("epsilon");
+  float Eps = E ? E->f() : 1e-5f;
+  bool HasScale = C.Inputs.size() > 1 && in(C, 1).defined();
+  std::vector<Tensor> R = dispatch::call(
+      OpKind::BatchNormTrainingGrad,
+      {gout(C), in(C, 0), C.Outputs[1], C.Outputs[2],
+       HasScale ? in(C, 1) : Tensor()},
+      dispatch::attrs({{"epsilon", Eps}}), 3);
+  Grads Out(C.Inputs.size());
+  for (size_t I = 0; I < Out.size() && I < 3; ++I)
+    if (C.needs(I))
+      Out[I] = R[I];
+  return Out;
+}
+
 Grads layerNormBackward(const BackwardContext &C) {
   const Tensor &X = in(C, 0), &G = gout(C);
   int64_t Axis = intAttr(C, "axis", -1);
@@ -239,6 +261,7 @@ void registerNNDerivatives() {
   setBackward(OpKind::AveragePool, poolBackward);
   setBackward(OpKind::GlobalAveragePool, globalAveragePoolBackward);
   setBackward(OpKind::BatchNormalization, batchNormBackward);
+  setBackward(OpKind::BatchNormTraining, batchNormTrainingBackward);
   setBackward(OpKind::LayerNormalization, layerNormBackward);
   setBackward(OpKind::Relu, reluBackward);
   setBackward(OpKind::LeakyRelu, leakyReluBackward);

@@ -304,18 +304,36 @@ Grads gemmBackward(const BackwardContext &C) {
   if (const ir::Attribute *X = C.Attrs.find("beta"))
     Beta = X->f();
   bool TA = attrInt(C, "transA", 0) != 0, TB = attrInt(C, "transB", 0) != 0;
-  Tensor OpA = TA ? A.t() : A, OpB = TB ? B.t() : B;
   Grads R(3);
-  if (C.needs(0)) {
-    Tensor D = matmul(G, OpB.t()) * Alpha;
-    R[0] = TA ? D.t() : D;
-  }
-  if (C.needs(1)) {
-    Tensor D = matmul(OpA.t(), G) * Alpha;
-    R[1] = TB ? D.t() : D;
+  if (A.dtype() == G.dtype() && B.dtype() == G.dtype()) {
+    // Y = alpha op(A) op(B): each gradient is one Gemm with the transposes
+    // as attributes (no transposed copies, no separate scaling).
+    auto gemm = [&](const Tensor &L, const Tensor &Rt, bool TL, bool TR) {
+      return dispatch::call1(
+          OpKind::Gemm, {L, Rt},
+          dispatch::attrs({{"alpha", static_cast<float>(Alpha)},
+                           {"transA", int64_t(TL)},
+                           {"transB", int64_t(TR)}}));
+    };
+    // dA = alpha G op(B)^T, or its transpose op(B) G^T when transA.
+    if (C.needs(0))
+      R[0] = TA ? gemm(B, G, TB, true) : gemm(G, B, false, !TB);
+    // dB = alpha op(A)^T G, or its transpose G^T op(A) when transB.
+    if (C.needs(1))
+      R[1] = TB ? gemm(G, A, true, TA) : gemm(A, G, !TA, false);
+  } else {
+    Tensor OpA = TA ? A.t() : A, OpB = TB ? B.t() : B;
+    if (C.needs(0)) {
+      Tensor D = matmul(G, OpB.t()) * Alpha;
+      R[0] = TA ? D.t() : D;
+    }
+    if (C.needs(1)) {
+      Tensor D = matmul(OpA.t(), G) * Alpha;
+      R[1] = TB ? D.t() : D;
+    }
   }
   if (C.Inputs.size() > 2 && C.needs(2))
-    R[2] = sumToShape(G * Beta, in(C, 2).shape());
+    R[2] = sumToShape(Beta == 1.0 ? G : G * Beta, in(C, 2).shape());
   return R;
 }
 

@@ -9,6 +9,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "EagerFastPath.h"
 #include "EagerInternal.h"
 #include "nngraph/frontend/Dispatch.h"
 #include "nngraph/frontend/TensorOps.h"
@@ -63,13 +64,20 @@ void checkDefined(const char *Op, const Tensor &A) {
     fail(ErrorKind::InvalidArgument, Op, ": an operand is undefined");
 }
 
+/// Dispatches Op on A and B cast to T (no cast, and no handle copies, when
+/// they already have it).
+Tensor callAs(OpKind Op, DType T, const Tensor &A, const Tensor &B) {
+  if (A.dtype() == T && B.dtype() == T)
+    return detail::dispatchBinary(Op, A, B);
+  return detail::dispatchBinary(Op, A.to(T), B.to(T));
+}
+
 /// A binary op after promotion to a common dtype.
 Tensor binary(OpKind Op, const char *Name, const Tensor &A, const Tensor &B) {
   checkDefined(Name, A);
   checkDefined(Name, B);
   checkBroadcast(Name, A, B);
-  DType T = promote_types(A.dtype(), B.dtype());
-  return dispatch::call1(Op, {A.to(T), B.to(T)});
+  return callAs(Op, promote_types(A.dtype(), B.dtype()), A, B);
 }
 
 /// An arithmetic binary op: bool operands compute in i64... except where
@@ -82,7 +90,7 @@ Tensor arith(OpKind Op, const char *Name, const Tensor &A, const Tensor &B) {
   DType T = promote_types(A.dtype(), B.dtype());
   if (T == DType::Bool)
     T = DType::I64;
-  return dispatch::call1(Op, {A.to(T), B.to(T)});
+  return callAs(Op, T, A, B);
 }
 
 /// A comparison after promotion; bool result.
@@ -92,14 +100,16 @@ Tensor compare(OpKind Op, const char *Name, const Tensor &A, const Tensor &B) {
 
 Tensor unary(OpKind Op, const char *Name, const Tensor &A) {
   checkDefined(Name, A);
-  return dispatch::call1(Op, {A});
+  return detail::dispatchUnary(Op, A);
 }
 
 /// A unary op that needs a floating input (integers are promoted to f32,
 /// like torch.exp on an integer tensor).
 Tensor floatUnary(OpKind Op, const char *Name, const Tensor &A) {
   checkDefined(Name, A);
-  return dispatch::call1(Op, {A.is_floating_point() ? A : A.to(DType::F32)});
+  if (A.is_floating_point())
+    return detail::dispatchUnary(Op, A);
+  return detail::dispatchUnary(Op, A.to(DType::F32));
 }
 
 Tensor toBool(const Tensor &A) {
@@ -163,7 +173,7 @@ Tensor div(const Tensor &A, const Tensor &B) {
   if (!isFloatingPoint(T))
     T = DType::F32;
   checkBroadcast("div", A, B);
-  return dispatch::call1(OpKind::Div, {A.to(T), B.to(T)});
+  return callAs(OpKind::Div, T, A, B);
 }
 
 Tensor neg(const Tensor &A) {

@@ -5,11 +5,14 @@
 // eager run asks the eager backend for an executable of a one-node graph
 // whose inputs have the call's dtypes and ranks (dims unknown), caches it
 // per thread under a compact key, and runs it. Errors get the module scope
-// as context.
+// as context. Before that, f32 elementwise calls the inline loops of
+// EagerFastPath.h serve skip the executable (and the operand vectors, for
+// the dispatchBinary / dispatchUnary entries the operators use).
 //
 //===----------------------------------------------------------------------===//
 
 #include "nngraph/frontend/Dispatch.h"
+#include "EagerFastPath.h"
 #include "nngraph/backends/Backend.h"
 #include "nngraph/frontend/Autograd.h"
 #include "nngraph/ir/Graph.h"
@@ -126,6 +129,37 @@ backends::Backend &eagerBackend() {
   return B;
 }
 
+/// True when the eager backend is "cpu", whose kernels the inline loops of
+/// EagerFastPath.h stand in for (the reference backend keeps every op),
+/// unless NNGRAPH_EAGER_FAST_PATH=0 turns them off (to compare).
+bool fastPathEnabled() {
+  static const bool On = [] {
+    const char *E = std::getenv("NNGRAPH_EAGER_FAST_PATH");
+    return eagerBackend().name() == "cpu" && !(E && std::strcmp(E, "0") == 0);
+  }();
+  return On;
+}
+
+/// Records the autograd node of a call the fast path served, when one is
+/// needed (the common no-grad case builds no vectors).
+void recordFast(ir::OpKind Op, std::initializer_list<const Tensor *> Ins,
+                Tensor &Out) {
+  if (!autograd::isGradEnabled())
+    return;
+  bool Any = false;
+  for (const Tensor *T : Ins)
+    Any |= T->requires_grad();
+  if (!Any)
+    return;
+  static const ir::AttrMap NoAttrs;
+  std::vector<Tensor> Inputs;
+  Inputs.reserve(Ins.size());
+  for (const Tensor *T : Ins)
+    Inputs.push_back(*T);
+  std::vector<Tensor> Outputs{Out};
+  autograd::recordOp(Op, NoAttrs, Inputs, Outputs);
+}
+
 struct EagerCache {
   std::unordered_map<std::string, std::unique_ptr<backends::Executable>> Map;
   std::string Key; ///< Reused buffer.
@@ -138,15 +172,20 @@ std::vector<rt::Tensor> runEager(ir::OpKind Op,
                                  const std::vector<rt::Tensor> &Inputs,
                                  const ir::AttrMap &Attrs,
                                  unsigned NumOutputs) {
-  // Present inputs only: the one-node graph's inputs skip absent ones.
-  std::vector<rt::Tensor> Present;
-  Present.reserve(Inputs.size());
+  // Present inputs only: the one-node graph's inputs skip absent ones (a
+  // copy only when some are absent).
+  bool AllPresent = true;
   for (const rt::Tensor &T : Inputs)
-    if (T.defined())
-      Present.push_back(T);
+    AllPresent &= T.defined();
+  std::vector<rt::Tensor> Present;
+  if (!AllPresent)
+    for (const rt::Tensor &T : Inputs)
+      if (T.defined())
+        Present.push_back(T);
+  const std::vector<rt::Tensor> &RunInputs = AllPresent ? Inputs : Present;
   if (!makeKey(Cache.Key, Op, Inputs, Attrs, NumOutputs)) {
     auto G = singleOpGraph(Op, Inputs, Attrs, NumOutputs);
-    return eagerBackend().compile(*G)->run(Present);
+    return eagerBackend().compile(*G)->run(RunInputs);
   }
   auto It = Cache.Map.find(Cache.Key);
   if (It == Cache.Map.end()) {
@@ -154,7 +193,7 @@ std::vector<rt::Tensor> runEager(ir::OpKind Op,
     auto G = singleOpGraph(Op, Inputs, Attrs, NumOutputs);
     It = Cache.Map.emplace(std::move(Key), eagerBackend().compile(*G)).first;
   }
-  return It->second->run(Present);
+  return It->second->run(RunInputs);
 }
 
 std::vector<Tensor> call(ir::OpKind Op, const std::vector<Tensor> &Inputs,
@@ -167,6 +206,20 @@ std::vector<Tensor> call(ir::OpKind Op, const std::vector<Tensor> &Inputs,
       ~Restore() { Modes.push_back(M); }
     } R{M};
     return M->call(OpCall{Op, Inputs, Attrs, NumOutputs});
+  }
+  if (NumOutputs == 1 && Attrs.empty() && fastPathEnabled()) {
+    rt::Tensor Out;
+    bool Served = false;
+    if (Inputs.size() == 2 && Inputs[0].defined() && Inputs[1].defined())
+      Served = detail::fastBinary(Op, Inputs[0].data(), Inputs[1].data(), Out);
+    else if (Inputs.size() == 1 && Inputs[0].defined())
+      Served = detail::fastUnary(Op, Inputs[0].data(), Out);
+    if (Served) {
+      std::vector<Tensor> Result;
+      Result.emplace_back(std::move(Out));
+      autograd::recordOp(Op, Attrs, Inputs, Result);
+      return Result;
+    }
   }
   std::vector<rt::Tensor> Data;
   Data.reserve(Inputs.size());
@@ -193,6 +246,39 @@ Tensor call1(ir::OpKind Op, const std::vector<Tensor> &Inputs,
              const ir::AttrMap &Attrs) {
   return std::move(call(Op, Inputs, Attrs, 1)[0]);
 }
+
+} // namespace nng::dispatch
+
+namespace nng::detail {
+
+Tensor dispatchBinary(ir::OpKind Op, const Tensor &A, const Tensor &B) {
+  if (dispatch::Modes.empty() && A.defined() && B.defined() &&
+      dispatch::fastPathEnabled()) {
+    rt::Tensor Out;
+    if (fastBinary(Op, A.data(), B.data(), Out)) {
+      Tensor R(std::move(Out));
+      dispatch::recordFast(Op, {&A, &B}, R);
+      return R;
+    }
+  }
+  return dispatch::call1(Op, {A, B});
+}
+
+Tensor dispatchUnary(ir::OpKind Op, const Tensor &A) {
+  if (dispatch::Modes.empty() && A.defined() && dispatch::fastPathEnabled()) {
+    rt::Tensor Out;
+    if (fastUnary(Op, A.data(), Out)) {
+      Tensor R(std::move(Out));
+      dispatch::recordFast(Op, {&A}, R);
+      return R;
+    }
+  }
+  return dispatch::call1(Op, {A});
+}
+
+} // namespace nng::detail
+
+namespace nng::dispatch {
 
 ModeGuard::ModeGuard(DispatchMode &M) { Modes.push_back(&M); }
 ModeGuard::~ModeGuard() { Modes.pop_back(); }

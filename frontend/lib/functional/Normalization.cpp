@@ -1,11 +1,12 @@
 //===- Normalization.cpp - nng::F batch_norm, layer_norm, group_norm -------===//
 //
-// batch_norm in training mode is a composition of reductions and
-// elementwise ops (so autograd differentiates through the batch
-// statistics): normalize with the batch mean and biased variance, then
-// update the running statistics in place under NoGradGuard with the
-// unbiased variance. In eval mode it is one ONNX BatchNormalization (the
-// node that conv+bn folding looks for). layer_norm is one
+// batch_norm in training mode normalizes with the batch mean and biased
+// variance, then updates the running statistics in place under
+// NoGradGuard with the unbiased variance. Eagerly it is one
+// nng.BatchNormTraining (whose backward is nng.BatchNormTrainingGrad); in a
+// trace it is a composition of reductions and elementwise ops, which
+// exports to standard ONNX. In eval mode it is one ONNX BatchNormalization
+// (the node that conv+bn folding looks for). layer_norm is one
 // LayerNormalization; group_norm composes reductions over [N, G, -1].
 //
 //===----------------------------------------------------------------------===//
@@ -84,21 +85,36 @@ Tensor batch_norm(const Tensor &X, const Tensor &RunningMean,
     fail(ErrorKind::InvalidArgument, Op,
          ": expected more than 1 value per channel when training, got input ",
          describe(X));
+  // Running statistics are a side effect outside the graph: a trace skips
+  // them (docs/fx.md).
+  auto updateRunning = [&](const Tensor &BatchMean, const Tensor &BatchVar) {
+    if (!RunningMean.defined() || nng::detail::isTracing())
+      return;
+    NoGradGuard NoGrad;
+    Tensor RM = RunningMean, RV = RunningVar;
+    Tensor Unbiased = reshape(BatchVar.detach(), {C}) *
+                      (static_cast<double>(Count) / double(Count - 1));
+    RM.mul_(1.0 - Momentum).add_(reshape(BatchMean.detach(), {C}), Momentum);
+    RV.mul_(1.0 - Momentum).add_(Unbiased, Momentum);
+  };
+  if (!nng::detail::isTracing()) {
+    // Eagerly: one fused op (statistics and normalization) whose backward is
+    // one fused gradient op. A trace keeps the composition below, which
+    // exports to standard ONNX.
+    DType T = X.dtype();
+    std::vector<Tensor> Outs = dispatch::call(
+        OpKind::BatchNormTraining,
+        {X, Weight.defined() ? Weight.to(T) : Tensor(),
+         Bias.defined() ? Bias.to(T) : Tensor()},
+        dispatch::attrs({{"epsilon", static_cast<float>(Eps)}}), 3);
+    updateRunning(Outs[1], Outs[2]);
+    return Outs[0];
+  }
   Tensor Mean = mean(X, Axes, /*KeepDim=*/true);
   Tensor Centered = X - Mean;
   Tensor Var = mean(Centered * Centered, Axes, /*KeepDim=*/true);
   Tensor Y = Centered * rsqrt(Var + Eps);
-  // Running statistics are a side effect outside the graph: a trace skips
-  // them (docs/fx.md).
-  if (RunningMean.defined() && !nng::detail::isTracing()) {
-    NoGradGuard NoGrad;
-    Tensor RM = RunningMean, RV = RunningVar;
-    Tensor BatchMean = reshape(Mean.detach(), {C});
-    Tensor Unbiased = reshape(Var.detach(), {C}) *
-                      (static_cast<double>(Count) / double(Count - 1));
-    RM.mul_(1.0 - Momentum).add_(BatchMean, Momentum);
-    RV.mul_(1.0 - Momentum).add_(Unbiased, Momentum);
-  }
+  updateRunning(Mean, Var);
   if (Weight.defined())
     Y = Y * reshape(Weight, CS);
   if (Bias.defined())

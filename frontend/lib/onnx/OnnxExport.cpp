@@ -13,6 +13,7 @@
 #include "nngraph/frontend/onnx/OnnxExport.h"
 #include "OnnxLowering.h"
 #include "OnnxProto.h"
+#include "OnnxSequences.h"
 #include "nngraph/ir/ShapeInference.h"
 #include "nngraph/runtime/Error.h"
 
@@ -140,6 +141,14 @@ void buildModel(const ir::Graph &G, const OnnxExportOptions &O,
   for (const auto &NP : G.nodes()) {
     const ir::Node &N = *NP;
     ::onnx::NodeProto &P = *GP.add_node();
+    if (isSequenceOp(N.op())) {
+      // One sequence value per (data, shapes) pair, with no value_info.
+      sequenceNodeToProto(N, P);
+      if (!producesSequence(N.op()) && N.output()->type().hasRank() &&
+          !G.isOutput(N.output()))
+        addValueInfo(N.output(), *GP.add_value_info());
+      continue;
+    }
     P.set_op_type(std::string(N.schema().Name));
     if (N.op() == ir::OpKind::ModuleCall) {
       P.set_domain(ModuleCallDomain);

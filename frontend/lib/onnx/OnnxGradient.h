@@ -14,9 +14,11 @@ namespace nng::frontend::onnxio {
 /// Replaces every ai.onnx.preview.training.Gradient node of M's main graph
 /// by default-domain nodes computing d y / d xs (reverse-mode
 /// differentiation of the nodes between xs and y), valid at the model's
-/// opset. Models without Gradient nodes are left untouched. Throws
-/// Error(Unsupported) naming the Gradient node and the node it cannot
-/// differentiate.
+/// opset; drops the ai.onnx.preview.training opset import when no node of
+/// that domain is left. Models without Gradient nodes are left untouched.
+/// Throws Error(Parse) for a malformed Gradient node and Error(Unsupported)
+/// naming the Gradient node and the node it cannot differentiate (or the
+/// shape information it lacks).
 void expandGradients(::onnx::ModelProto &M, const ModelSource &Src);
 
 } // namespace nng::frontend::onnxio

@@ -14,6 +14,7 @@
 #include "nngraph/frontend/onnx/OnnxImport.h"
 #include "OnnxGradient.h"
 #include "OnnxProto.h"
+#include "OnnxSequences.h"
 #include "nngraph/ir/ShapeInference.h"
 #include "nngraph/ir/Verifier.h"
 #include "nngraph/runtime/Error.h"
@@ -169,8 +170,9 @@ void checkOperators(const GraphProto &G, const ModelSource &Src) {
   for (int I = 0; I < G.node_size(); ++I) {
     const NodeProto &N = G.node(I);
     bool Sub = hasSubgraph(N);
-    if (ir::lookupOp(isDefaultDomain(N.domain()) ? "" : N.domain(),
-                     N.op_type()) &&
+    if ((ir::lookupOp(isDefaultDomain(N.domain()) ? "" : N.domain(),
+                      N.op_type()) ||
+         isOnnxSequenceOp(N.domain(), N.op_type())) &&
         !Sub)
       continue;
     std::string Key = qualifiedOpType(N);
@@ -559,6 +561,7 @@ std::unique_ptr<ir::Graph> importChecked(ModelProto &M, const ModelSource &Src,
   int Opset = checkHeader(M, Src);
   if (Unsupported && Opset >= ConvertTarget)
     std::rethrow_exception(Unsupported);
+  refuseSequenceGraphIo(M.graph(), Src);
   if (Opset < ConvertTarget) {
     try {
       convertOpset(M, Opset, ConvertTarget, Src);
@@ -570,6 +573,7 @@ std::unique_ptr<ir::Graph> importChecked(ModelProto &M, const ModelSource &Src,
     if (Unsupported)
       checkOperators(M.graph(), Src);
   }
+  lowerOnnxSequences(*M.mutable_graph(), Src);
   auto G = std::make_unique<ir::Graph>();
   GraphBuilder(M.graph(), Src, *G).build();
   try {
@@ -636,6 +640,24 @@ std::vector<std::string> onnxModelOperators(const std::string &Path) {
   std::set<std::string> Ops;
   onnxio::collectOps(M.graph(), Ops);
   return {Ops.begin(), Ops.end()};
+}
+
+std::vector<std::string> onnxModelFeatures(const std::string &Path) {
+  onnxio::ModelSource Src{Path, ""};
+  ::onnx::ModelProto M;
+  onnxio::parseModel(onnxio::readWholeFile(Path), M, Src);
+  std::vector<std::string> Features;
+  if (onnxio::hasSequenceGraphIo(M.graph()))
+    Features.push_back("sequence-io");
+  return Features;
+}
+
+std::vector<std::string> onnxRefusedFeatures() { return {"sequence-io"}; }
+
+bool onnxOperatorSupported(std::string_view Domain, std::string_view OpType) {
+  bool Default = Domain.empty() || Domain == "ai.onnx";
+  return ir::lookupOp(Default ? "" : Domain, OpType) ||
+         onnxio::isOnnxSequenceOp(Domain, OpType);
 }
 
 } // namespace nng::frontend

@@ -17,6 +17,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "OnnxLowering.h"
+#include "OnnxSequences.h"
 #include "nngraph/ir/FusedActivation.h"
 #include "nngraph/runtime/Error.h"
 
@@ -264,6 +265,7 @@ void distinctOutputs(ir::Graph &G) {
 
 void lowerForOnnx(ir::Graph &G, int Opset) {
   distinctOutputs(G);
+  prepareSequencesForOnnx(G);
   std::vector<ir::Node *> Nodes;
   for (const auto &N : G.nodes())
     Nodes.push_back(N.get());
@@ -283,6 +285,17 @@ void lowerForOnnx(ir::Graph &G, int Opset) {
     case OpKind::ModuleCall:
       // Kept: a leaf module has no standard expansion; export writes it to
       // the custom domain ai.nngraph.module, with a warning.
+      continue;
+    case OpKind::SequenceEmpty:
+    case OpKind::SequenceConstruct:
+    case OpKind::SequenceInsert:
+    case OpKind::SequenceErase:
+    case OpKind::SequenceAt:
+    case OpKind::SequenceLength:
+    case OpKind::SplitToSequence:
+    case OpKind::ConcatFromSequence:
+      // Kept: export writes them as the ONNX sequence operators
+      // (OnnxSequences.cpp), checked and prepared above.
       continue;
     default:
       fail(ErrorKind::Unsupported, N->describe(), ": ", S.qualifiedName(),

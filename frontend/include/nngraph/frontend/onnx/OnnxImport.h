@@ -51,4 +51,18 @@ std::unique_ptr<ir::Graph> importOnnxFromBytes(std::string_view Bytes,
 /// subgraphs). Throws Error(IO) / Error(Parse) like importOnnx().
 std::vector<std::string> onnxModelOperators(const std::string &Path);
 
+/// True when import maps the ONNX operator (Domain "" or "ai.onnx" for the
+/// default domain) onto the op table: the ops of the table and the
+/// sequence operators (as nng ops over packed pairs).
+bool onnxOperatorSupported(std::string_view Domain, std::string_view OpType);
+
+/// The value features import refuses that a model uses, by name, sorted:
+/// "sequence-io" when a graph input or output is sequence-typed. (The
+/// conformance runner skips tests by these, like by operators.) Throws
+/// Error(IO) / Error(Parse) like importOnnx().
+std::vector<std::string> onnxModelFeatures(const std::string &Path);
+
+/// Every name onnxModelFeatures() may return.
+std::vector<std::string> onnxRefusedFeatures();
+
 } // namespace nng::frontend

@@ -1,0 +1,335 @@
+//===- OnnxSequences.cpp - ONNX sequences <-> packed pairs ---------------===//
+//
+// Import: after opset conversion, each value produced by an ONNX sequence
+// operator (S) gets a partner name for its shapes half (S.shapes, made
+// unique among the graph's names), and every sequence operator becomes the
+// nng op of the same name over pairs: a sequence input S is read as (S,
+// S.shapes), a sequence output written as (S, S.shapes). What the pair
+// encoding cannot carry is refused here with the node's name: sequence-typed
+// graph inputs and outputs, sequences of sequences, a sequence read by a
+// tensor operator. SequenceMap (a subgraph) never gets here: the operator
+// check refuses it.
+//
+// Export: the nng ops are written back as the standard operators, one
+// sequence value per pair, named after the data half, so import -> export
+// -> import gives the same graph. Pairs of constants (constant folding
+// evaluates sequence ops too) are written as a SequenceConstruct of
+// Constants.
+//
+//===----------------------------------------------------------------------===//
+
+#include "OnnxSequences.h"
+#include "nngraph/ir/SequenceLayout.h"
+#include "nngraph/ir/ShapeInference.h"
+#include "nngraph/runtime/Error.h"
+
+#include <map>
+#include <unordered_map>
+#include <unordered_set>
+
+namespace nng::frontend::onnxio {
+namespace {
+
+using ir::OpKind;
+
+/// One ONNX sequence operator: whether input 0 is a sequence and whether
+/// output 0 is one.
+struct SeqOpInfo {
+  std::string_view Name;
+  bool ConsumesSeq;
+  bool ProducesSeq;
+};
+
+constexpr SeqOpInfo SeqOps[] = {
+    {"SequenceEmpty", false, true},   {"SequenceConstruct", false, true},
+    {"SequenceInsert", true, true},   {"SequenceErase", true, true},
+    {"SequenceAt", true, false},      {"SequenceLength", true, false},
+    {"SplitToSequence", false, true}, {"ConcatFromSequence", true, false},
+};
+
+const SeqOpInfo *findSeqOp(std::string_view Domain, std::string_view Op) {
+  if (!Domain.empty() && Domain != "ai.onnx")
+    return nullptr;
+  for (const SeqOpInfo &I : SeqOps)
+    if (I.Name == Op)
+      return &I;
+  return nullptr;
+}
+
+/// "node 'n' (SequenceAt)", or "node #3 -> 'y' (SequenceAt)" when unnamed.
+std::string describe(const ::onnx::NodeProto &N, int Index) {
+  std::string Ref =
+      !N.name().empty() ? "'" + N.name() + "'" : "#" + std::to_string(Index);
+  if (N.name().empty() && N.output_size() && !N.output(0).empty())
+    Ref += " -> '" + N.output(0) + "'";
+  return "node " + Ref + " (" + N.op_type() + ")";
+}
+
+constexpr const char *IoMessage =
+    "sequence-typed graph inputs and outputs are not supported (nngraph "
+    "keeps sequences inside a graph, as packed (data, shapes) tensor pairs); "
+    "feed and return tensors";
+
+bool consumesSequence(OpKind K) {
+  switch (K) {
+  case OpKind::SequenceInsert:
+  case OpKind::SequenceErase:
+  case OpKind::SequenceAt:
+  case OpKind::SequenceLength:
+  case OpKind::ConcatFromSequence:
+    return true;
+  default:
+    return false;
+  }
+}
+
+/// True when inputs 0 and 1 of N are outputs 0 and 1 of one sequence op.
+bool readsProducedPair(const ir::Node &N) {
+  const ir::Value *D = N.input(0), *S = N.input(1);
+  return D && S && D->producer() && D->producer() == S->producer() &&
+         producesSequence(D->producer()->op()) && D->producerIndex() == 0 &&
+         S->producerIndex() == 1;
+}
+
+/// Builds, before N, the nodes that make the constant pair (DV, SV): one
+/// Constant per element and a SequenceConstruct, or a SequenceEmpty.
+std::pair<ir::Value *, ir::Value *>
+materializeConstantPair(ir::Graph &G, ir::Node *N, const ir::Value *D,
+                        const nng::rt::Tensor &DV, const nng::rt::Tensor &SV) {
+  std::string Why;
+  auto L = DV.rank() == 1 && SV.rank() == 1 && SV.dtype() == DType::I64
+               ? ir::decodeSequenceShapes(SV.toIntVector(), DV.numel(), Why)
+               : std::nullopt;
+  if (!L)
+    fail(ErrorKind::InvalidArgument, N->describe(),
+         ": the constant sequence pair it reads is malformed",
+         Why.empty() ? std::string() : ": " + Why);
+  std::string Base = D->name() + ".seq";
+  std::vector<ir::Value *> Elems;
+  nng::rt::Tensor Flat = DV.contiguous();
+  for (size_t K = 0; K < L->size(); ++K) {
+    ir::AttrMap A;
+    A.set("value", ir::Attribute(Flat.slice(0, L->Offsets[K], L->Offsets[K + 1])
+                                     .reshape(L->Shapes[K])
+                                     .clone()));
+    ir::Node *C = G.addNode(OpKind::Constant, {},
+                            {G.uniqueName(Base + "." + std::to_string(K))},
+                            std::move(A), N);
+    C->output()->setType(ir::TensorType(DV.dtype(), L->Shapes[K]));
+    Elems.push_back(C->output());
+  }
+  ir::AttrMap A;
+  OpKind K = OpKind::SequenceConstruct;
+  if (Elems.empty()) {
+    K = OpKind::SequenceEmpty;
+    A.set("dtype",
+          ir::Attribute(static_cast<int64_t>(dtypeToOnnx(DV.dtype()))));
+  }
+  ir::Node *P =
+      G.addNode(K, Elems, {G.uniqueName(Base), G.uniqueName(Base + ".shapes")},
+                std::move(A), N);
+  std::vector<ir::TensorType> Types = ir::inferNodeTypes(*P);
+  P->output(0)->setType(Types[0]);
+  P->output(1)->setType(Types[1]);
+  return {P->output(0), P->output(1)};
+}
+
+} // namespace
+
+bool isOnnxSequenceOp(std::string_view Domain, std::string_view OpType) {
+  return findSeqOp(Domain, OpType) != nullptr;
+}
+
+bool hasSequenceGraphIo(const ::onnx::GraphProto &GP) {
+  for (const auto &V : GP.input())
+    if (V.type().has_sequence_type())
+      return true;
+  for (const auto &V : GP.output())
+    if (V.type().has_sequence_type())
+      return true;
+  return false;
+}
+
+void refuseSequenceGraphIo(const ::onnx::GraphProto &GP,
+                           const ModelSource &Src) {
+  for (const auto &V : GP.input())
+    if (V.type().has_sequence_type())
+      modelError(ErrorKind::Unsupported, Src,
+                 "graph input '" + V.name() + "' is a sequence; " + IoMessage);
+  for (const auto &V : GP.output())
+    if (V.type().has_sequence_type())
+      modelError(ErrorKind::Unsupported, Src,
+                 "graph output '" + V.name() + "' is a sequence; " + IoMessage);
+}
+
+void lowerOnnxSequences(::onnx::GraphProto &GP, const ModelSource &Src) {
+  refuseSequenceGraphIo(GP, Src);
+  bool Any = false;
+  for (const auto &N : GP.node())
+    Any |= findSeqOp(N.domain(), N.op_type()) != nullptr;
+  if (!Any)
+    return;
+
+  // Every name the graph uses, so that the shapes halves get fresh ones.
+  std::unordered_set<std::string> Names;
+  for (const auto &T : GP.initializer())
+    Names.insert(T.name());
+  for (const auto &V : GP.input())
+    Names.insert(V.name());
+  for (const auto &V : GP.output())
+    Names.insert(V.name());
+  for (const auto &V : GP.value_info())
+    Names.insert(V.name());
+  for (const auto &N : GP.node()) {
+    Names.insert(N.input().begin(), N.input().end());
+    Names.insert(N.output().begin(), N.output().end());
+  }
+  // The sequence values (output 0 of the producers) and their partners.
+  std::unordered_map<std::string, std::string> ShapesOf;
+  for (int I = 0; I < GP.node_size(); ++I) {
+    const auto &N = GP.node(I);
+    const SeqOpInfo *Info = findSeqOp(N.domain(), N.op_type());
+    if (!Info || !Info->ProducesSeq)
+      continue;
+    if (N.output_size() == 0 || N.output(0).empty())
+      modelError(ErrorKind::Parse, Src,
+                 describe(N, I) + " has no output (it makes a sequence)");
+    std::string Base = N.output(0) + ".shapes", Name = Base;
+    for (int K = 1; Names.count(Name); ++K)
+      Name = Base + "." + std::to_string(K);
+    Names.insert(Name);
+    ShapesOf[N.output(0)] = Name;
+  }
+
+  for (int I = 0; I < GP.node_size(); ++I) {
+    ::onnx::NodeProto &N = *GP.mutable_node(I);
+    const SeqOpInfo *Info = findSeqOp(N.domain(), N.op_type());
+    bool WantsSeq0 = Info && Info->ConsumesSeq;
+    if (WantsSeq0 && (N.input_size() == 0 || !ShapesOf.count(N.input(0))))
+      modelError(ErrorKind::Parse, Src,
+                 describe(N, I) + " reads '" +
+                     (N.input_size() ? N.input(0) : std::string()) +
+                     "' as its sequence input, but no sequence operator "
+                     "produces it");
+    for (int J = WantsSeq0 ? 1 : 0; J < N.input_size(); ++J) {
+      if (!ShapesOf.count(N.input(J)))
+        continue;
+      modelError(ErrorKind::Unsupported, Src,
+                 describe(N, I) + " reads the sequence '" + N.input(J) +
+                     "' as input " + std::to_string(J) +
+                     (Info ? ": sequences of sequences are not supported"
+                           : ": only the sequence operators take sequences "
+                             "in nngraph (sequences are packed (data, "
+                             "shapes) pairs)"));
+    }
+    if (!Info)
+      continue;
+    std::vector<std::string> Ins(N.input().begin(), N.input().end());
+    std::vector<std::string> Outs(N.output().begin(), N.output().end());
+    if (Info->ConsumesSeq)
+      Ins.insert(Ins.begin() + 1, ShapesOf.at(Ins[0]));
+    if (Info->ProducesSeq)
+      Outs.insert(Outs.begin() + 1, ShapesOf.at(Outs[0]));
+    N.clear_input();
+    for (const std::string &In : Ins)
+      N.add_input(In);
+    N.clear_output();
+    for (const std::string &Out : Outs)
+      N.add_output(Out);
+    N.set_domain("nng");
+  }
+  for (const auto &V : GP.output())
+    if (ShapesOf.count(V.name()))
+      modelError(ErrorKind::Unsupported, Src,
+                 "graph output '" + V.name() + "' is a sequence; " + IoMessage);
+}
+
+bool isSequenceOp(OpKind K) {
+  return consumesSequence(K) || producesSequence(K) || K == OpKind::SequenceAt;
+}
+
+bool producesSequence(OpKind K) {
+  switch (K) {
+  case OpKind::SequenceEmpty:
+  case OpKind::SequenceConstruct:
+  case OpKind::SequenceInsert:
+  case OpKind::SequenceErase:
+  case OpKind::SplitToSequence:
+    return true;
+  default:
+    return false;
+  }
+}
+
+void prepareSequencesForOnnx(ir::Graph &G) {
+  std::vector<ir::Node *> Nodes;
+  for (const auto &N : G.nodes())
+    if (consumesSequence(N->op()))
+      Nodes.push_back(N.get());
+  std::map<std::pair<const ir::Value *, const ir::Value *>,
+           std::pair<ir::Value *, ir::Value *>>
+      Made;
+  std::vector<ir::Value *> Replaced;
+  for (ir::Node *N : Nodes) {
+    if (readsProducedPair(*N))
+      continue;
+    ir::Value *D = N->input(0), *S = N->input(1);
+    const nng::rt::Tensor *DV = ir::constantValue(D);
+    const nng::rt::Tensor *SV = ir::constantValue(S);
+    if (!DV || !SV)
+      fail(ErrorKind::Unsupported, N->describe(),
+           ": cannot export to ONNX: its sequence pair (%", D ? D->name() : "?",
+           ", %", S ? S->name() : "?",
+           ") is not the output pair of a sequence op (nor two constants); "
+           "ONNX has no way to make a sequence from two tensors");
+    auto [It, New] = Made.try_emplace({D, S});
+    if (New)
+      It->second = materializeConstantPair(G, N, D, *DV, *SV);
+    N->setInput(0, It->second.first);
+    N->setInput(1, It->second.second);
+    Replaced.push_back(D);
+    Replaced.push_back(S);
+  }
+  // Initializers that only held a constant pair are not written.
+  for (ir::Value *V : Replaced)
+    if (V->isInitializer() && !V->hasUses() && !G.isOutput(V))
+      G.eraseValue(V);
+  for (const auto &N : G.nodes()) {
+    if (!producesSequence(N->op()))
+      continue;
+    for (unsigned K = 0; K < 2; ++K) {
+      const ir::Value *V = N->output(K);
+      const char *Half = K == 0 ? "data" : "shapes";
+      if (G.isOutput(V))
+        fail(ErrorKind::Unsupported, N->describe(),
+             ": cannot export to ONNX: the ", Half, " half %", V->name(),
+             " of its sequence is a graph output; ", IoMessage);
+      for (const ir::Use &U : V->uses())
+        if (!consumesSequence(U.User->op()) || U.Index != K)
+          fail(ErrorKind::Unsupported, N->describe(),
+               ": cannot export to ONNX: the ", Half, " half %", V->name(),
+               " of its sequence is read as a tensor by ", U.User->describe(),
+               "; in ONNX only the sequence operators read sequences");
+    }
+  }
+}
+
+void sequenceNodeToProto(const ir::Node &N, ::onnx::NodeProto &P) {
+  P.set_op_type(std::string(N.schema().Name));
+  if (!N.name().empty())
+    P.set_name(N.name());
+  bool Consumes = consumesSequence(N.op()), Produces = producesSequence(N.op());
+  size_t NumIn = N.numInputs();
+  while (NumIn > 0 && !N.input(NumIn - 1))
+    --NumIn;
+  for (size_t I = 0; I < NumIn; ++I)
+    if (!(Consumes && I == 1))
+      P.add_input(N.input(I) ? N.input(I)->name() : "");
+  for (size_t I = 0; I < N.numOutputs(); ++I)
+    if (!(Produces && I == 1))
+      P.add_output(N.output(I)->name());
+  for (const auto &[Name, A] : N.attrs())
+    attributeToProto(Name, A, *P.add_attribute());
+}
+
+} // namespace nng::frontend::onnxio
