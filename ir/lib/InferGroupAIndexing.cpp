@@ -246,14 +246,9 @@ void inferScatterElements(InferContext &C) {
   checkSameDType(C, 0, 2);
   checkScatterReduction(C);
   requireMinRank(C, 0, 1);
-  if (Idx.hasRank() && U.hasRank()) {
-    bool Same = Idx.rank() == U.rank();
-    for (int64_t I = 0; Same && I < Idx.rank(); ++I)
-      Same = dimsCompatible(Idx.dim(I), U.dim(I));
-    if (!Same)
-      C.fail("updates ", U.toString(), " must have the shape of indices ",
-             Idx.toString());
-  }
+  if (!shapesCompatible(Idx, U))
+    C.fail("updates ", U.toString(), " must have the shape of indices ",
+           Idx.toString());
   if (X.hasRank()) {
     if (Idx.hasRank() && Idx.rank() != X.rank())
       C.fail("indices ", Idx.toString(), " must have the rank of data ",

@@ -58,13 +58,8 @@ void inferBatchNormTrainingGrad(InferContext &C) {
   Dim Channels = channelDim(C, 1, {2, 3, 4});
   const TensorType &X = C.inputType(1), &DY = C.inputType(0);
   checkSameDType(C, 1, 0);
-  if (X.hasRank() && DY.hasRank()) {
-    bool Same = X.rank() == DY.rank();
-    for (int64_t D = 0; Same && D < X.rank(); ++D)
-      Same = dimsCompatible(X.dim(D), DY.dim(D));
-    if (!Same)
-      C.fail("dY ", DY.toString(), " must have the shape of X ", X.toString());
-  }
+  if (!shapesCompatible(X, DY))
+    C.fail("dY ", DY.toString(), " must have the shape of X ", X.toString());
   C.setOutputType(0, X);
   C.setOutputType(1, TensorType(X.dtype(), {Channels}));
   C.setOutputType(2, TensorType(X.dtype(), {Channels}));
@@ -75,13 +70,8 @@ void inferReluGrad(InferContext &C) {
   const TensorType &Y = C.inputType(0), &DY = C.inputType(1);
   checkFloatDType(C, 1);
   checkSameDType(C, 0, 1);
-  if (Y.hasRank() && DY.hasRank()) {
-    bool Same = Y.rank() == DY.rank();
-    for (int64_t D = 0; Same && D < Y.rank(); ++D)
-      Same = dimsCompatible(Y.dim(D), DY.dim(D));
-    if (!Same)
-      C.fail("dY ", DY.toString(), " must have the shape of Y ", Y.toString());
-  }
+  if (!shapesCompatible(Y, DY))
+    C.fail("dY ", DY.toString(), " must have the shape of Y ", Y.toString());
   C.setOutputType(0, DY);
 }
 

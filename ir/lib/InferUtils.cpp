@@ -165,6 +165,17 @@ bool dimsCompatible(const Dim &A, const Dim &B) {
   return !A.isStatic() || !B.isStatic() || A.value() == B.value();
 }
 
+bool shapesCompatible(const TensorType &A, const TensorType &B) {
+  if (!A.hasRank() || !B.hasRank())
+    return true;
+  if (A.rank() != B.rank())
+    return false;
+  for (int64_t D = 0; D < A.rank(); ++D)
+    if (!dimsCompatible(A.dim(D), B.dim(D)))
+      return false;
+  return true;
+}
+
 void SymProduct::mul(const Dim &D) {
   if (D.isStatic()) {
     Coeff *= D.value();

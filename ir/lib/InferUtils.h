@@ -83,6 +83,10 @@ void requireRank(const InferContext &C, size_t Input, int64_t Rank,
 /// True when a and b might be the same extent (equal, or not both static).
 bool dimsCompatible(const Dim &A, const Dim &B);
 
+/// True when a and b might have one shape: a rank unknown, or equal ranks
+/// with every pair of dims compatible.
+bool shapesCompatible(const TensorType &A, const TensorType &B);
+
 /// A product of dims kept symbolically: Coeff * Syms[0] * Syms[1] ...;
 /// Unknown when a factor is unknown.
 struct SymProduct {

@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "TorchFunctionalOracle.h"
+#include "common/Subprocess.h"
 #include "nngraph/frontend/Autograd.h"
 #include "nngraph/frontend/Random.h"
 #include "nngraph/frontend/TensorOps.h"
@@ -91,18 +92,6 @@ Tensor gradSeed(const Tensor &Out, size_t I) {
   for (size_t K = 0; K < V.size(); ++K)
     V[K] = std::sin(0.7 * double(K) + 1.3 * double(I) + 0.1);
   return tensor(V, Out.sizes(), Out.dtype());
-}
-
-int runCommand(const std::string &Cmd, std::string &Output) {
-  FILE *P = ::popen((Cmd + " 2>&1").c_str(), "r");
-  if (!P)
-    return -1;
-  char Buf[4096];
-  size_t N;
-  while ((N = std::fread(Buf, 1, sizeof(Buf), P)) > 0)
-    Output.append(Buf, N);
-  int Status = ::pclose(P);
-  return WIFEXITED(Status) ? WEXITSTATUS(Status) : -1;
 }
 
 std::string readFile(const fs::path &P) {
@@ -204,25 +193,21 @@ std::string FunctionalOracle::run() {
     return "";
   }
 
-  std::vector<std::string> Pythons;
-  if (const char *P = std::getenv("NNGRAPH_PYTHON"); P && *P)
-    Pythons.push_back(P);
-  else
-    Pythons = {"/usr/bin/python3", "python3"};
   std::string Reasons;
-  for (const std::string &Py : Pythons) {
+  for (const std::string &Py : pythonCandidates()) {
     if (Py.find('/') != std::string::npos && !fs::exists(Py)) {
       Reasons += Py + " does not exist; ";
       continue;
     }
-    std::string Cmd = "OPENBLAS_CORETYPE=SkylakeX OMP_NUM_THREADS=2 '" + Py +
-                      "' '" NNGRAPH_SOURCE_DIR
-                      "/tests/eager/scripts/torch_functional_oracle.py' '" +
-                      (Dir / "request.txt").string() + "' '" +
-                      (Dir / "result.txt").string() + "'";
+    std::string Cmd =
+        "OPENBLAS_CORETYPE=SkylakeX OMP_NUM_THREADS=2 " + shellQuote(Py) + " " +
+        shellQuote(NNGRAPH_SOURCE_DIR
+                   "/tests/eager/scripts/torch_functional_oracle.py") +
+        " " + shellQuote((Dir / "request.txt").string()) + " " +
+        shellQuote((Dir / "result.txt").string());
     std::string Out;
     int Status = runCommand(Cmd, Out);
-    if (Status == 77 || Status == 127) {
+    if (Status == OracleSkipStatus || Status == 127) {
       Reasons += Py + ": " + Out + "; ";
       continue;
     }

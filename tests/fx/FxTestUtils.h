@@ -10,8 +10,10 @@
 
 #include "nngraph/backends/Backend.h"
 #include "nngraph/frontend/Autograd.h"
+#include "nngraph/frontend/Random.h"
 #include "nngraph/frontend/TensorOps.h"
 #include "nngraph/frontend/fx/Trace.h"
+#include "nngraph/frontend/nn/NN.h"
 #include "nngraph/ir/Verifier.h"
 
 #include <gtest/gtest.h>
@@ -100,6 +102,24 @@ inline std::vector<std::string> initializerNames(const ir::Graph &G) {
   for (const ir::Value *V : G.initializers())
     R.push_back(V->name());
   return R;
+}
+
+/// Randomizes batch-norm statistics and affine parameters, so that eval
+/// mode is not an identity.
+inline void randomizeNorms(nn::ModuleBase &M) {
+  NoGradGuard G;
+  for (const auto &[Path, Sub] : M.named_modules()) {
+    (void)Path;
+    if (!Sub->as<nn::BatchNorm2d>())
+      continue;
+    for (const auto &[Key, T] : Sub->state_dict()) {
+      auto S = T.sizes();
+      if (Key == "running_mean" || Key == "bias")
+        Tensor(T).copy_(randn(S) * 0.1);
+      else if (Key == "running_var" || Key == "weight")
+        Tensor(T).copy_(rand(S) + 0.5);
+    }
+  }
 }
 
 } // namespace nng::fxtest

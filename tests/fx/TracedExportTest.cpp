@@ -14,6 +14,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "FxTestUtils.h"
 #include "OrtTestUtils.h"
 
 #include "nngraph/frontend/Autograd.h"
@@ -41,19 +42,8 @@ namespace {
 /// every parameter a little so that the encoder's layers differ (loading by
 /// key is then really checked).
 void randomizeWeights(nn::ModuleBase &M) {
+  fxtest::randomizeNorms(M);
   NoGradGuard G;
-  for (const auto &[Path, Sub] : M.named_modules()) {
-    (void)Path;
-    if (!Sub->as<nn::BatchNorm2d>())
-      continue;
-    for (const auto &[Key, T] : Sub->state_dict()) {
-      auto S = T.sizes();
-      if (Key == "running_mean" || Key == "bias")
-        Tensor(T).copy_(randn(S) * 0.1);
-      else if (Key == "running_var" || Key == "weight")
-        Tensor(T).copy_(rand(S) + 0.5);
-    }
-  }
   for (const auto &[Key, P] : M.named_parameters())
     Tensor(P).add_(randn(P.sizes()) * 0.02);
 }

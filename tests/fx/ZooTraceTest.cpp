@@ -77,26 +77,6 @@ Tensor inputFor(const std::string &Name, int64_t Batch) {
   return randn({Batch, 3, Side, Side});
 }
 
-/// Randomizes batch-norm statistics and affine parameters, so that eval
-/// mode is not an identity.
-void randomizeNorms(nn::ModuleBase &M) {
-  NoGradGuard G;
-  for (const auto &[Path, Sub] : M.named_modules()) {
-    (void)Path;
-    if (!Sub->as<nn::BatchNorm2d>())
-      continue;
-    for (const auto &[Key, T] : Sub->state_dict()) {
-      auto S = T.sizes();
-      if (Key == "running_mean" || Key == "bias")
-        Tensor(T).copy_(randn(S) * 0.1);
-      else if (Key == "running_var")
-        Tensor(T).copy_(rand(S) + 0.5);
-      else if (Key == "weight")
-        Tensor(T).copy_(rand(S) + 0.5);
-    }
-  }
-}
-
 /// Sets every dropout probability to 0 (train mode is then deterministic).
 void disableDropout(nn::ModuleBase &M) {
   for (const auto &[Path, Sub] : M.named_modules()) {

@@ -138,19 +138,7 @@ void sortNodes(GraphProto &G) {
     }
   if (Sorted)
     return;
-  std::set<int> Ready;
-  for (int I = 0; I < G.node_size(); ++I)
-    if (!Pending[I])
-      Ready.insert(I);
-  std::vector<int> Order;
-  while (!Ready.empty()) {
-    int I = *Ready.begin();
-    Ready.erase(Ready.begin());
-    Order.push_back(I);
-    for (int U : Users[I])
-      if (--Pending[U] == 0)
-        Ready.insert(U);
-  }
+  std::vector<int> Order = stableTopologicalOrder(Users, Pending);
   if (Order.size() != static_cast<size_t>(G.node_size()))
     return;
   google::protobuf::RepeatedPtrField<NodeProto> Nodes;
@@ -408,19 +396,11 @@ std::vector<int> Expander::topoOrder() const {
       ++Pending[I];
     }
   }
-  std::set<int> Ready;
-  for (int I = 0; I < Graph.node_size(); ++I)
-    if (!isGradient(Graph.node(I)) && !Pending[I])
-      Ready.insert(I);
+  // Gradient nodes neither produce nor read here: drop them from the order.
   std::vector<int> Order;
-  while (!Ready.empty()) {
-    int I = *Ready.begin();
-    Ready.erase(Ready.begin());
-    Order.push_back(I);
-    for (int U : Users[I])
-      if (--Pending[U] == 0)
-        Ready.insert(U);
-  }
+  for (int I : stableTopologicalOrder(Users, Pending))
+    if (!isGradient(Graph.node(I)))
+      Order.push_back(I);
   return Order;
 }
 

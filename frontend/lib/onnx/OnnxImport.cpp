@@ -332,19 +332,7 @@ private:
         Order.push_back(I);
       return Order;
     }
-    // Stable Kahn: always the earliest ready node.
-    std::set<int> Ready;
-    for (int I = 0; I < GP.node_size(); ++I)
-      if (!Pending[I])
-        Ready.insert(I);
-    while (!Ready.empty()) {
-      int I = *Ready.begin();
-      Ready.erase(Ready.begin());
-      Order.push_back(I);
-      for (int U : Users[I])
-        if (--Pending[U] == 0)
-          Ready.insert(U);
-    }
+    Order = stableTopologicalOrder(Users, Pending);
     if (Order.size() != static_cast<size_t>(GP.node_size()))
       for (int I = 0; I < GP.node_size(); ++I)
         if (Pending[I])

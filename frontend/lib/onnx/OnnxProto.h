@@ -17,6 +17,7 @@
 
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace nng::frontend::onnxio {
 
@@ -94,6 +95,13 @@ void attributeToProto(const std::string &Name, const ir::Attribute &A,
 /// converter's reason when it cannot.
 void convertOpset(::onnx::ModelProto &M, int From, int Target,
                   const ModelSource &Src);
+
+/// Node indices in dependency order by Kahn's algorithm, stable: always the
+/// earliest ready node next. Users[I] lists the nodes that read an output of
+/// node I; Pending[I] counts node I's inputs that nodes produce. Nodes on a
+/// cycle are left out (callers compare the size to report it).
+std::vector<int> stableTopologicalOrder(
+    const std::vector<std::vector<int>> &Users, std::vector<int> Pending);
 
 /// Throws Error(K) "ONNX model 'NAME': MESSAGE" (the shared message shape).
 [[noreturn]] void modelError(ErrorKind K, const ModelSource &Src,
