@@ -84,7 +84,8 @@ void inferConstant(InferContext &C) {
     }
   if (Count != 1)
     C.fail("exactly one of the attributes value, value_float, value_floats, "
-           "value_int, value_ints must be set, got ",
+           "value_int, value_ints, value_string, value_strings must be set, "
+           "got ",
            Count);
   if (Set == "value") {
     const nng::rt::Tensor &V = C.attr("value").t();
@@ -99,9 +100,11 @@ void inferConstant(InferContext &C) {
   } else if (Set == "value_ints") {
     int64_t N = static_cast<int64_t>(C.attr(Set).ints().size());
     C.setOutputType(0, TensorType(DType::I64, {Dim(N)}));
+  } else if (Set == "value_string") {
+    C.setOutputType(0, TensorType(DType::String, std::vector<Dim>{}));
   } else {
-    C.fail("attribute ", Set,
-           ": string constants are not supported (no string dtype)");
+    int64_t N = static_cast<int64_t>(C.attr(Set).strings().size());
+    C.setOutputType(0, TensorType(DType::String, {Dim(N)}));
   }
 }
 

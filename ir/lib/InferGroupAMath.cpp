@@ -143,9 +143,9 @@ void inferEyeLike(InferContext &C) {
   if (C.hasAttr("dtype")) {
     int64_t T = C.attrInt("dtype");
     auto D = dtypeFromOnnx(static_cast<int>(T));
-    if (!D)
+    if (!D || !isNumeric(*D))
       C.fail("attribute dtype = ", T,
-             " is not an ONNX element type nngraph supports");
+             " is not a numeric ONNX element type nngraph supports");
     Out.setDType(*D);
   }
   C.setOutputType(0, Out);

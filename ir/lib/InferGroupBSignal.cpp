@@ -42,7 +42,7 @@ std::optional<int64_t> scalarInt(const InferContext &C, size_t I) {
 DType outputDType(const InferContext &C) {
   int64_t T = C.attrInt("output_datatype");
   auto D = dtypeFromOnnx(static_cast<int>(T));
-  if (!D || *D == DType::Bool)
+  if (!D || *D == DType::Bool || !isNumeric(*D))
     C.fail("attribute output_datatype = ", T,
            " is not a numeric ONNX element type (1 = f32, 11 = f64, 7 = i64)");
   return *D;

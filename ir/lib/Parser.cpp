@@ -14,6 +14,7 @@
 #include "TextSyntax.h"
 
 #include "nngraph/runtime/DTypeVisit.h"
+#include "nngraph/runtime/Strings.h"
 #include "nngraph/runtime/Error.h"
 
 #include <algorithm>
@@ -559,7 +560,11 @@ E SyntaxParser::elementValue(const Token &T, DType DT) const {
               "value " + squote(Sp) + " is out of range for " + TypeName);
   };
   E V{};
-  if constexpr (std::is_same_v<E, bool>) {
+  if constexpr (std::is_same_v<E, StringId>) {
+    if (!T.is(TokKind::String))
+      Expected("a quoted string for str data");
+    V = rt::internString(T.Text);
+  } else if constexpr (std::is_same_v<E, bool>) {
     if (T.isIdent("true") || (T.is(TokKind::Integer) && Sp == "1"))
       V = true;
     else if (T.isIdent("false") || (T.is(TokKind::Integer) && Sp == "0"))
@@ -607,7 +612,7 @@ nng::rt::Tensor SyntaxParser::parseData(const TensorType &T, size_t TypeLoc,
   expect(TokKind::LBracket, "'['");
   std::string Bytes;
   int64_t Count = 0;
-  visitDType(T.dtype(), [&](auto Tag) {
+  visitDTypeOrString(T.dtype(), [&](auto Tag) {
     using E = typename decltype(Tag)::type;
     if (Tok.is(TokKind::RBracket))
       return;

@@ -44,7 +44,14 @@ std::string tensorHash(const nng::rt::Tensor &T) {
   FeedU64(T.rank());
   for (int64_t D : T.shape())
     FeedU64(static_cast<uint64_t>(D));
-  if (T.numel() > 0) {
+  if (T.numel() > 0 && isString(T.dtype())) {
+    // The contents, not the process-local ids: each string's length, then
+    // its bytes.
+    for (const std::string &S : T.toStrings()) {
+      FeedU64(S.size());
+      Feed(S.data(), S.size());
+    }
+  } else if (T.numel() > 0) {
     nng::rt::Tensor C = T.contiguous();
     Feed(C.rawData(), C.nbytes());
   }

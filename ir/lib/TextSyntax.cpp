@@ -129,6 +129,12 @@ void appendTensorValues(const nng::rt::Tensor &T, std::string &Out) {
   int64_t N = C.numel();
   if (N == 0)
     return;
+  if (isString(C.dtype())) {
+    std::vector<std::string> Strs = C.toStrings();
+    for (size_t I = 0; I < Strs.size(); ++I)
+      Out += (I ? ", " : "") + quoteString(Strs[I]);
+    return;
+  }
   const char *Base = static_cast<const char *>(C.rawData());
   visitDType(C.dtype(), [&](auto Tag) {
     using E = typename decltype(Tag)::type;

@@ -5,6 +5,8 @@
 //===----------------------------------------------------------------------===//
 
 #include "nngraph/runtime/DType.h"
+#include "nngraph/runtime/DTypeVisit.h"
+#include "nngraph/runtime/Error.h"
 
 #include <cmath>
 
@@ -21,6 +23,8 @@ struct DTypeInfo {
 constexpr DTypeInfo Infos[] = {
 #define NNG_DTYPE(Enum, Name, CppType, Size, IsFloat, IsSigned, Onnx)         \
   {Name, Size, IsFloat, IsSigned, Onnx},
+#define NNG_HANDLE_DTYPE(Enum, Name, CppType, Size, Onnx)                     \
+  {Name, Size, false, false, Onnx},
 #include "nngraph/runtime/DTypes.def"
 };
 const DTypeInfo &info(DType T) { return Infos[static_cast<int>(T)]; }
@@ -29,9 +33,19 @@ const DTypeInfo &info(DType T) { return Infos[static_cast<int>(T)]; }
 std::string_view dtypeName(DType T) { return info(T).Name; }
 size_t dtypeSize(DType T) { return info(T).Size; }
 bool isFloatingPoint(DType T) { return info(T).IsFloat; }
-bool isIntegral(DType T) { return !info(T).IsFloat && T != DType::Bool; }
+bool isIntegral(DType T) {
+  return !info(T).IsFloat && T != DType::Bool && isNumeric(T);
+}
 bool isSigned(DType T) { return info(T).IsSigned; }
 int dtypeToOnnx(DType T) { return info(T).Onnx; }
+
+void failNonNumericDType(DType T) {
+  fail(ErrorKind::Unsupported, "this operation does not take ",
+       isString(T) ? "string tensors" : "tensors", " (dtype ", dtypeName(T),
+       "); string tensors can only be moved (Identity, Reshape, Transpose, "
+       "Concat, Slice, Gather, ...), compared with Equal, converted with "
+       "Cast/CastLike or normalized with StringNormalizer");
+}
 
 std::optional<DType> parseDType(std::string_view Name) {
   for (int I = 0; I < NumDTypes; ++I)

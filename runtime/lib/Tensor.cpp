@@ -2,6 +2,7 @@
 
 #include "nngraph/runtime/Tensor.h"
 #include "nngraph/runtime/DTypeVisit.h"
+#include "nngraph/runtime/Strings.h"
 
 #include <cmath>
 #include <cstring>
@@ -44,6 +45,15 @@ Tensor Tensor::fromBlob(void *Data, const Shape &Sh, DType T,
   size_t Bytes = static_cast<size_t>(Sh.numel()) * dtypeSize(T);
   return Tensor(Storage::wrap(Data, Bytes, std::move(Owner)), Sh,
                 contiguousStrides(Sh), 0, T);
+}
+
+Tensor Tensor::fromStrings(const std::vector<std::string> &Values,
+                           const Shape &Sh) {
+  std::vector<StringId> Ids;
+  Ids.reserve(Values.size());
+  for (const std::string &V : Values)
+    Ids.push_back(internString(V));
+  return fromVector(Ids, Sh);
 }
 
 bool Tensor::isContiguous() const {
@@ -154,6 +164,20 @@ std::vector<double> Tensor::toDoubleVector() const {
   return R;
 }
 
+std::vector<std::string> Tensor::toStrings() const {
+  NNG_CHECK(isString(Type), "toStrings() of a ", dtypeName(Type),
+            " tensor; only str tensors hold strings");
+  const char *Base = static_cast<const char *>(rawData());
+  std::vector<std::string> R(static_cast<size_t>(numel()));
+  for (int64_t I = 0; I < numel(); ++I) {
+    StringId Id;
+    std::memcpy(&Id, Base + stridedOffset(Sh, St, I) * sizeof(StringId),
+                sizeof(StringId));
+    R[I] = std::string(stringOf(Id));
+  }
+  return R;
+}
+
 Tensor Tensor::reshape(const Shape &NewShape) const {
   std::vector<int64_t> Dims = NewShape.dims();
   int64_t Known = 1;
@@ -242,6 +266,19 @@ void Tensor::copyFrom(const Tensor &Src) {
   int64_t N = numel();
   char *Dst = static_cast<char *>(rawData());
   const char *SrcBase = static_cast<const char *>(Src.rawData());
+  if (Src.dtype() == Type && !isNumeric(Type)) {
+    // str handles, strided: move elements by size.
+    size_t ES = elementSize();
+    for (int64_t I = 0; I < N; ++I)
+      std::memcpy(Dst + stridedOffset(Sh, St, I) * ES,
+                  SrcBase + stridedOffset(Src.Sh, Src.St, I) * ES, ES);
+    return;
+  }
+  NNG_CHECK_KIND(isNumeric(Type) && isNumeric(Src.dtype()), Unsupported,
+                 "copy of a ", dtypeName(Src.dtype()), " tensor into a ",
+                 dtypeName(Type),
+                 " tensor: strings convert to and from numbers only through "
+                 "the Cast op");
   visitDType(Type, [&](auto DTag) {
     using D = typename decltype(DTag)::type;
     visitDType(Src.dtype(), [&](auto STag) {
@@ -282,6 +319,8 @@ Tensor Tensor::to(DType T) const {
 bool Tensor::equals(const Tensor &O) const {
   if (Type != O.Type || Sh != O.Sh)
     return false;
+  if (isString(Type))
+    return toStrings() == O.toStrings();
   for (int64_t I = 0; I < numel(); ++I) {
     double A = getFlat(I), B = O.getFlat(I);
     if (!(A == B || (std::isnan(A) && std::isnan(B))))
@@ -297,8 +336,14 @@ std::string Tensor::toString(int64_t MaxElements) const {
   OS << dtypeName(Type) << Sh.toString();
   if (numel() <= MaxElements) {
     OS << " {";
-    for (int64_t I = 0; I < numel(); ++I)
-      OS << (I ? ", " : "") << getFlat(I);
+    if (isString(Type)) {
+      std::vector<std::string> V = toStrings();
+      for (size_t I = 0; I < V.size(); ++I)
+        OS << (I ? ", " : "") << quoteForDisplay(V[I]);
+    } else {
+      for (int64_t I = 0; I < numel(); ++I)
+        OS << (I ? ", " : "") << getFlat(I);
+    }
     OS << "}";
   }
   return OS.str();

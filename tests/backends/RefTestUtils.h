@@ -150,6 +150,14 @@ inline Tensor boolean(std::vector<int> V,
     T.data<bool>()[I] = V[I] != 0;
   return T;
 }
+/// A str tensor; shape {-1} means 1-D.
+inline Tensor strs(std::vector<std::string> V,
+                   std::initializer_list<int64_t> S = {-1}) {
+  Shape Sh = (S.size() == 1 && *S.begin() == -1)
+                 ? Shape{static_cast<int64_t>(V.size())}
+                 : Shape(std::vector<int64_t>(S));
+  return Tensor::fromStrings(V, Sh);
+}
 /// A tensor of shape S and dtype T holding 0, 1, 2, ... (row-major).
 inline Tensor iota(Shape S, DType T = DType::F32, double Start = 0,
                    double Step = 1) {
@@ -160,7 +168,7 @@ inline Tensor iota(Shape S, DType T = DType::F32, double Start = 0,
 }
 
 /// Checks dtype, shape and values (|got - want| <= Tol * max(1, |want|);
-/// NaN matches NaN, infinities must match exactly).
+/// NaN matches NaN, infinities must match exactly; strings exactly).
 inline ::testing::AssertionResult
 tensorNear(const Tensor &Got, const Tensor &Want, double Tol = 1e-6) {
   if (!Got.defined())
@@ -168,6 +176,12 @@ tensorNear(const Tensor &Got, const Tensor &Want, double Tol = 1e-6) {
   if (Got.dtype() != Want.dtype() || Got.shape() != Want.shape())
     return ::testing::AssertionFailure()
            << "got " << Got.toString() << ", want " << Want.toString();
+  if (Want.dtype() == DType::String) { // Strings compare exactly.
+    if (Got.toStrings() != Want.toStrings())
+      return ::testing::AssertionFailure()
+             << "got " << Got.toString(64) << ", want " << Want.toString(64);
+    return ::testing::AssertionSuccess();
+  }
   for (int64_t I = 0; I < Want.numel(); ++I) {
     double G = Got.getFlat(I), W = Want.getFlat(I);
     bool Ok = (std::isnan(G) && std::isnan(W)) || G == W ||

@@ -154,8 +154,8 @@ TEST(OnnxBadInput, UnknownDType) {
       ->mutable_input(0)
       ->mutable_type()
       ->mutable_tensor_type()
-      ->set_elem_type(onnx::TensorProto::STRING);
-  EXPECT_MENTIONS(errorOf(M2), "graph input 'x' has data type STRING");
+      ->set_elem_type(onnx::TensorProto::COMPLEX64);
+  EXPECT_MENTIONS(errorOf(M2), "graph input 'x' has data type COMPLEX64");
   onnx::ModelProto M3 = goodModel();
   M3.mutable_graph()->mutable_initializer(1)->set_data_type(0);
   EXPECT_MENTIONS(errorOf(M3), "initializer 'conv.bias' has data type "

@@ -81,9 +81,12 @@ TEST_F(InferConstant, Constant) {
   EXPECT_TRUE(has(inferError(OpKind::Constant, {},
                              attrs({{"value_int", 1}, {"value_float", 1.0f}})),
                   "got 2"));
-  EXPECT_TRUE(
-      has(inferError(OpKind::Constant, {}, attrs({{"value_string", "hi"}})),
-          "not supported"));
+  EXPECT_EQ(infer(OpKind::Constant, {}, attrs({{"value_string", "hi"}})),
+            "str[]");
+  EXPECT_EQ(infer(OpKind::Constant, {},
+                  attrs({{"value_strings",
+                          std::vector<std::string>{"a", "b", "c"}}})),
+            "str[3]");
 }
 
 TEST_F(InferConstant, Range) {

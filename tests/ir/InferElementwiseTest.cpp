@@ -197,8 +197,10 @@ TEST_F(InferElementwise, Cast) {
             "i64[N,3]");
   EXPECT_EQ(infer(OpKind::Cast, {in("i64[]")}, attrs({{"to", 9}})), "bool[]");
   EXPECT_EQ(infer(OpKind::Cast, {in("i64[*]")}, attrs({{"to", 10}})), "f16[*]");
-  std::string E = inferError(OpKind::Cast, {in("f32[2]")}, attrs({{"to", 8}}));
-  EXPECT_NE(E.find("to = 8"), std::string::npos) << E;
+  EXPECT_EQ(infer(OpKind::Cast, {in("f32[2]")}, attrs({{"to", 8}})), "str[2]");
+  EXPECT_EQ(infer(OpKind::Cast, {in("str[2]")}, attrs({{"to", 1}})), "f32[2]");
+  std::string E = inferError(OpKind::Cast, {in("f32[2]")}, attrs({{"to", 14}}));
+  EXPECT_NE(E.find("to = 14"), std::string::npos) << E;
   EXPECT_NE(inferError(OpKind::Cast, {in("f32[2]")}).find("'to'"),
             std::string::npos);
 }

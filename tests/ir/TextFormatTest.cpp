@@ -200,16 +200,14 @@ TEST(TextFormat, AttributeLiteralsAreTypedByTheSchema) {
 }
 
 TEST(TextFormat, StringListAttributesParse) {
-  // No op with a strings attribute has inference for it, so the attribute
-  // is read and the error comes from inference, at the node.
-  try {
-    parse("graph {\n  %c = Constant() {value_strings = [\"a\", \"\\n\"]}\n"
-          "  output %c\n}\n");
-    FAIL() << "expected an inference error";
-  } catch (const Error &E) {
-    EXPECT_EQ(E.kind(), ErrorKind::Parse);
-    EXPECT_EQ(E.message().rfind("test.nng:2:8: error: ", 0), 0u) << E.what();
-  }
+  // A Constant of strings is a str tensor; its attribute prints back quoted
+  // and escaped.
+  auto G = parse("graph {\n  %c = Constant() {value_strings = [\"a\", "
+                 "\"\\n\"]}\n  output %c\n}\n");
+  EXPECT_EQ(G->nodes()[0]->output(0)->type().toString(), "str[2]");
+  EXPECT_NE(printGraph(*G).find("{value_strings = [\"a\", \"\\n\"]}"),
+            std::string::npos)
+      << printGraph(*G);
 }
 
 TEST(TextFormat, EveryDTypeInitializerRoundTripsExactly) {
@@ -241,6 +239,9 @@ TEST(TextFormat, EveryDTypeInitializerRoundTripsExactly) {
       Tensor::fromVector<bool>({true, false, true}, Shape{3, 1}),
       Tensor::scalar<float>(2.5f),
       Tensor::empty(Shape{0, 3}, DType::I64),
+      Tensor::fromStrings({"", "a b", "q\"b\\s", "\n\t\x01\x7f",
+                           "h\xc3\xa9llo", "%x: f32[2]"},
+                          Shape{2, 3}),
   };
   std::vector<Value *> Outs;
   for (size_t I = 0; I < Data.size(); ++I)
@@ -263,6 +264,11 @@ TEST(TextFormat, EveryDTypeInitializerRoundTripsExactly) {
   EXPECT_NE(Text.find("bool[3,1] = [true, false, true]"), std::string::npos);
   EXPECT_NE(Text.find("init %w13: f32[] = [2.5]"), std::string::npos);
   EXPECT_NE(Text.find("init %w14: i64[0,3] = []"), std::string::npos);
+  EXPECT_NE(Text.find("init %w15: str[2,3] = [\"\", \"a b\", "
+                      "\"q\\\"b\\\\s\", \"\\n\\t\\x01\\x7f\", "
+                      "\"h\xc3\xa9llo\", \"%x: f32[2]\"]"),
+            std::string::npos)
+      << Text;
 }
 
 TEST(TextFormat, NonContiguousInitializerPrintsRowMajor) {

@@ -38,7 +38,9 @@ TEST(DType, OnnxNumbers) {
   EXPECT_EQ(dtypeToOnnx(DType::I64), 7);
   EXPECT_EQ(dtypeToOnnx(DType::BF16), 16);
   EXPECT_EQ(*dtypeFromOnnx(10), DType::F16);
-  EXPECT_FALSE(dtypeFromOnnx(8).has_value()); // string
+  EXPECT_EQ(*dtypeFromOnnx(8), DType::String);
+  EXPECT_EQ(dtypeToOnnx(DType::String), 8);
+  EXPECT_FALSE(dtypeFromOnnx(14).has_value()); // complex64
 }
 
 TEST(Half, ExactValues) {

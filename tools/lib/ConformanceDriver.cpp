@@ -23,6 +23,7 @@
 #include "nngraph/passes/PassManager.h"
 #include "nngraph/passes/Pipelines.h"
 #include "nngraph/runtime/Error.h"
+#include "nngraph/runtime/Strings.h"
 
 #include <nlohmann/json.hpp>
 
@@ -337,6 +338,19 @@ std::string compareTensors(const std::string &Name, const nng::rt::Tensor &Actua
     return Out + " has shape " + Actual.shape().toString() + ", expected " +
            Expected.shape().toString();
   int64_t N = Expected.numel();
+  if (isString(Expected.dtype())) { // Strings compare exactly.
+    std::vector<std::string> A = Actual.toStrings(), E = Expected.toStrings();
+    int64_t Differ = 0, First = -1;
+    for (int64_t I = 0; I < N; ++I)
+      if (A[I] != E[I] && Differ++ == 0)
+        First = I;
+    if (!Differ)
+      return "";
+    return Out + " differs at index " + std::to_string(First) + ": got " +
+           rt::quoteForDisplay(A[First]) + ", expected " +
+           rt::quoteForDisplay(E[First]) + " (" + std::to_string(Differ) +
+           " of " + std::to_string(N) + " strings differ)";
+  }
   bool Float = isFloatingPoint(Expected.dtype());
   int64_t Bad = 0, Worst = -1;
   double WorstErr = -1, Got = 0, Want = 0;

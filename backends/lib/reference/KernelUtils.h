@@ -203,4 +203,8 @@ Window forwardWindow(const KernelContext &C, const Shape &XShape,
                      const std::vector<int64_t> &Kernel, bool HasDilations,
                      bool CeilMode);
 
+/// Output 0 = X converted to To where X or To is str (KernelsString.cpp):
+/// numbers print as numpy's astype(str) does, strings parse like strtod.
+void castWithStrings(KernelContext &C, const Tensor &X, DType To);
+
 } // namespace nng::backends::reference

@@ -5,7 +5,8 @@
 // comparisons and logical ops (bool results) and Where. Inputs broadcast the
 // numpy way over any rank. Floating types compute in double and round back;
 // integers compute exactly and wrap on overflow; Div truncates; integer
-// division by zero is an error.
+// division by zero is an error. Equal and Where also take str tensors
+// (interned, so Equal compares ids).
 //
 //===----------------------------------------------------------------------===//
 
@@ -297,6 +298,13 @@ void kernelMean(KernelContext &C) {
 }
 
 void kernelEqual(KernelContext &C) {
+  const Tensor &A = C.in(0), &B = C.in(1);
+  if (isString(A.dtype()) && isString(B.dtype())) {
+    // Interned: equal strings have equal ids.
+    binaryLoop<StringId, StringId, bool>(
+        C, A, B, DType::Bool, [](StringId X, StringId Y) { return X == Y; });
+    return;
+  }
   compare(C, [](auto A, auto B) { return A == B; });
 }
 void kernelLess(KernelContext &C) {
@@ -329,7 +337,7 @@ void kernelWhere(KernelContext &C) {
   requireSameDType(C, X, Y, "X", "Y");
   BroadcastViews BV = broadcastInputs({Cond, X, Y});
   Tensor &Out = C.allocOutput(0, BV.Out, X.dtype());
-  visitDType(X.dtype(), [&](auto Tag) {
+  visitDTypeOrString(X.dtype(), [&](auto Tag) {
     using T = typename decltype(Tag)::type;
     const bool *PC = ptr<bool>(BV.Views[0]);
     const T *PX = ptr<T>(BV.Views[1]);

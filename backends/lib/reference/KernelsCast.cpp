@@ -4,7 +4,8 @@
 // truncates toward zero; values outside the target's range saturate and NaN
 // becomes 0 (ONNX leaves these undefined, C++ too; we pick a defined answer).
 // Anything to bool is "!= 0" (NaN is true); bool to anything is 0 or 1;
-// f16 and bf16 round to nearest even.
+// f16 and bf16 round to nearest even. Casts from and to str are in
+// KernelsString.cpp.
 //
 //===----------------------------------------------------------------------===//
 
@@ -42,6 +43,10 @@ template <typename D, typename S> D castElement(S V) {
 
 /// Output 0 = X converted to To.
 void castTo(KernelContext &C, const Tensor &X, DType To) {
+  if (isString(X.dtype()) || isString(To)) {
+    castWithStrings(C, X, To);
+    return;
+  }
   Tensor Xc = X.contiguous();
   Tensor &Y = C.allocOutput(0, X.shape(), To);
   int64_t N = X.numel();

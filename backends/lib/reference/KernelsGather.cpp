@@ -139,9 +139,14 @@ void kernelConstant(KernelContext &C) {
   } else if (const ir::Attribute *V = A.find("value_ints")) {
     const std::vector<int64_t> &I = V->ints();
     C.Outputs[0] = Tensor::fromVector(I, Shape{static_cast<int64_t>(I.size())});
+  } else if (const ir::Attribute *V = A.find("value_string")) {
+    C.Outputs[0] = Tensor::fromStrings({V->s()}, Shape{});
+  } else if (const ir::Attribute *V = A.find("value_strings")) {
+    const std::vector<std::string> &S = V->strings();
+    C.Outputs[0] =
+        Tensor::fromStrings(S, Shape{static_cast<int64_t>(S.size())});
   } else {
-    fail(ErrorKind::Unsupported, "Constant: string constants (attribute '",
-         A.begin()->first, "') are not supported: nngraph has no string dtype");
+    C.fail("unknown attribute '", A.begin()->first, "'");
   }
 }
 

@@ -119,6 +119,10 @@ Tensor toBool(const Tensor &A) {
 } // namespace
 
 DType promote_types(DType A, DType B) {
+  NNG_CHECK_KIND(isNumeric(A) && isNumeric(B), Unsupported,
+                 "promote_types(", dtypeName(A), ", ", dtypeName(B),
+                 "): string tensors take no arithmetic or comparisons in "
+                 "eager code");
   if (A == B)
     return A;
   int CA = category(A), CB = category(B);

@@ -14,6 +14,7 @@
 
 #include "nngraph/frontend/Autograd.h"
 #include "nngraph/frontend/Tensor.h"
+#include "nngraph/runtime/Strings.h"
 
 #include <algorithm>
 #include <cmath>
@@ -69,6 +70,12 @@ public:
   Formatter(const rt::Tensor &D, const std::vector<int64_t> &Shown)
       : Data(D), Floating(isFloatingPoint(D.dtype())),
         IsBool(D.dtype() == DType::Bool) {
+    if (isString(D.dtype())) {
+      // Quoted as numpy prints them, unpadded.
+      for (const std::string &S : D.toStrings())
+        Strs.push_back(rt::quoteForDisplay(S));
+      return;
+    }
     if (!Floating) {
       for (int64_t I : Shown)
         Width = std::max<size_t>(Width, raw(I).size());
@@ -118,6 +125,8 @@ private:
   }
 
   std::string raw(int64_t I) const {
+    if (!Strs.empty())
+      return Strs[I];
     if (IsBool)
       return Data.getFlat(I) != 0 ? "True" : "False";
     if (!Floating) {
@@ -136,6 +145,7 @@ private:
   }
 
   const rt::Tensor &Data;
+  std::vector<std::string> Strs; ///< Quoted elements of a str tensor.
   bool Floating, IsBool;
   bool IntMode = true, SciMode = false;
   size_t Width = 1;
@@ -222,6 +232,8 @@ const char *torchDTypeName(DType T) {
     return "torch.uint64";
   case DType::Bool:
     return "torch.bool";
+  case DType::String: // torch has none; numpy's name.
+    return "str";
   }
   return "?";
 }

@@ -132,7 +132,8 @@ void buildModel(const ir::Graph &G, const OnnxExportOptions &O,
            "weights before exporting to ONNX");
     ::onnx::TensorProto &T = *GP.add_initializer();
     T.set_name(V->name());
-    if (UseExternal && V->data().nbytes() >= O.ExternalDataMinBytes)
+    if (UseExternal && V->data().nbytes() >= O.ExternalDataMinBytes &&
+        !isString(V->data().dtype())) // STRING has no external form.
       External->write(V->data(), T);
     else
       tensorToProto(V->data(), T);

@@ -395,10 +395,12 @@ private:
     if (Name == "sparse_value")
       error(ErrorKind::Unsupported,
             Desc + ": sparse constants ('sparse_value') are not supported");
-    if (Name == "value_string" || Name == "value_strings")
-      error(ErrorKind::Unsupported,
-            Desc + ": string constants ('" + Name +
-                "') are not supported (nngraph has no string dtype)");
+    if (Name == "value_string" && A.type() == AttributeProto::STRING)
+      return ir::Attribute(nng::rt::Tensor::fromStrings({A.s()}, Shape{}));
+    if (Name == "value_strings" && A.type() == AttributeProto::STRINGS)
+      return ir::Attribute(nng::rt::Tensor::fromStrings(
+          {A.strings().begin(), A.strings().end()},
+          Shape{static_cast<int64_t>(A.strings_size())}));
     const ir::OpSchema &S = ir::getOpSchema(ir::OpKind::Constant);
     const ir::AttrSchema *AS = S.findAttr(Name);
     if (!AS)
@@ -418,7 +420,9 @@ private:
     nng::rt::Tensor T;
     if (Name == "value")
       return;
-    if (Name == "value_float")
+    if (Name == "value_string" || Name == "value_strings")
+      T = A.t(); // Made a str tensor by constantAttribute.
+    else if (Name == "value_float")
       T = nng::rt::Tensor::scalar<float>(A.f());
     else if (Name == "value_int")
       T = nng::rt::Tensor::scalar<int64_t>(A.i());

@@ -2,9 +2,11 @@
 //
 // TensorProto -> nng::rt::Tensor from raw_data, from the typed fields (with the
 // ONNX spec's packing: int32_data carries i8/u8/i16/u16/bool and the bits of
-// f16/bf16, uint64_data carries u32/u64) or from external data, whose path
+// f16/bf16, uint64_data carries u32/u64; string_data carries STRING, which
+// has no raw_data or external form) or from external data, whose path
 // must stay inside the model's folder and whose offset/length must lie
-// inside the file; the reverse direction always writes raw_data. Also
+// inside the file; the reverse direction writes raw_data (string_data for
+// str tensors, whose elements are interned on import). Also
 // TypeProto <-> TensorType, ModelProto parsing and the public TensorProto
 // file helpers of OnnxTensor.h.
 //
@@ -13,6 +15,7 @@
 #include "nngraph/frontend/onnx/OnnxTensor.h"
 #include "OnnxProto.h"
 #include "nngraph/runtime/Error.h"
+#include "nngraph/runtime/Strings.h"
 
 #include <google/protobuf/io/coded_stream.h>
 
@@ -190,6 +193,18 @@ nng::rt::Tensor tensorFromProto(const TensorProto &P, const ModelSource &Src,
   DType T = dtypeForOnnx(P.data_type(), Src, What);
   Shape S = protoShape(P, Src, What);
   int64_t N = S.numel();
+  if (T == DType::String) {
+    if (P.data_location() == TensorProto::EXTERNAL || P.has_raw_data())
+      modelError(ErrorKind::Parse, Src,
+                 W + " is a STRING tensor with " +
+                     (P.has_raw_data() ? "raw_data" : "external data") +
+                     "; STRING tensors keep their elements in string_data");
+    checkCount(P.string_data(), N, Src, What, "string_data");
+    std::vector<StringId> Ids(static_cast<size_t>(N));
+    for (int I = 0; I < P.string_data_size(); ++I)
+      Ids[I] = nng::rt::internString(P.string_data(I));
+    return nng::rt::Tensor::fromVector(Ids, S);
+  }
   if (P.data_location() == TensorProto::EXTERNAL)
     return readExternal(P, S, T, Src, What);
   if (P.has_raw_data()) {
@@ -263,6 +278,8 @@ nng::rt::Tensor tensorFromProto(const TensorProto &P, const ModelSource &Src,
       B[I] = P.int32_data(I) != 0;
     break;
   }
+  case DType::String: // Read above.
+    break;
   }
   return R;
 }
@@ -274,6 +291,12 @@ void tensorToProto(const nng::rt::Tensor &T, TensorProto &P) {
   for (int64_t D : T.shape())
     P.add_dims(D);
   nng::rt::Tensor C = T.contiguous();
+  if (C.dtype() == DType::String) {
+    P.clear_string_data();
+    for (const std::string &E : C.toStrings())
+      P.add_string_data(E);
+    return;
+  }
   if (C.dtype() == DType::Bool) {
     // Normalize to 0/1 bytes.
     std::string Bytes(static_cast<size_t>(C.numel()), '\0');

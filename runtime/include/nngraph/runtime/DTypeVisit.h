@@ -1,8 +1,12 @@
 //===- DTypeVisit.h - Calling typed code for a runtime DType ----*- C++ -*-===//
 //
 // visitDType(T, F) calls F(TypeTag<CppType>{}) for the C++ type of DType T,
-// so a kernel is written once as a generic lambda. Include only in .cpp files
-// that need it.
+// so a kernel is written once as a generic lambda. It instantiates F for the
+// numeric types only: for str it throws Error(Unsupported), so a numeric
+// kernel refuses string tensors with a message (the interpreter adds the
+// node). visitDTypeOrString also calls F(TypeTag<StringId>{}) for str, for
+// code that only moves or compares elements. Include only in .cpp files that
+// need it.
 //
 //===----------------------------------------------------------------------===//
 #pragma once
@@ -17,15 +21,33 @@ template <typename T> struct TypeTag {
   using type = T;
 };
 
-/// Calls F(TypeTag<C>{}) where C is the C++ type of T.
+/// Throws Error(Unsupported): an operation that computes with numbers got a
+/// tensor of the non-numeric dtype T.
+[[noreturn]] void failNonNumericDType(DType T);
+
+/// Calls F(TypeTag<C>{}) where C is the C++ type of T; T must be numeric
+/// (str throws Error(Unsupported) saying the operation does not take string
+/// tensors).
 template <typename Fn> decltype(auto) visitDType(DType T, Fn &&F) {
   switch (T) {
 #define NNG_DTYPE(Enum, Name, CppType, Size, IsFloat, IsSigned, Onnx)         \
   case DType::Enum:                                                            \
     return F(TypeTag<CppType>{});
 #include "nngraph/runtime/DTypes.def"
+  default:
+    break;
   }
+  if (!isNumeric(T))
+    failNonNumericDType(T);
   fail(ErrorKind::Internal, "visitDType: bad dtype ", static_cast<int>(T));
+}
+
+/// Like visitDType, but str calls F(TypeTag<StringId>{}): for code that
+/// only copies elements or compares them for equality.
+template <typename Fn> decltype(auto) visitDTypeOrString(DType T, Fn &&F) {
+  if (T == DType::String)
+    return F(TypeTag<StringId>{});
+  return visitDType(T, std::forward<Fn>(F));
 }
 
 /// Converts a value of any element type to double.

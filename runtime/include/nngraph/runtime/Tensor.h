@@ -38,6 +38,9 @@ public:
   template <typename T> static Tensor scalar(T V) {
     return fromVector<T>({V}, Shape{});
   }
+  /// A new str tensor holding Values (row-major, interned) with shape Sh.
+  static Tensor fromStrings(const std::vector<std::string> &Values,
+                            const Shape &Sh);
   /// A contiguous view of external memory kept alive by Owner (may be null
   /// when the caller guarantees the lifetime).
   static Tensor fromBlob(void *Data, const Shape &Sh, DType T,
@@ -83,6 +86,8 @@ public:
   std::vector<int64_t> toIntVector() const;
   /// Every element, row-major, as double.
   std::vector<double> toDoubleVector() const;
+  /// Every element of a str tensor, row-major; throws for other dtypes.
+  std::vector<std::string> toStrings() const;
 
   /// A view with a new shape; the tensor must be contiguous. One extent may
   /// be -1 (inferred).
@@ -99,12 +104,14 @@ public:
   Tensor clone() const;
   /// A contiguous copy converted to T.
   Tensor to(DType T) const;
-  /// Copies Src's values (same shape, any dtypes) into this tensor.
+  /// Copies Src's values (same shape, any numeric dtypes, or both str) into
+  /// this tensor.
   void copyFrom(const Tensor &Src);
 
   /// True when shapes, dtypes and every element are equal (NaN == NaN).
   bool equals(const Tensor &O) const;
-  /// Short description: "f32[2, 3]" plus values when small.
+  /// Short description: "f32[2, 3]" plus values when small (str elements
+  /// quoted as numpy prints them: {'a', 'b'}).
   std::string toString(int64_t MaxElements = 16) const;
 
 private:
