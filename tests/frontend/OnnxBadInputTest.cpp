@@ -4,7 +4,8 @@
 // missing initializer, dangling input, duplicate outputs, unknown dtypes,
 // external data outside the model's folder or past the end of its file.
 // Each must give an nng::Error that names the model, the node or tensor, and
-// the problem; and no mutation of a valid model may crash the importer.
+// the problem; and no mutation of a valid model may crash the importer
+// (nor ONNX's shape inference, which old models go through).
 //
 //===----------------------------------------------------------------------===//
 
@@ -262,6 +263,26 @@ TEST(OnnxBadInput, WrongArityAndMissingRequiredAttribute) {
   addOutput(M2, "y", {int64_t(3)});
   EXPECT_MENTIONS(errorOf(M2),
                   "node 'cast' (Cast): required attribute 'to' is missing");
+}
+
+// Old models go through ONNX's shape inference, which divides by strides
+// and blocksize: zeros there are refused before it runs (found by the fuzz
+// target as a SIGFPE in onnx::convPoolShapeInference).
+TEST(OnnxBadInput, ZeroStridesAndBlocksizeInOldModels) {
+  onnx::ModelProto M = makeModel(11, 6);
+  addInput(M, "x", {int64_t(1), int64_t(1), int64_t(4), int64_t(4)});
+  auto &P = addNode(M, "MaxPool", {"x"}, {"y"}, "pool");
+  addIntsAttr(P, "kernel_shape", {2, 2});
+  addIntsAttr(P, "strides", {1, 0});
+  addOutput(M, "y", {int64_t(1), int64_t(1), int64_t(3), int64_t(3)});
+  EXPECT_MENTIONS(errorOf(M), "node 'pool' (MaxPool): attribute 'strides' "
+                              "must be positive");
+  onnx::ModelProto M2 = makeModel(11, 6);
+  addInput(M2, "x", {int64_t(1), int64_t(4), int64_t(2), int64_t(2)});
+  addIntAttr(addNode(M2, "DepthToSpace", {"x"}, {"y"}), "blocksize", 0);
+  addOutput(M2, "y", {int64_t(1), int64_t(1), int64_t(4), int64_t(4)});
+  EXPECT_MENTIONS(errorOf(M2), "node #0 (DepthToSpace): attribute "
+                               "'blocksize' must be positive");
 }
 
 TEST(OnnxBadInput, CorruptTensorFile) {

@@ -352,7 +352,7 @@ TEST(OnnxSequence, MalformedSequenceNodesFailCleanly) {
     addInput(M, "x", {int64_t(2)});
     addInput(M, "i", {int64_t(2)}, onnx::TensorProto::INT64);
     addNode(M, "SequenceConstruct", {"x", "i"}, {"s"});
-    addIntAttr(addNode(M, "SequenceEmpty", {}, {"e"}), "dtype", 8);
+    addIntAttr(addNode(M, "SequenceEmpty", {}, {"e"}), "dtype", 14);
     addNode(M, "SequenceLength", {"s"}, {"n"});
     addNode(M, "SequenceLength", {"e"}, {"m"});
     addOutput(M, "n", {}, onnx::TensorProto::INT64);

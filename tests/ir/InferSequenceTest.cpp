@@ -35,8 +35,8 @@ TEST_F(InferSequence, Producers) {
   EXPECT_EQ(inferAll(OpKind::SequenceEmpty, {}, attrs({{"dtype", 11}}), 2),
             (Strs{"f64[0]", "i64[0]"}));
   EXPECT_TRUE(
-      has(inferError(OpKind::SequenceEmpty, {}, attrs({{"dtype", 8}}), 2),
-          "dtype = 8"));
+      has(inferError(OpKind::SequenceEmpty, {}, attrs({{"dtype", 14}}), 2),
+          "dtype = 14"));
   // Static shapes: exact lengths ([2,3,4] and [1,3,4]: 36 values, 8
   // shape entries).
   EXPECT_EQ(inferAll(OpKind::SequenceConstruct,

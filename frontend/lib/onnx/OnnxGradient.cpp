@@ -23,7 +23,6 @@
 #include "OnnxGradientRules.h"
 #include "nngraph/runtime/Error.h"
 
-#include <onnx/shape_inference/implementation.h>
 
 #include <algorithm>
 #include <set>
@@ -60,13 +59,10 @@ ValueType typeOf(const ::onnx::TypeProto &T) {
 
 /// The types of every value ONNX shape inference can tell, from a copy of
 /// M (best effort: what it cannot infer stays unknown).
-std::unordered_map<std::string, ValueType> inferTypes(const ModelProto &M) {
+std::unordered_map<std::string, ValueType>
+inferTypes(const ModelProto &M, const ModelSource &Src) {
   ModelProto Copy = M;
-  try {
-    ::onnx::shape_inference::InferShapes(Copy);
-  } catch (const std::exception &) {
-    // Whatever was inferred before the failure is still useful.
-  }
+  inferShapesGuarded(Copy, Src);
   std::unordered_map<std::string, ValueType> Types;
   const GraphProto &G = Copy.graph();
   for (const auto &T : G.initializer()) {
@@ -461,7 +457,7 @@ std::string Expander::gradientOf(const std::string &V) {
 
 std::vector<NodeProto> Expander::run() {
   readAttributes();
-  Types = inferTypes(M);
+  Types = inferTypes(M, Src);
   if (Opset < 9)
     fail("expanding Gradient needs default-domain opset 9 or newer (the "
          "model imports opset " +

@@ -11,7 +11,6 @@
 #include "nngraph/runtime/Error.h"
 
 #include <onnx/defs/schema.h>
-#include <onnx/shape_inference/implementation.h>
 #include <onnx/version_converter/convert.h>
 
 #include <unordered_map>
@@ -181,11 +180,8 @@ void convertOpset(ModelProto &M, int From, int Target, const ModelSource &Src) {
   checkBeforeConversion(M, From, Src);
   // Several adapters need input shapes (as ONNX's Python convert_version
   // provides): infer them first, while the initializers still hold data.
-  try {
-    ::onnx::shape_inference::InferShapes(M);
-  } catch (const std::exception &) {
-    // Best effort: the converter says what it lacks.
-  }
+  // (Best effort: the converter says what it lacks.)
+  inferShapesGuarded(M, Src);
   if (From < 7)
     fixLegacyPRelu(M);
   std::unordered_map<std::string, ::onnx::TensorProto> Saved;

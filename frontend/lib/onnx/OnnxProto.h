@@ -96,6 +96,12 @@ void attributeToProto(const std::string &Name, const ir::Attribute &A,
 void convertOpset(::onnx::ModelProto &M, int From, int Target,
                   const ModelSource &Src);
 
+/// Runs ONNX's shape inference on M, best effort (what it cannot infer
+/// stays unknown), after refusing with Error(Parse) naming Src the attribute
+/// values ONNX 1.12 would divide by zero with (non-positive strides and
+/// blocksize, subgraphs included).
+void inferShapesGuarded(::onnx::ModelProto &M, const ModelSource &Src);
+
 /// Node indices in dependency order by Kahn's algorithm, stable: always the
 /// earliest ready node next. Users[I] lists the nodes that read an output of
 /// node I; Pending[I] counts node I's inputs that nodes produce. Nodes on a
