@@ -277,6 +277,11 @@ TEST(OnnxBadInput, ZeroStridesAndBlocksizeInOldModels) {
   addOutput(M, "y", {int64_t(1), int64_t(1), int64_t(3), int64_t(3)});
   EXPECT_MENTIONS(errorOf(M), "node 'pool' (MaxPool): attribute 'strides' "
                               "must be positive");
+  // At opset 17 (no conversion) the op table's checks say the same.
+  onnx::ModelProto M17 = M;
+  M17.mutable_opset_import(0)->set_version(17);
+  M17.set_ir_version(8);
+  EXPECT_MENTIONS(errorOf(M17), "strides");
   onnx::ModelProto M2 = makeModel(11, 6);
   addInput(M2, "x", {int64_t(1), int64_t(4), int64_t(2), int64_t(2)});
   addIntAttr(addNode(M2, "DepthToSpace", {"x"}, {"y"}), "blocksize", 0);
