@@ -251,33 +251,16 @@ void inferSplitToSequence(InferContext &C) {
     setPairDims(C, 0, T, DataLen, Dim::unknown());
     return;
   }
-  int64_t D = (*S)[Axis];
-  std::vector<int64_t> Sizes;
-  bool Squeeze = false;
-  if (!C.hasInput(1)) {
-    Sizes.assign(D, 1);
-    Squeeze = C.attrInt("keepdims") == 0;
-  } else if (C.inputType(1).hasRank() && C.inputType(1).rank() == 0) {
-    int64_t Len = Split->front();
-    if (Len <= 0)
-      C.fail("split ", Len, " must be positive");
-    Sizes.assign(D / Len, Len);
-    if (D % Len)
-      Sizes.push_back(D % Len);
-  } else {
-    Sizes = *Split;
-    int64_t Sum = 0;
-    for (int64_t V : Sizes) {
-      if (V < 0)
-        C.fail("split ", intsToString(Sizes), " has a negative size");
-      Sum += V;
-    }
-    if (Sum != D)
-      C.fail("split ", intsToString(Sizes), " adds up to ", Sum, " but axis ",
-             Axis, " of ", X.toString(), " has extent ", D);
-  }
+  bool Squeeze = !C.hasInput(1) && C.attrInt("keepdims") == 0;
+  std::string Why;
+  auto Sizes = sequenceSplitSizes(
+      (*S)[Axis], Split ? &*Split : nullptr,
+      C.hasInput(1) && C.inputType(1).hasRank() && C.inputType(1).rank() == 0,
+      Why);
+  if (!Sizes)
+    C.fail(Why, " (axis ", Axis, " of ", X.toString(), ")");
   SequenceLayout L;
-  for (int64_t Len : Sizes) {
+  for (int64_t Len : *Sizes) {
     Shape E = *S;
     E[Axis] = Len;
     if (Squeeze)

@@ -3,11 +3,12 @@
 // Decoding and encoding of the 'shapes' half of a packed sequence (per
 // element: rank, then dims) and ONNX's position rules. Every count is
 // checked before use, so a hostile 'shapes' tensor yields a message, never
-// an out-of-bounds read or an overflow.
+// an out-of-bounds read or an overflow. Also SplitToSequence's part sizes.
 //
 //===----------------------------------------------------------------------===//
 
 #include "nngraph/ir/SequenceLayout.h"
+#include "InferUtils.h"
 
 #include <limits>
 
@@ -96,6 +97,43 @@ std::string sequencePositionError(int64_t Pos, int64_t Length, bool AllowEnd) {
     return S + " (the sequence is empty)";
   return S + " (valid: " + std::to_string(-Length) + " to " +
          std::to_string(Hi) + ")";
+}
+
+std::optional<std::vector<int64_t>>
+sequenceSplitSizes(int64_t D, const std::vector<int64_t> *Split,
+                   bool ScalarSplit, std::string &Why) {
+  if (!Split)
+    return std::vector<int64_t>(static_cast<size_t>(D), 1);
+  if (ScalarSplit) {
+    int64_t Len = Split->empty() ? 0 : Split->front();
+    if (Len <= 0) {
+      Why = "split " + std::to_string(Len) + " must be positive";
+      return std::nullopt;
+    }
+    std::vector<int64_t> Sizes(static_cast<size_t>(D / Len), Len);
+    if (D % Len)
+      Sizes.push_back(D % Len);
+    return Sizes;
+  }
+  int64_t Sum = 0;
+  for (int64_t V : *Split) {
+    if (V < 0) {
+      Why = "split " + infer::intsToString(*Split) + " has a negative size";
+      return std::nullopt;
+    }
+    if (__builtin_add_overflow(Sum, V, &Sum))
+      Sum = -1; // Past int64: cannot equal D.
+    if (Sum < 0)
+      break;
+  }
+  if (Sum != D) {
+    Why = "split " + infer::intsToString(*Split) + " adds up to " +
+          (Sum < 0 ? std::string("more than int64 holds")
+                   : std::to_string(Sum)) +
+          " but the axis has extent " + std::to_string(D);
+    return std::nullopt;
+  }
+  return *Split;
 }
 
 } // namespace nng::ir

@@ -11,6 +11,8 @@
 
 #include "RefTestUtils.h"
 
+#include <limits>
+
 using namespace nng;
 using namespace nng::reftest;
 
@@ -165,6 +167,10 @@ TEST(RefSequence, SplitToSequence) {
   EXPECT_TENSOR(R.at(1), i64({2, 2, 1, 2, 2, 0, 2, 2, 2}));
   EXPECT_FAILS(OpTest(OpKind::SplitToSequence).in(X).in(i64({1, 2})),
                "adds up to 3");
+  EXPECT_FAILS(OpTest(OpKind::SplitToSequence)
+                   .in(X)
+                   .in(i64({std::numeric_limits<int64_t>::max(), 2})),
+               "adds up to more than int64 holds");
   EXPECT_FAILS(OpTest(OpKind::SplitToSequence).in(X).in(i64({0}, {})),
                "must be positive");
 }

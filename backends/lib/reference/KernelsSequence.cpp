@@ -143,34 +143,20 @@ void kernelSplitToSequence(KernelContext &C) {
   if (R == 0)
     C.fail("cannot split a scalar");
   int64_t Axis = normAxis(C, C.attrInt("axis"), R), D = X.size(Axis);
-  std::vector<int64_t> Sizes;
-  bool Squeeze = false;
-  if (!C.hasInput(1)) {
-    Sizes.assign(static_cast<size_t>(D), 1);
-    Squeeze = C.attrInt("keepdims") == 0;
-  } else if (C.in(1).rank() == 0) {
-    int64_t Len = intsOf(C, C.in(1), "split")[0];
-    if (Len <= 0)
-      C.fail("split ", Len, " must be positive");
-    Sizes.assign(static_cast<size_t>(D / Len), Len);
-    if (D % Len)
-      Sizes.push_back(D % Len);
-  } else {
-    Sizes = intsOf(C, C.in(1), "split");
-    int64_t Sum = 0;
-    for (int64_t S : Sizes) {
-      if (S < 0)
-        C.fail("split ", listStr(Sizes), " has a negative size");
-      Sum += S;
-    }
-    if (Sum != D)
-      C.fail("split ", listStr(Sizes), " adds up to ", Sum, " but axis ", Axis,
-             " has extent ", D);
-  }
+  bool Squeeze = !C.hasInput(1) && C.attrInt("keepdims") == 0;
+  std::vector<int64_t> Split;
+  if (C.hasInput(1))
+    Split = intsOf(C, C.in(1), "split");
+  std::string Why;
+  auto Sizes =
+      ir::sequenceSplitSizes(D, C.hasInput(1) ? &Split : nullptr,
+                             C.hasInput(1) && C.in(1).rank() == 0, Why);
+  if (!Sizes)
+    C.fail(Why, " (axis ", Axis, ")");
   Elements E;
   E.T = X.dtype();
   int64_t Off = 0;
-  for (int64_t Len : Sizes) {
+  for (int64_t Len : *Sizes) {
     Tensor Part = X.slice(Axis, Off, Off + Len);
     Off += Len;
     if (Squeeze) {

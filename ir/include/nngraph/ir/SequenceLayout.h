@@ -56,4 +56,14 @@ std::optional<int64_t> resolveSequencePosition(int64_t Pos, int64_t Length,
 /// "position 5 is out of range for a sequence of length 3 (valid: -3 to 2)".
 std::string sequencePositionError(int64_t Pos, int64_t Length, bool AllowEnd);
 
+/// The extents SplitToSequence cuts an axis of extent D into: D ones
+/// without 'split' (Split null); for a scalar 'split' L (ScalarSplit),
+/// parts of L and the remainder; for a 1-D 'split', its entries, which must
+/// be non-negative and add up to D. Returns nullopt and sets Why ("split 0
+/// must be positive", "split [1, 2] adds up to 3 but the axis has extent
+/// 4") when 'split' does not fit. Shared by inference and the kernel.
+std::optional<std::vector<int64_t>>
+sequenceSplitSizes(int64_t D, const std::vector<int64_t> *Split,
+                   bool ScalarSplit, std::string &Why);
+
 } // namespace nng::ir
