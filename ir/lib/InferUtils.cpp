@@ -206,14 +206,4 @@ SymProduct productOf(const std::vector<Dim> &Dims, size_t Begin, size_t End) {
   return P;
 }
 
-std::string intsToString(const std::vector<int64_t> &V) {
-  std::string S = "[";
-  for (size_t I = 0; I < V.size(); ++I) {
-    if (I)
-      S += ", ";
-    S += std::to_string(V[I]);
-  }
-  return S + "]";
-}
-
 } // namespace nng::ir::infer

@@ -103,7 +103,5 @@ struct SymProduct {
 /// The product of Dims[Begin, End).
 SymProduct productOf(const std::vector<Dim> &Dims, size_t Begin, size_t End);
 
-/// "[2, 3]" for a list of ints (messages).
-std::string intsToString(const std::vector<int64_t> &V);
 
 } // namespace nng::ir::infer

@@ -8,7 +8,6 @@
 //===----------------------------------------------------------------------===//
 
 #include "nngraph/ir/SequenceLayout.h"
-#include "InferUtils.h"
 
 #include <limits>
 
@@ -118,7 +117,7 @@ sequenceSplitSizes(int64_t D, const std::vector<int64_t> *Split,
   int64_t Sum = 0;
   for (int64_t V : *Split) {
     if (V < 0) {
-      Why = "split " + infer::intsToString(*Split) + " has a negative size";
+      Why = "split " + intsToString(*Split) + " has a negative size";
       return std::nullopt;
     }
     if (__builtin_add_overflow(Sum, V, &Sum))
@@ -127,7 +126,7 @@ sequenceSplitSizes(int64_t D, const std::vector<int64_t> *Split,
       break;
   }
   if (Sum != D) {
-    Why = "split " + infer::intsToString(*Split) + " adds up to " +
+    Why = "split " + intsToString(*Split) + " adds up to " +
           (Sum < 0 ? std::string("more than int64 holds")
                    : std::to_string(Sum)) +
           " but the axis has extent " + std::to_string(D);

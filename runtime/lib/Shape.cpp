@@ -21,15 +21,17 @@ int64_t Shape::numel() const {
   return N;
 }
 
-std::string Shape::toString() const {
+std::string intsToString(const std::vector<int64_t> &V) {
   std::string S = "[";
-  for (size_t I = 0; I < Dims.size(); ++I) {
+  for (size_t I = 0; I < V.size(); ++I) {
     if (I)
       S += ", ";
-    S += std::to_string(Dims[I]);
+    S += std::to_string(V[I]);
   }
   return S + "]";
 }
+
+std::string Shape::toString() const { return intsToString(Dims); }
 
 void Shape::validate() const {
   int64_t N = 1, Span = 1;

@@ -7,7 +7,6 @@
 #include "KernelUtils.h"
 
 #include <algorithm>
-#include <sstream>
 
 namespace nng::backends::reference {
 
@@ -68,15 +67,6 @@ std::vector<int64_t> intsOf(const KernelContext &C, const Tensor &X,
   return X.toIntVector();
 }
 
-std::string listStr(const std::vector<int64_t> &V) {
-  std::ostringstream OS;
-  OS << "[";
-  for (size_t I = 0; I < V.size(); ++I)
-    OS << (I ? ", " : "") << V[I];
-  OS << "]";
-  return OS.str();
-}
-
 std::vector<int64_t> inversePerm(const std::vector<int64_t> &P) {
   std::vector<int64_t> Inv(P.size());
   for (size_t I = 0; I < P.size(); ++I)
@@ -113,7 +103,7 @@ std::vector<int64_t> spatialAttr(const KernelContext &C, const char *Name,
   if (V.empty())
     return std::vector<int64_t>(R * Mult, Default);
   if (V.size() != R * Mult)
-    C.fail("attribute '", Name, "' has ", V.size(), " values ", listStr(V),
+    C.fail("attribute '", Name, "' has ", V.size(), " values ", intsToString(V),
            " but the input has ", R, " spatial axes (expected ", R * Mult, ")");
   return V;
 }
@@ -134,18 +124,18 @@ Window forwardWindow(const KernelContext &C, const Shape &XShape,
   W.In.assign(XShape.begin() + 2, XShape.end());
   W.Kernel = Kernel;
   if (Kernel.size() != R)
-    C.fail("kernel has ", Kernel.size(), " spatial axes ", listStr(Kernel),
+    C.fail("kernel has ", Kernel.size(), " spatial axes ", intsToString(Kernel),
            " but the input ", XShape.toString(), " has ", R);
   for (int64_t K : Kernel)
     if (K <= 0)
-      C.fail("kernel extents must be positive, got ", listStr(Kernel));
+      C.fail("kernel extents must be positive, got ", intsToString(Kernel));
   W.Strides = spatialAttr(C, "strides", R, 1);
   W.Dilations = HasDilations ? spatialAttr(C, "dilations", R, 1)
                              : std::vector<int64_t>(R, 1);
   for (size_t I = 0; I < R; ++I)
     if (W.Strides[I] <= 0 || W.Dilations[I] <= 0)
-      C.fail("strides ", listStr(W.Strides), " and dilations ",
-             listStr(W.Dilations), " must be positive");
+      C.fail("strides ", intsToString(W.Strides), " and dilations ",
+             intsToString(W.Dilations), " must be positive");
   std::vector<int64_t> Pads = spatialAttr(C, "pads", R, 0, 2);
   const std::string &AutoPad = C.attrString("auto_pad");
   W.PadBegin.assign(R, 0);
@@ -166,7 +156,7 @@ Window forwardWindow(const KernelContext &C, const Shape &XShape,
       W.PadBegin[I] = Pads[I];
       W.PadEnd[I] = Pads[I + R];
       if (W.PadBegin[I] < 0 || W.PadEnd[I] < 0)
-        C.fail("pads must be non-negative, got ", listStr(Pads));
+        C.fail("pads must be non-negative, got ", intsToString(Pads));
     } else if (AutoPad != "VALID") {
       C.fail("auto_pad must be NOTSET, SAME_UPPER, SAME_LOWER or VALID, got '",
              AutoPad, "'");

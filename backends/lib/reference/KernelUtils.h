@@ -178,8 +178,6 @@ int64_t normAxis(const KernelContext &C, int64_t Axis, int64_t Rank,
 /// The int64 values of a 1-D (or scalar) integer tensor input.
 std::vector<int64_t> intsOf(const KernelContext &C, const Tensor &X,
                             const char *What);
-/// "[1, 2, 3]".
-std::string listStr(const std::vector<int64_t> &V);
 /// Inverse of a permutation.
 std::vector<int64_t> inversePerm(const std::vector<int64_t> &P);
 /// Row-major multi-index of flat position I in shape Dims (size Dims.size()).

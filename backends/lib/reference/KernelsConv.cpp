@@ -40,7 +40,7 @@ ConvOperands convOperands(KernelContext &C) {
   O.Kernel.assign(W.shape().begin() + 2, W.shape().end());
   std::vector<int64_t> KS = C.attrInts("kernel_shape");
   if (!KS.empty() && KS != O.Kernel)
-    C.fail("kernel_shape ", listStr(KS),
+    C.fail("kernel_shape ", intsToString(KS),
            " differs from the spatial shape of W ", W.shape().toString());
   if (C.hasInput(2)) {
     requireSameDType(C, X, C.in(2), "X", "B");
@@ -135,7 +135,7 @@ void kernelConvTranspose(KernelContext &C) {
     if (V.empty())
       return std::vector<int64_t>(R * Mult, Default);
     if (V.size() != R * Mult)
-      C.fail("attribute '", Name, "' ", listStr(V), " needs ", R * Mult,
+      C.fail("attribute '", Name, "' ", intsToString(V), " needs ", R * Mult,
              " values for ", R, " spatial axes");
     return V;
   };
@@ -147,7 +147,7 @@ void kernelConvTranspose(KernelContext &C) {
   if (OutShapeAttr.size() == R + 2)
     OutShapeAttr.erase(OutShapeAttr.begin(), OutShapeAttr.begin() + 2);
   if (!OutShapeAttr.empty() && OutShapeAttr.size() != R)
-    C.fail("output_shape ", listStr(C.attrInts("output_shape")), " needs ", R,
+    C.fail("output_shape ", intsToString(C.attrInts("output_shape")), " needs ", R,
            " spatial extents");
   const std::string &AutoPad = C.attrString("auto_pad");
   if (AutoPad != "NOTSET" && AutoPad != "VALID" && AutoPad != "SAME_UPPER" &&
@@ -158,8 +158,8 @@ void kernelConvTranspose(KernelContext &C) {
   std::vector<int64_t> PadBegin(R), Out(R);
   for (size_t D = 0; D < R; ++D) {
     if (Strides[D] <= 0 || Dil[D] <= 0 || OutPad[D] < 0)
-      C.fail("strides ", listStr(Strides), " and dilations ", listStr(Dil),
-             " must be positive, output_padding ", listStr(OutPad),
+      C.fail("strides ", intsToString(Strides), " and dilations ", intsToString(Dil),
+             " must be positive, output_padding ", intsToString(OutPad),
              " non-negative");
     int64_t EffK = (O.Kernel[D] - 1) * Dil[D] + 1;
     int64_t Full = Strides[D] * (In[D] - 1) + OutPad[D] + EffK;
@@ -175,7 +175,7 @@ void kernelConvTranspose(KernelContext &C) {
       int64_t PB = AutoPad == "VALID" ? 0 : Pads[D];
       int64_t PE = AutoPad == "VALID" ? 0 : Pads[D + R];
       if (PB < 0 || PE < 0)
-        C.fail("pads must be non-negative, got ", listStr(Pads));
+        C.fail("pads must be non-negative, got ", intsToString(Pads));
       PadBegin[D] = PB;
       Out[D] = Full - PB - PE;
     }

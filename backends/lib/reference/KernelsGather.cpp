@@ -108,7 +108,7 @@ void kernelConstantOfShape(KernelContext &C) {
   std::vector<int64_t> Dims = intsOf(C, C.in(0), "input");
   for (int64_t D : Dims)
     if (D < 0)
-      C.fail("shape ", listStr(Dims), " has a negative extent");
+      C.fail("shape ", intsToString(Dims), " has a negative extent");
   Tensor Value = Tensor::scalar<float>(0.0f);
   if (const ir::Attribute *A = C.N.attrs().find("value")) {
     if (A->type() != ir::AttrType::Tensor || A->t().numel() != 1)

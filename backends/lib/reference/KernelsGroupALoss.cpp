@@ -124,7 +124,7 @@ void kernelMeanVarianceNormalization(KernelContext &C) {
   for (int64_t A : C.attrInts("axes")) {
     int64_t D = normAxis(C, A, R, "axes entry");
     if (Reduced[D])
-      C.fail("axes ", listStr(C.attrInts("axes")), " repeat axis ", D);
+      C.fail("axes ", intsToString(C.attrInts("axes")), " repeat axis ", D);
     Reduced[D] = true;
   }
   // Group = the row-major position over the axes that are not reduced.

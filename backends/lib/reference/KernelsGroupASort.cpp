@@ -60,7 +60,7 @@ void kernelTopK(KernelContext &C) {
     C.fail("X must be numeric, got bool");
   std::vector<int64_t> KV = intsOf(C, C.in(1), "K");
   if (KV.size() != 1)
-    C.fail("K must have one element, got ", listStr(KV));
+    C.fail("K must have one element, got ", intsToString(KV));
   int64_t Axis = normAxis(C, C.attrInt("axis"), X.rank());
   AxisView V = axisView(X.shape(), Axis);
   int64_t K = KV[0];

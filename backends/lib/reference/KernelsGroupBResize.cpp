@@ -53,7 +53,7 @@ ResizeParams resizeParams(KernelContext &C) {
   if (HasSizes) {
     P.Out = intsOf(C, C.in(3), "sizes");
     if (P.Out.size() != R)
-      C.fail("sizes ", listStr(P.Out), " needs one entry per axis of X ",
+      C.fail("sizes ", intsToString(P.Out), " needs one entry per axis of X ",
              X.shape().toString());
     for (size_t D = 0; D < R; ++D) {
       if (P.Out[D] < 0 || (P.In[D] == 0 && P.Out[D] > 0))

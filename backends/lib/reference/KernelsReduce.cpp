@@ -71,7 +71,7 @@ template <typename Fn> void reduceOp(KernelContext &C, Fn Reduce) {
   for (int64_t A : Axes) {
     int64_t D = normAxis(C, A, R);
     if (Reduced[D])
-      C.fail("axes ", listStr(Axes), " repeat axis ", D);
+      C.fail("axes ", intsToString(Axes), " repeat axis ", D);
     Reduced[D] = true;
   }
   RowPlan P = rowPlan(X, Reduced, C.attrInt("keepdims") != 0);

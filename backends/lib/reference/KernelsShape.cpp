@@ -69,28 +69,28 @@ void kernelReshape(KernelContext &C) {
     int64_t V = Req[I];
     if (V == 0 && !AllowZero) {
       if (I >= X.rank())
-        C.fail("shape ", listStr(Req), " copies dim ", I, " (0) but the input ",
+        C.fail("shape ", intsToString(Req), " copies dim ", I, " (0) but the input ",
                X.shape().toString(), " has rank ", X.rank());
       V = X.size(static_cast<int64_t>(I));
     } else if (V == -1) {
       if (Infer >= 0)
-        C.fail("shape ", listStr(Req), " has more than one -1");
+        C.fail("shape ", intsToString(Req), " has more than one -1");
       Infer = static_cast<int64_t>(I);
       continue;
     } else if (V < -1) {
-      C.fail("shape ", listStr(Req), " has a negative extent");
+      C.fail("shape ", intsToString(Req), " has a negative extent");
     }
     Dims[I] = V;
     Known *= V;
   }
   if (Infer >= 0) {
     if (Known == 0 || X.numel() % Known != 0)
-      C.fail("cannot reshape ", X.shape().toString(), " to ", listStr(Req),
+      C.fail("cannot reshape ", X.shape().toString(), " to ", intsToString(Req),
              ": the -1 extent cannot be inferred");
     Dims[Infer] = X.numel() / Known;
   } else if (Known != X.numel()) {
     C.fail("cannot reshape ", X.shape().toString(), " (", X.numel(),
-           " elements) to ", listStr(Req), " (", Known, " elements)");
+           " elements) to ", intsToString(Req), " (", Known, " elements)");
   }
   C.Outputs[0] = X.clone().reshape(Shape(Dims));
 }
@@ -104,11 +104,11 @@ void kernelTranspose(KernelContext &C) {
       Perm.push_back(D);
   std::vector<bool> Seen(R);
   if (static_cast<int64_t>(Perm.size()) != R)
-    C.fail("perm ", listStr(Perm), " must list each of the ", R, " axes once");
+    C.fail("perm ", intsToString(Perm), " must list each of the ", R, " axes once");
   for (int64_t &P : Perm) {
     P = normAxis(C, P, R, "perm axis");
     if (Seen[P])
-      C.fail("perm ", listStr(C.attrInts("perm")), " repeats axis ", P);
+      C.fail("perm ", intsToString(C.attrInts("perm")), " repeats axis ", P);
     Seen[P] = true;
   }
   setOut(C, 0, X.permute(Perm));
@@ -145,7 +145,7 @@ void kernelUnsqueeze(KernelContext &C) {
   for (int64_t A : Axes) {
     int64_t D = normAxis(C, A, OutR);
     if (New[D])
-      C.fail("axes ", listStr(Axes), " repeat axis ", D);
+      C.fail("axes ", intsToString(Axes), " repeat axis ", D);
     New[D] = true;
   }
   Shape Out;
@@ -195,11 +195,11 @@ void kernelSplit(KernelContext &C) {
     int64_t Sum = 0;
     for (int64_t S : Sizes) {
       if (S < 0)
-        C.fail("split ", listStr(Sizes), " has a negative size");
+        C.fail("split ", intsToString(Sizes), " has a negative size");
       Sum += S;
     }
     if (static_cast<int64_t>(Sizes.size()) != N || Sum != Dim)
-      C.fail("split ", listStr(Sizes), " must have one size per output (", N,
+      C.fail("split ", intsToString(Sizes), " must have one size per output (", N,
              ") summing to the extent ", Dim, " of axis ", Axis);
   } else {
     if (Dim % N != 0)
@@ -230,8 +230,8 @@ void kernelSlice(KernelContext &C) {
   if (C.hasInput(4))
     Steps = intsOf(C, C.in(4), "steps");
   if (Ends.size() != K || Axes.size() != K || Steps.size() != K)
-    C.fail("starts ", listStr(Starts), ", ends ", listStr(Ends), ", axes ",
-           listStr(Axes), " and steps ", listStr(Steps),
+    C.fail("starts ", intsToString(Starts), ", ends ", intsToString(Ends), ", axes ",
+           intsToString(Axes), " and steps ", intsToString(Steps),
            " must have the same length");
   Shape OutShape = X.shape();
   Strides OutStrides = X.strides();
@@ -240,11 +240,11 @@ void kernelSlice(KernelContext &C) {
   for (size_t I = 0; I < K; ++I) {
     int64_t A = normAxis(C, Axes[I], R);
     if (Seen[A])
-      C.fail("axes ", listStr(Axes), " repeat axis ", A);
+      C.fail("axes ", intsToString(Axes), " repeat axis ", A);
     Seen[A] = true;
     int64_t Dim = X.size(A), Step = Steps[I];
     if (Step == 0)
-      C.fail("steps ", listStr(Steps), " contain 0");
+      C.fail("steps ", intsToString(Steps), " contain 0");
     int64_t S = Starts[I], E = Ends[I], Len = 0;
     if (S < 0)
       S += Dim;
@@ -276,7 +276,7 @@ void kernelExpand(KernelContext &C) {
   std::vector<int64_t> Req = intsOf(C, C.in(1), "shape");
   for (int64_t D : Req)
     if (D < 0)
-      C.fail("shape ", listStr(Req), " has a negative extent");
+      C.fail("shape ", intsToString(Req), " has a negative extent");
   Shape Out = broadcastShapes(X.shape(), Shape(Req));
   setOut(C, 0, X.broadcastTo(Out));
 }
@@ -285,12 +285,12 @@ void kernelTile(KernelContext &C) {
   const Tensor &X = C.in(0);
   std::vector<int64_t> Rep = intsOf(C, C.in(1), "repeats");
   if (Rep.size() != X.rank())
-    C.fail("repeats ", listStr(Rep), " needs one value per axis of ",
+    C.fail("repeats ", intsToString(Rep), " needs one value per axis of ",
            X.shape().toString());
   Shape Out;
   for (size_t D = 0; D < Rep.size(); ++D) {
     if (Rep[D] < 0)
-      C.fail("repeats ", listStr(Rep), " has a negative value");
+      C.fail("repeats ", intsToString(Rep), " has a negative value");
     Out.push_back(X.shape()[D] * Rep[D]);
   }
   Tensor &Y = C.allocOutput(0, Out, X.dtype());
@@ -307,7 +307,7 @@ void kernelPad(KernelContext &C) {
   size_t R = X.rank();
   std::vector<int64_t> Pads = intsOf(C, C.in(1), "pads");
   if (Pads.size() != 2 * R)
-    C.fail("pads ", listStr(Pads), " needs ", 2 * R, " values for ",
+    C.fail("pads ", intsToString(Pads), " needs ", 2 * R, " values for ",
            X.shape().toString());
   const std::string &Mode = C.attrString("mode");
   if (Mode != "constant" && Mode != "reflect" && Mode != "edge")
@@ -316,7 +316,7 @@ void kernelPad(KernelContext &C) {
   for (size_t D = 0; D < R; ++D) {
     int64_t E = X.shape()[D] + Pads[D] + Pads[D + R];
     if (E < 0)
-      C.fail("pads ", listStr(Pads), " crop axis ", D, " of ",
+      C.fail("pads ", intsToString(Pads), " crop axis ", D, " of ",
              X.shape().toString(), " below zero");
     if (Mode != "constant" && X.shape()[D] == 0 && E > 0)
       C.fail("cannot ", Mode, "-pad axis ", D, " of extent 0");

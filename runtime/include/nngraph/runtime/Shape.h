@@ -48,6 +48,10 @@ private:
   std::vector<int64_t> Dims;
 };
 
+/// "[2, 3, 4]": a list of integers as messages and Shape::toString print
+/// it.
+std::string intsToString(const std::vector<int64_t> &V);
+
 /// Element strides, outermost first.
 using Strides = std::vector<int64_t>;
 
