@@ -253,10 +253,10 @@ void inferSplitToSequence(InferContext &C) {
   }
   bool Squeeze = !C.hasInput(1) && C.attrInt("keepdims") == 0;
   std::string Why;
-  auto Sizes = sequenceSplitSizes(
-      (*S)[Axis], Split ? &*Split : nullptr,
-      C.hasInput(1) && C.inputType(1).hasRank() && C.inputType(1).rank() == 0,
-      Why);
+  auto Sizes = sequenceSplitSizes((*S)[Axis], Split ? &*Split : nullptr,
+                                  C.hasInput(1) && C.inputType(1).hasRank() &&
+                                      C.inputType(1).rank() == 0,
+                                  Why);
   if (!Sizes)
     C.fail(Why, " (axis ", Axis, " of ", X.toString(), ")");
   SequenceLayout L;

@@ -126,10 +126,10 @@ sequenceSplitSizes(int64_t D, const std::vector<int64_t> *Split,
       break;
   }
   if (Sum != D) {
-    Why = "split " + intsToString(*Split) + " adds up to " +
-          (Sum < 0 ? std::string("more than int64 holds")
-                   : std::to_string(Sum)) +
-          " but the axis has extent " + std::to_string(D);
+    Why =
+        "split " + intsToString(*Split) + " adds up to " +
+        (Sum < 0 ? std::string("more than int64 holds") : std::to_string(Sum)) +
+        " but the axis has extent " + std::to_string(D);
     return std::nullopt;
   }
   return *Split;

@@ -36,8 +36,8 @@ std::string Shape::toString() const { return intsToString(Dims); }
 void Shape::validate() const {
   int64_t N = 1, Span = 1;
   for (size_t I = 0; I < Dims.size(); ++I) {
-    NNG_CHECK(Dims[I] >= 0, "invalid shape ", toString(), ": extent ",
-              Dims[I], " of axis ", I, " is negative");
+    NNG_CHECK(Dims[I] >= 0, "invalid shape ", toString(), ": extent ", Dims[I],
+              " of axis ", I, " is negative");
     if (Dims[I] != 0 && N > std::numeric_limits<int64_t>::max() / Dims[I])
       fail(ErrorKind::InvalidArgument, "invalid shape ", toString(),
            ": the element count overflows 64 bits");
@@ -83,8 +83,8 @@ Shape broadcastShapes(const Shape &A, const Shape &B) {
       Out[I] = DB;
     else
       fail(ErrorKind::ShapeMismatch, "shapes ", A.toString(), " and ",
-           B.toString(), " cannot be broadcast: axis ", I, " has ", DA,
-           " vs ", DB);
+           B.toString(), " cannot be broadcast: axis ", I, " has ", DA, " vs ",
+           DB);
   }
   return Shape(std::move(Out));
 }

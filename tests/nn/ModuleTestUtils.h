@@ -1,4 +1,4 @@
-//===- ModuleTestUtils.h - Small modules and a PyTorch runner for tests ----===//
+//===- ModuleTestUtils.h - Small modules and a PyTorch runner ------------===//
 //
 // Helpers shared by the nn::Module and container tests: tiny modules built
 // only from register_parameter and tensor ops (so the tests do not depend on
@@ -10,6 +10,7 @@
 //===----------------------------------------------------------------------===//
 #pragma once
 
+#include "common/Subprocess.h"
 #include "nngraph/frontend/Autograd.h"
 #include "nngraph/frontend/TensorOps.h"
 #include "nngraph/frontend/nn/Containers.h"
@@ -39,7 +40,8 @@ struct Lin : Module<Lin> {
       for (int64_t J = 0; J < In; ++J)
         W.push_back(0.1 * static_cast<double>(I + 1) -
                     0.05 * static_cast<double>(J));
-    weight = register_parameter("weight", tensor(W, std::vector<int64_t>{Out, In}));
+    weight =
+        register_parameter("weight", tensor(W, std::vector<int64_t>{Out, In}));
     std::vector<double> B;
     for (int64_t I = 0; I < Out; ++I)
       B.push_back(0.01 * static_cast<double>(I));
@@ -82,13 +84,9 @@ struct Norm : Module<Norm> {
 inline std::optional<std::string> runTorch(const std::string &Script,
                                            std::string &Why) {
   namespace fs = std::filesystem;
-  std::vector<std::string> Pythons;
-  if (const char *P = std::getenv("NNGRAPH_PYTHON"); P && *P)
-    Pythons.push_back(P);
-  else
-    Pythons = {"/usr/bin/python3", "python3"};
-  fs::path Dir = fs::temp_directory_path() /
-                 ("nng-nn-test-" + std::to_string(::getpid()));
+  const std::vector<std::string> Pythons = nng::test::pythonCandidates();
+  fs::path Dir =
+      fs::temp_directory_path() / ("nng-nn-test-" + std::to_string(::getpid()));
   fs::create_directories(Dir);
   fs::path File = Dir / "script.py";
   {
@@ -103,8 +101,8 @@ inline std::optional<std::string> runTorch(const std::string &Script,
       Why += Py + " does not exist; ";
       continue;
     }
-    std::string Cmd = "OMP_NUM_THREADS=1 '" + Py + "' '" + File.string() +
-                      "' 2>&1";
+    std::string Cmd =
+        "OMP_NUM_THREADS=1 '" + Py + "' '" + File.string() + "' 2>&1";
     FILE *P = ::popen(Cmd.c_str(), "r");
     if (!P)
       continue;

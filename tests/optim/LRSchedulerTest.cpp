@@ -7,8 +7,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "OptimTestUtils.h"
 #include "nngraph/frontend/optim/LRScheduler.h"
+#include "OptimTestUtils.h"
 #include "OracleCase.h"
 #include "nngraph/frontend/optim/SGD.h"
 #include "nngraph/runtime/Error.h"
@@ -22,8 +22,8 @@
 
 using namespace nng;
 using namespace nng::optim;
-using nng::test::errorOf;
 using nng::optim::test::OracleCase;
+using nng::test::errorOf;
 
 namespace {
 

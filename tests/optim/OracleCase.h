@@ -12,6 +12,7 @@
 //===----------------------------------------------------------------------===//
 #pragma once
 
+#include "common/Subprocess.h"
 #include "nngraph/frontend/optim/LRScheduler.h"
 #include "nngraph/frontend/optim/Optimizer.h"
 
@@ -203,11 +204,7 @@ inline std::optional<OracleCase> runOracle(const std::string &Case,
       fs::last_write_time(File, EC) >= fs::last_write_time(Script, EC))
     return parseOracle(File.string());
 
-  std::vector<std::string> Pythons;
-  if (const char *P = std::getenv("NNGRAPH_PYTHON"); P && *P)
-    Pythons.push_back(P);
-  else
-    Pythons = {"/usr/bin/python3", "python3"};
+  const std::vector<std::string> Pythons = nng::test::pythonCandidates();
   // Each process writes into its own folder, then renames the files into
   // the cache (atomic, so parallel tests never read half a file).
   fs::path Tmp = Cache / ("tmp-" + std::to_string(::getpid()));

@@ -27,7 +27,7 @@ constexpr double Atol = 1e-6;
 std::vector<Tensor> makeParams(const OracleCase &C) {
   std::vector<Tensor> P;
   for (const auto &T : C.Params)
-    P.push_back(test::toTensor(T, /*RequiresGrad=*/true));
+    P.push_back(optim::test::toTensor(T, /*RequiresGrad=*/true));
   return P;
 }
 
@@ -39,15 +39,15 @@ void runAndCompare(Optimizer &Opt, std::vector<Tensor> &Params,
   for (size_t Step = 0; Step < C.Grads.size(); ++Step) {
     for (size_t I = 0; I < Params.size(); ++I) {
       const auto &G = C.Grads[Step][I];
-      Params[I].set_grad(G ? test::toTensor(*G) : Tensor());
+      Params[I].set_grad(G ? optim::test::toTensor(*G) : Tensor());
     }
     Opt.step();
     for (size_t I = 0; I < Params.size(); ++I)
-      test::expectNear(Params[I], C.After[Step][I], Atol,
-                       "parameter " + std::to_string(I) + " after step " +
-                           std::to_string(Step));
+      optim::test::expectNear(Params[I], C.After[Step][I], Atol,
+                              "parameter " + std::to_string(I) +
+                                  " after step " + std::to_string(Step));
   }
-  test::expectStateDict(Opt.state_dict(), C, Atol);
+  optim::test::expectStateDict(Opt.state_dict(), C, Atol);
 }
 
 } // namespace

@@ -13,6 +13,8 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "common/Subprocess.h"
+#include "common/TempDirTest.h"
 #include "nngraph/backends/Backend.h"
 #include "nngraph/frontend/Autograd.h"
 #include "nngraph/frontend/ModelIO.h"
@@ -23,8 +25,6 @@
 #include "nngraph/frontend/zoo/Zoo.h"
 #include "nngraph/ir/Graph.h"
 #include "nngraph/tools/ConvertDriver.h"
-#include "common/Subprocess.h"
-#include "common/TempDirTest.h"
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>

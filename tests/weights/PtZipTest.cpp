@@ -1,4 +1,4 @@
-//===- PtZipTest.cpp - The zip container of .pt files ------------*- C++ -*-===//
+//===- PtZipTest.cpp - The zip container of .pt files --------------------===//
 //
 // zip::Writer and zip::Reader (frontend/lib/weights/formats/Zip.h) on their
 // own: 64-byte aligned stored entries, zip64 records when the entry count
@@ -9,6 +9,7 @@
 
 #include "../../frontend/lib/weights/formats/Zip.h"
 #include "PtTestUtils.h"
+#include "common/Subprocess.h"
 
 #include <gtest/gtest.h>
 
@@ -69,15 +70,16 @@ TEST(PtZip, Zip64EntryCount) {
   ASSERT_EQ(R.entries().size(), size_t(N));
   EXPECT_EQ(entryText(R, R.entries()[69999]), "69999");
   spit(D / "many.zip", Bytes);
-  if (fs::exists("/usr/bin/python3")) {
-    std::string Cmd = "/usr/bin/python3 -c \"import zipfile,sys; "
-                      "z=zipfile.ZipFile(sys.argv[1]); "
-                      "assert len(z.namelist())==70000; "
-                      "assert z.testzip() is None; "
-                      "assert z.read('z/12345')==b'12345'\" '" +
-                      (D / "many.zip").string() + "'";
-    EXPECT_EQ(std::system(Cmd.c_str()), 0) << "Python's zipfile disagrees";
-  }
+  // Python's zipfile as the oracle (the set-up installs python3).
+  std::string Cmd =
+      nng::test::shellQuote(nng::test::pythonCandidates().front()) +
+      " -c \"import zipfile,sys; "
+      "z=zipfile.ZipFile(sys.argv[1]); "
+      "assert len(z.namelist())==70000; "
+      "assert z.testzip() is None; "
+      "assert z.read('z/12345')==b'12345'\" " +
+      nng::test::shellQuote((D / "many.zip").string());
+  EXPECT_EQ(std::system(Cmd.c_str()), 0) << "Python's zipfile disagrees";
 }
 
 TEST(PtZip, DeflatedEntries) {
@@ -94,14 +96,15 @@ TEST(PtZip, DeflatedEntries) {
     zip::Reader R(toStorage(OS.str()), "s.zip");
     Crc = R.entries()[0].Crc32;
   }
-  std::string Z = makeZip({{"d/text", deflateRaw(Text), 8,
-                            int64_t(Text.size()), int64_t(Crc)}});
+  std::string Z = makeZip(
+      {{"d/text", deflateRaw(Text), 8, int64_t(Text.size()), int64_t(Crc)}});
   zip::Reader R(toStorage(Z), "d.zip");
   EXPECT_EQ(entryText(R, R.entries()[0]), Text);
   // One byte short of the stream: an error naming the entry.
   std::string Cut = deflateRaw(Text);
   Cut.pop_back();
-  std::string Z2 = makeZip({{"d/text", Cut, 8, int64_t(Text.size()), int64_t(Crc)}});
+  std::string Z2 =
+      makeZip({{"d/text", Cut, 8, int64_t(Text.size()), int64_t(Crc)}});
   zip::Reader R2(toStorage(Z2), "d2.zip");
   expectError([&] { R2.read(R2.entries()[0]); }, {"d2.zip", "'d/text'"});
 }

@@ -23,7 +23,6 @@
 #include "OnnxGradientRules.h"
 #include "nngraph/runtime/Error.h"
 
-
 #include <algorithm>
 #include <set>
 
@@ -59,8 +58,8 @@ ValueType typeOf(const ::onnx::TypeProto &T) {
 
 /// The types of every value ONNX shape inference can tell, from a copy of
 /// M (best effort: what it cannot infer stays unknown).
-std::unordered_map<std::string, ValueType>
-inferTypes(const ModelProto &M, const ModelSource &Src) {
+std::unordered_map<std::string, ValueType> inferTypes(const ModelProto &M,
+                                                      const ModelSource &Src) {
   ModelProto Copy = M;
   inferShapesGuarded(Copy, Src);
   std::unordered_map<std::string, ValueType> Types;

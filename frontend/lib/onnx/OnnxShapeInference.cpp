@@ -46,8 +46,7 @@ void checkGraph(const GraphProto &G, const ModelSource &Src) {
       else
         Node += "'" + N.name() + "'";
       modelError(ErrorKind::Parse, Src,
-                 Node + " (" + N.op_type() + "): attribute '" +
-                     A.name() +
+                 Node + " (" + N.op_type() + "): attribute '" + A.name() +
                      "' must be positive; fix the exporter that wrote it");
     }
   }
