@@ -20,15 +20,13 @@
 
 namespace nng::nn {
 
-// --- StateDict --------------------------------------------------------------------
+// --- StateDict ---------------------------------------------------------------
 
 StateDict::StateDict(std::vector<Entry> In) {
-  for (auto &[Key, T] : In) {
-    if (Index.count(Key))
-      fail(ErrorKind::InvalidArgument, "StateDict: the key '", Key,
+  for (Entry &E : In) {
+    if (!insertNew(std::move(E)))
+      fail(ErrorKind::InvalidArgument, "StateDict: the key '", E.first,
            "' appears twice");
-    Index.emplace(Key, Entries.size());
-    Entries.emplace_back(std::move(Key), std::move(T));
   }
 }
 
@@ -51,51 +49,20 @@ namespace {
 } // namespace
 
 const Tensor &StateDict::at(const std::string &Key) const {
-  auto It = Index.find(Key);
-  if (It == Index.end())
-    missingKey(Key, Entries);
-  return Entries[It->second].second;
+  const Tensor *T = find(Key);
+  if (!T)
+    missingKey(Key, items());
+  return *T;
 }
 
 Tensor &StateDict::at(const std::string &Key) {
-  auto It = Index.find(Key);
-  if (It == Index.end())
-    missingKey(Key, Entries);
-  return Entries[It->second].second;
+  Tensor *T = find(Key);
+  if (!T)
+    missingKey(Key, items());
+  return *T;
 }
 
-std::vector<std::string> StateDict::keys() const {
-  std::vector<std::string> R;
-  R.reserve(Entries.size());
-  for (const Entry &E : Entries)
-    R.push_back(E.first);
-  return R;
-}
-
-void StateDict::insert(const std::string &Key, Tensor T) {
-  auto It = Index.find(Key);
-  if (It != Index.end()) {
-    Entries[It->second].second = std::move(T);
-    return;
-  }
-  Index.emplace(Key, Entries.size());
-  Entries.emplace_back(Key, std::move(T));
-}
-
-bool StateDict::erase(const std::string &Key) {
-  auto It = Index.find(Key);
-  if (It == Index.end())
-    return false;
-  size_t Pos = It->second;
-  Entries.erase(Entries.begin() + static_cast<std::ptrdiff_t>(Pos));
-  Index.erase(It);
-  for (auto &[K, I] : Index)
-    if (I > Pos)
-      --I;
-  return true;
-}
-
-// --- Module::state_dict ----------------------------------------------------------
+// --- Module::state_dict ------------------------------------------------------
 
 void ModuleBase::stateEntries(
     const std::string &Prefix,
@@ -190,8 +157,8 @@ LoadStateDictResult ModuleBase::load_state_dict(const StateDict &SD,
       if (Known.count(First))
         continue;
       R.unexpected_keys.push_back(Key);
-      UnexpectedText << (R.unexpected_keys.size() > 1 ? ", " : "") << '"'
-                     << Key << "\" (shape "
+      UnexpectedText << (R.unexpected_keys.size() > 1 ? ", " : "") << '"' << Key
+                     << "\" (shape "
                      << (T.defined() ? T.shape().toString() : "undefined")
                      << ")";
     }

@@ -16,52 +16,19 @@
 namespace nng::weights {
 
 TensorMap::TensorMap(std::vector<Entry> Init) {
-  Entries.reserve(Init.size());
   for (Entry &E : Init) {
-    if (Index.count(E.first))
+    if (!insertNew(std::move(E)))
       fail(ErrorKind::InvalidArgument, "state dict: key '", E.first,
            "' appears twice; keys of a state dict must be unique");
-    Index.emplace(E.first, Entries.size());
-    Entries.push_back(std::move(E));
   }
 }
 
 const rt::Tensor &TensorMap::at(const std::string &Key) const {
-  auto It = Index.find(Key);
-  if (It == Index.end())
+  const rt::Tensor *T = find(Key);
+  if (!T)
     fail(ErrorKind::InvalidArgument, "state dict: no tensor under key '", Key,
-         "' (", Entries.size(), " keys present)");
-  return Entries[It->second].second;
-}
-
-void TensorMap::insert(const std::string &Key, rt::Tensor T) {
-  auto It = Index.find(Key);
-  if (It != Index.end()) {
-    Entries[It->second].second = std::move(T);
-    return;
-  }
-  Index.emplace(Key, Entries.size());
-  Entries.emplace_back(Key, std::move(T));
-}
-
-bool TensorMap::erase(const std::string &Key) {
-  auto It = Index.find(Key);
-  if (It == Index.end())
-    return false;
-  size_t Pos = It->second;
-  Index.erase(It);
-  Entries.erase(Entries.begin() + static_cast<std::ptrdiff_t>(Pos));
-  for (size_t I = Pos; I < Entries.size(); ++I)
-    Index[Entries[I].first] = I;
-  return true;
-}
-
-std::vector<std::string> TensorMap::keys() const {
-  std::vector<std::string> R;
-  R.reserve(Entries.size());
-  for (const Entry &E : Entries)
-    R.push_back(E.first);
-  return R;
+         "' (", size(), " keys present)");
+  return *T;
 }
 
 namespace {

@@ -1,4 +1,5 @@
-//===- TensorMap.h - An ordered name -> data tensor map ----------*- C++ -*-===//
+//===- TensorMap.h - An ordered name -> data tensor map ----------*- C++
+//-*-===//
 //
 // weights::TensorMap is a state dict at the data level: rt::Tensors under
 // dotted keys, in insertion order, keys unique. It is what the flat formats
@@ -10,38 +11,23 @@
 #pragma once
 
 #include "nngraph/frontend/weights/Object.h"
+#include "nngraph/runtime/OrderedMap.h"
 
 #include <string>
-#include <unordered_map>
-#include <utility>
 #include <vector>
 
 namespace nng::weights {
 
-class TensorMap {
+/// Data tensors under unique dotted keys, in insertion order (the
+/// container is nng::OrderedMap, as for nn::StateDict).
+class TensorMap : public OrderedMap<rt::Tensor> {
 public:
-  using Entry = std::pair<std::string, rt::Tensor>;
-
   TensorMap() = default;
   /// From (key, tensor) pairs; a repeated key is an error naming it.
   explicit TensorMap(std::vector<Entry> Entries);
 
-  size_t size() const { return Entries.size(); }
-  bool empty() const { return Entries.empty(); }
-  bool contains(const std::string &Key) const { return Index.count(Key); }
   /// The tensor under Key; throws nng::Error naming the key when absent.
   const rt::Tensor &at(const std::string &Key) const;
-  /// Adds Key at the end, or replaces its tensor in place when present.
-  void insert(const std::string &Key, rt::Tensor T);
-  bool erase(const std::string &Key);
-  std::vector<std::string> keys() const;
-  const std::vector<Entry> &items() const { return Entries; }
-  std::vector<Entry>::const_iterator begin() const { return Entries.begin(); }
-  std::vector<Entry>::const_iterator end() const { return Entries.end(); }
-
-private:
-  std::vector<Entry> Entries;
-  std::unordered_map<std::string, size_t> Index;
 };
 
 /// The tensors of a checkpoint tree as a state dict. KeyPath picks a
