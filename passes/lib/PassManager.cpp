@@ -9,6 +9,7 @@
 #include "nngraph/ir/Verifier.h"
 #include "nngraph/passes/PassRegistry.h"
 #include "nngraph/runtime/Error.h"
+#include "nngraph/runtime/Strings.h"
 
 #include <cctype>
 #include <chrono>
@@ -16,14 +17,6 @@
 
 namespace nng::passes {
 namespace {
-
-std::string_view trim(std::string_view S) {
-  while (!S.empty() && std::isspace(static_cast<unsigned char>(S.front())))
-    S.remove_prefix(1);
-  while (!S.empty() && std::isspace(static_cast<unsigned char>(S.back())))
-    S.remove_suffix(1);
-  return S;
-}
 
 [[noreturn]] void syntaxError(std::string_view Pipeline, size_t Pos,
                               std::string_view What) {
@@ -59,7 +52,7 @@ void parseOptions(std::string_view Pipeline, size_t Base, std::string_view Text,
 std::vector<PipelineElement> splitPipeline(std::string_view Pipeline) {
   std::vector<PipelineElement> Result;
   size_t I = 0;
-  if (trim(Pipeline).empty())
+  if (rt::trimSpace(Pipeline).empty())
     return Result;
   while (true) {
     // A name runs up to ',', '{' or the end.
@@ -70,7 +63,7 @@ std::vector<PipelineElement> splitPipeline(std::string_view Pipeline) {
       ++I;
     }
     PipelineElement E;
-    E.Name = std::string(trim(Pipeline.substr(Start, I - Start)));
+    E.Name = std::string(rt::trimSpace(Pipeline.substr(Start, I - Start)));
     if (E.Name.empty())
       syntaxError(Pipeline, Start, "expected a pass name");
     if (I < Pipeline.size() && Pipeline[I] == '{') {

@@ -3,12 +3,14 @@
 // An append-only pool: a deque of strings (elements never move, so the
 // string_views handed out stay valid) and a hash index from contents to id,
 // behind a reader-writer lock. Id 0 is the empty string, interned at start.
+// Also the text helpers trimSpace and quoteForDisplay.
 //
 //===----------------------------------------------------------------------===//
 
 #include "nngraph/runtime/Strings.h"
 #include "nngraph/runtime/Error.h"
 
+#include <cctype>
 #include <deque>
 #include <mutex>
 #include <shared_mutex>
@@ -71,6 +73,14 @@ size_t internedStringBytes() {
   Pool &P = pool();
   std::shared_lock<std::shared_mutex> L(P.M);
   return P.Bytes;
+}
+
+std::string_view trimSpace(std::string_view S) {
+  while (!S.empty() && std::isspace(static_cast<unsigned char>(S.front())))
+    S.remove_prefix(1);
+  while (!S.empty() && std::isspace(static_cast<unsigned char>(S.back())))
+    S.remove_suffix(1);
+  return S;
 }
 
 std::string quoteForDisplay(std::string_view S) {

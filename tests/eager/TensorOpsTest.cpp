@@ -91,6 +91,15 @@ TEST(Promotion, PyTorchRules) {
   EXPECT_EQ(promote_types(DType::U8, DType::I8), DType::I16);
   EXPECT_EQ(promote_types(DType::Bool, DType::I32), DType::I32);
   EXPECT_EQ(promote_types(DType::F16, DType::BF16), DType::F32);
+  try { // str tensors take no arithmetic in eager code.
+    promote_types(DType::String, DType::F32);
+    ADD_FAILURE() << "str promoted";
+  } catch (const Error &E) {
+    EXPECT_EQ(E.kind(), ErrorKind::Unsupported);
+    EXPECT_NE(std::string(E.what()).find("string tensors take no arithmetic"),
+              std::string::npos)
+        << E.what();
+  }
   Tensor I = tensor({1, 2}, DType::I64);
   EXPECT_EQ((I + tensor({0.5, 0.5})).dtype(), DType::F32);
   EXPECT_EQ((I * 2.0).dtype(), DType::I64);

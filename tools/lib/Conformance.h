@@ -74,8 +74,6 @@ const char *statusName(Status S);
 /// The pass pipeline --pipeline P stands for: a preset's passes for "O0",
 /// "O1" or "O2", else P itself.
 std::string resolvePipeline(const std::string &P);
-/// S without leading and trailing blanks.
-std::string trim(std::string S);
 /// S on one line, for the per-test report.
 std::string oneLine(std::string S);
 /// Reads the skip file: "OP[, OP...]: reason" lines, '#' comments.

@@ -15,6 +15,7 @@
 #include "nngraph/passes/PassManager.h"
 #include "nngraph/passes/Pipelines.h"
 #include "nngraph/runtime/Error.h"
+#include "nngraph/runtime/Strings.h"
 #include "nngraph/tools/ConformanceDriver.h"
 
 #include <algorithm>
@@ -42,12 +43,6 @@ std::string resolvePipeline(const std::string &P) {
   return P;
 }
 
-std::string trim(std::string S) {
-  size_t B = S.find_first_not_of(" \t\r");
-  size_t E = S.find_last_not_of(" \t\r");
-  return B == std::string::npos ? "" : S.substr(B, E - B + 1);
-}
-
 /// One line, for the per-test report.
 std::string oneLine(std::string S) {
   for (size_t P; (P = S.find('\n')) != std::string::npos;)
@@ -66,24 +61,24 @@ SkipList loadSkips(const std::string &Path) {
     fail(ErrorKind::IO, "cannot open the skip file '", Path, "'");
   std::string Line;
   for (int LineNo = 1; std::getline(In, Line); ++LineNo) {
-    Line = trim(Line);
+    Line = std::string(rt::trimSpace(Line));
     if (Line.empty() || Line[0] == '#')
       continue;
     size_t Colon = Line.find(": ");
-    if (Colon == std::string::npos || trim(Line.substr(Colon + 1)).empty())
+    if (Colon == std::string::npos ||
+        rt::trimSpace(Line.substr(Colon + 1)).empty())
       fail(ErrorKind::Parse, Path, ":", LineNo,
            ": expected 'OP[, OP...]: reason'");
-    std::string Reason = trim(Line.substr(Colon + 1));
+    std::string Reason(rt::trimSpace(Line.substr(Colon + 1)));
     std::stringstream Ops(Line.substr(0, Colon));
     for (std::string Op; std::getline(Ops, Op, ',');) {
-      Op = trim(Op);
+      Op = std::string(rt::trimSpace(Op));
       if (Op.empty())
         continue;
       if (Op.rfind("feature:", 0) == 0) {
         // A value feature import refuses (onnxModelFeatures), not an op.
         std::vector<std::string> Known = frontend::onnxRefusedFeatures();
-        if (std::find(Known.begin(), Known.end(), Op.substr(8)) ==
-            Known.end())
+        if (std::find(Known.begin(), Known.end(), Op.substr(8)) == Known.end())
           fail(ErrorKind::InvalidArgument, Path, ":", LineNo, ": '", Op,
                "' is not a feature that import refuses; remove it from the "
                "skip list");
@@ -188,7 +183,7 @@ std::vector<fs::path> dataSets(const fs::path &Dir) {
 nng::rt::Tensor asDType(const nng::rt::Tensor &T, DType Want) {
   if (T.dtype() == DType::U16 && Want == DType::BF16)
     return nng::rt::Tensor(T.storage(), T.shape(), T.strides(), T.offset(),
-                       DType::BF16);
+                           DType::BF16);
   return T;
 }
 

@@ -151,7 +151,7 @@ Outcome runIsolated(const TestCase &T, const Options &O,
     R.Message = "timed out after " + std::to_string(O.TimeoutS) + " s";
     return R;
   }
-  std::string Last = trim(Output);
+  std::string Last(rt::trimSpace(Output));
   if (size_t NL = Last.rfind('\n'); NL != std::string::npos)
     Last = Last.substr(NL + 1);
   if (WIFSIGNALED(WStatus))
@@ -174,7 +174,7 @@ std::map<std::string, int> loadBaseline(const std::string &Path) {
     return B;
   std::string Line;
   for (int LineNo = 1; std::getline(In, Line); ++LineNo) {
-    Line = trim(Line);
+    Line = std::string(rt::trimSpace(Line));
     if (Line.empty() || Line[0] == '#')
       continue;
     std::istringstream SS(Line);
@@ -327,7 +327,8 @@ void describeOptions(CLI::App &App, Options &O) {
 
 } // namespace
 
-std::string compareTensors(const std::string &Name, const nng::rt::Tensor &Actual,
+std::string compareTensors(const std::string &Name,
+                           const nng::rt::Tensor &Actual,
                            const nng::rt::Tensor &Expected, double Rtol,
                            double Atol) {
   std::string Out = "output '" + Name + "'";

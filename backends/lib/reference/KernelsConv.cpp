@@ -147,8 +147,8 @@ void kernelConvTranspose(KernelContext &C) {
   if (OutShapeAttr.size() == R + 2)
     OutShapeAttr.erase(OutShapeAttr.begin(), OutShapeAttr.begin() + 2);
   if (!OutShapeAttr.empty() && OutShapeAttr.size() != R)
-    C.fail("output_shape ", intsToString(C.attrInts("output_shape")), " needs ", R,
-           " spatial extents");
+    C.fail("output_shape ", intsToString(C.attrInts("output_shape")), " needs ",
+           R, " spatial extents");
   const std::string &AutoPad = C.attrString("auto_pad");
   if (AutoPad != "NOTSET" && AutoPad != "VALID" && AutoPad != "SAME_UPPER" &&
       AutoPad != "SAME_LOWER")
@@ -158,9 +158,9 @@ void kernelConvTranspose(KernelContext &C) {
   std::vector<int64_t> PadBegin(R), Out(R);
   for (size_t D = 0; D < R; ++D) {
     if (Strides[D] <= 0 || Dil[D] <= 0 || OutPad[D] < 0)
-      C.fail("strides ", intsToString(Strides), " and dilations ", intsToString(Dil),
-             " must be positive, output_padding ", intsToString(OutPad),
-             " non-negative");
+      C.fail("strides ", intsToString(Strides), " and dilations ",
+             intsToString(Dil), " must be positive, output_padding ",
+             intsToString(OutPad), " non-negative");
     int64_t EffK = (O.Kernel[D] - 1) * Dil[D] + 1;
     int64_t Full = Strides[D] * (In[D] - 1) + OutPad[D] + EffK;
     bool Same = AutoPad == "SAME_UPPER" || AutoPad == "SAME_LOWER";

@@ -190,9 +190,10 @@ void kernelMaxUnpool(KernelContext &C) {
                                   ? C.attrInts("pads")
                                   : std::vector<int64_t>(2 * S, 0);
   if (K.size() != S || Strides.size() != S || Pads.size() != 2 * S)
-    C.fail("kernel_shape ", intsToString(K), ", strides ", intsToString(Strides),
-           " and pads ", intsToString(Pads), " do not match the ", S,
-           " spatial axes of X ", X.shape().toString());
+    C.fail("kernel_shape ", intsToString(K), ", strides ",
+           intsToString(Strides), " and pads ", intsToString(Pads),
+           " do not match the ", S, " spatial axes of X ",
+           X.shape().toString());
   Shape Default{X.size(0), X.size(1)};
   for (size_t A = 0; A < S; ++A)
     Default.push_back((X.size(2 + A) - 1) * Strides[A] + K[A] - Pads[A] -

@@ -69,8 +69,9 @@ void kernelReshape(KernelContext &C) {
     int64_t V = Req[I];
     if (V == 0 && !AllowZero) {
       if (I >= X.rank())
-        C.fail("shape ", intsToString(Req), " copies dim ", I, " (0) but the input ",
-               X.shape().toString(), " has rank ", X.rank());
+        C.fail("shape ", intsToString(Req), " copies dim ", I,
+               " (0) but the input ", X.shape().toString(), " has rank ",
+               X.rank());
       V = X.size(static_cast<int64_t>(I));
     } else if (V == -1) {
       if (Infer >= 0)
@@ -104,7 +105,8 @@ void kernelTranspose(KernelContext &C) {
       Perm.push_back(D);
   std::vector<bool> Seen(R);
   if (static_cast<int64_t>(Perm.size()) != R)
-    C.fail("perm ", intsToString(Perm), " must list each of the ", R, " axes once");
+    C.fail("perm ", intsToString(Perm), " must list each of the ", R,
+           " axes once");
   for (int64_t &P : Perm) {
     P = normAxis(C, P, R, "perm axis");
     if (Seen[P])
@@ -199,8 +201,8 @@ void kernelSplit(KernelContext &C) {
       Sum += S;
     }
     if (static_cast<int64_t>(Sizes.size()) != N || Sum != Dim)
-      C.fail("split ", intsToString(Sizes), " must have one size per output (", N,
-             ") summing to the extent ", Dim, " of axis ", Axis);
+      C.fail("split ", intsToString(Sizes), " must have one size per output (",
+             N, ") summing to the extent ", Dim, " of axis ", Axis);
   } else {
     if (Dim % N != 0)
       C.fail("axis ", Axis, " of extent ", Dim, " does not split into ", N,
@@ -230,8 +232,8 @@ void kernelSlice(KernelContext &C) {
   if (C.hasInput(4))
     Steps = intsOf(C, C.in(4), "steps");
   if (Ends.size() != K || Axes.size() != K || Steps.size() != K)
-    C.fail("starts ", intsToString(Starts), ", ends ", intsToString(Ends), ", axes ",
-           intsToString(Axes), " and steps ", intsToString(Steps),
+    C.fail("starts ", intsToString(Starts), ", ends ", intsToString(Ends),
+           ", axes ", intsToString(Axes), " and steps ", intsToString(Steps),
            " must have the same length");
   Shape OutShape = X.shape();
   Strides OutStrides = X.strides();

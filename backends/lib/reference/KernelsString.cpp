@@ -19,7 +19,6 @@
 #include "KernelUtils.h"
 #include "nngraph/runtime/Strings.h"
 
-#include <cctype>
 #include <charconv>
 #include <cstdio>
 #include <cstring>
@@ -44,8 +43,8 @@ std::string lowered(std::string_view S) {
 template <typename T> std::string shortestScientific(T V) {
   char Buf[64];
   if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double>) {
-    auto R = std::to_chars(Buf, Buf + sizeof(Buf), V,
-                           std::chars_format::scientific);
+    auto R =
+        std::to_chars(Buf, Buf + sizeof(Buf), V, std::chars_format::scientific);
     return std::string(Buf, R.ptr);
   } else { // Half, BFloat16: the fewest digits that round back.
     float F = static_cast<float>(V);
@@ -100,18 +99,10 @@ template <typename T> std::string elementToString(T V) {
     return std::to_string(V);
 }
 
-std::string_view trimBlanks(std::string_view S) {
-  while (!S.empty() && std::isspace(static_cast<unsigned char>(S.front())))
-    S.remove_prefix(1);
-  while (!S.empty() && std::isspace(static_cast<unsigned char>(S.back())))
-    S.remove_suffix(1);
-  return S;
-}
-
 /// Parses all of S as a W (float, double or int64_t); false when it is not
 /// one. A leading '+' is allowed.
 template <typename W> bool parseWhole(std::string_view S, W &Out) {
-  S = trimBlanks(S);
+  S = rt::trimSpace(S);
   bool Neg = false;
   if (!S.empty() && (S[0] == '+' || S[0] == '-')) {
     Neg = S[0] == '-';
@@ -148,7 +139,7 @@ T elementFromString(const KernelContext &C, std::string_view S, int64_t I) {
            "; it cannot be cast to ", dtypeName(dtypeOf<T>()));
   };
   if constexpr (std::is_same_v<T, bool>) {
-    std::string L = lowered(trimBlanks(S));
+    std::string L = lowered(rt::trimSpace(S));
     if (L == "true")
       return true;
     if (L == "false")
@@ -217,29 +208,29 @@ void kernelStringNormalizer(KernelContext &C) {
     C.fail("input X must be a str tensor, got ", dtypeName(X.dtype()));
   bool TwoD = X.rank() == 2;
   if (!(X.rank() == 1 || (TwoD && X.size(0) == 1)))
-    C.fail("input X must have shape [C] or [1, C], got ",
-           X.shape().toString());
+    C.fail("input X must have shape [C] or [1, C], got ", X.shape().toString());
   const std::string &Action = C.attrString("case_change_action");
   bool CaseSensitive = C.attrInt("is_case_sensitive") != 0;
   std::unordered_set<std::string> Stop;
   if (const ir::Attribute *A = C.N.attrs().find("stopwords"))
     for (const std::string &W : A->strings())
       Stop.insert(CaseSensitive ? W : lowered(W));
+  char (*MapCase)(char) = nullptr;
+  if (Action == "LOWER")
+    MapCase = asciiLower;
+  else if (Action == "UPPER")
+    MapCase = asciiUpper;
+  else if (Action != "NONE")
+    C.fail("attribute case_change_action = '", Action,
+           "' must be 'NONE', 'LOWER' or 'UPPER'");
   std::vector<StringId> Out;
-  for (const std::string &S : X.toStrings()) {
+  for (std::string S : X.toStrings()) {
     if (!Stop.empty() && Stop.count(CaseSensitive ? S : lowered(S)))
       continue;
-    std::string R = S;
-    if (Action == "LOWER")
-      for (char &Ch : R)
-        Ch = asciiLower(Ch);
-    else if (Action == "UPPER")
-      for (char &Ch : R)
-        Ch = asciiUpper(Ch);
-    else if (Action != "NONE")
-      C.fail("attribute case_change_action = '", Action,
-             "' must be 'NONE', 'LOWER' or 'UPPER'");
-    Out.push_back(rt::internString(R));
+    if (MapCase)
+      for (char &Ch : S)
+        Ch = MapCase(Ch);
+    Out.push_back(rt::internString(S));
   }
   if (Out.empty()) // ONNX: everything dropped gives one empty string.
     Out.push_back(rt::internString(""));

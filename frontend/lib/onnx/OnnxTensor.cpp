@@ -15,7 +15,6 @@
 #include "nngraph/frontend/onnx/OnnxTensor.h"
 #include "OnnxProto.h"
 #include "nngraph/runtime/Error.h"
-#include "nngraph/runtime/Strings.h"
 
 #include <google/protobuf/io/coded_stream.h>
 
@@ -200,10 +199,8 @@ nng::rt::Tensor tensorFromProto(const TensorProto &P, const ModelSource &Src,
                      (P.has_raw_data() ? "raw_data" : "external data") +
                      "; STRING tensors keep their elements in string_data");
     checkCount(P.string_data(), N, Src, What, "string_data");
-    std::vector<StringId> Ids(static_cast<size_t>(N));
-    for (int I = 0; I < P.string_data_size(); ++I)
-      Ids[I] = nng::rt::internString(P.string_data(I));
-    return nng::rt::Tensor::fromVector(Ids, S);
+    return nng::rt::Tensor::fromStrings(
+        {P.string_data().begin(), P.string_data().end()}, S);
   }
   if (P.data_location() == TensorProto::EXTERNAL)
     return readExternal(P, S, T, Src, What);

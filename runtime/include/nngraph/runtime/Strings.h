@@ -6,7 +6,8 @@
 // size works on them unchanged, and since equal strings get equal ids,
 // equality compares ids. Interned strings are never freed: str tensors are
 // for small preprocessing tables (labels, stopwords, categories), not bulk
-// text.
+// text. Two text helpers sit beside the pool: trimSpace and
+// quoteForDisplay.
 //
 //===----------------------------------------------------------------------===//
 #pragma once
@@ -29,6 +30,10 @@ size_t internedStringCount();
 
 /// Bytes of the strings interned so far (their characters, not the index).
 size_t internedStringBytes();
+
+/// S without leading and trailing white space (std::isspace in the C
+/// locale): for parsing numbers, pipeline strings and list files.
+std::string_view trimSpace(std::string_view S);
 
 /// S quoted for display the way numpy prints a string element: 'text' in
 /// single quotes, or "text" in double quotes when S holds a single quote
