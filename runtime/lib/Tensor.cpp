@@ -72,10 +72,13 @@ bool Tensor::isContiguous() const {
 
 void *Tensor::rawData() {
   NNG_CHECK(defined(), "access to the data of an undefined tensor");
+  // A writable pointer may be written through: derived copies are stale.
+  Store->bumpVersion();
   return static_cast<char *>(Store->data()) + Offset * elementSize();
 }
 const void *Tensor::rawData() const {
-  return const_cast<Tensor *>(this)->rawData();
+  NNG_CHECK(defined(), "access to the data of an undefined tensor");
+  return static_cast<const char *>(Store->data()) + Offset * elementSize();
 }
 
 void Tensor::checkType(DType T) const {

@@ -497,14 +497,26 @@ TEST(CpuBackend, SmallCnnMatchesReference) {
   std::unique_ptr<ir::Graph> G = ir::parseGraphFile(
       std::string(NNGRAPH_SOURCE_DIR) + "/examples/models/small_cnn.nng");
   auto Ref = backends::referenceBackend().compile(*G);
-  auto Cpu = backends::getBackend("cpu").compile(*G);
+  auto Compiled = backends::getBackend("cpu").compile(*G);
+  auto Cpu = backends::compileCpuNodeByNode(*G);
   // The batch is symbolic: run several sizes through one executable.
   for (int64_t Batch : {2, 5, 2, 1}) {
     std::vector<Tensor> In{rnd({Batch, 1, 28, 28}, 310 + Batch, 0, 1)};
+    std::vector<Tensor> Want = Ref->run(In);
+    // The compiled schedule: every node lowered (none falls back), the
+    // layouts kept between oneDNN nodes.
+    EXPECT_TRUE(closeTo(Compiled->run(In).at(0), Want.at(0)))
+        << "compiled, batch " << Batch;
+    std::optional<backends::CpuExecutableStats> St =
+        backends::cpuExecutableStats(*Compiled);
+    ASSERT_TRUE(St && St->Compiled);
+    EXPECT_TRUE(St->Fallbacks.empty()) << St->Fallbacks.front();
+    EXPECT_LE(St->Reorders, 2);
+    // Node by node on the node kernels, as graphs with data-dependent
+    // shapes run.
     backends::CpuCallCounts Before = backends::cpuCallCounts();
     std::vector<Tensor> Got = Cpu->run(In);
     backends::CpuCallCounts After = backends::cpuCallCounts();
-    std::vector<Tensor> Want = Ref->run(In);
     EXPECT_TRUE(closeTo(Got.at(0), Want.at(0))) << "batch " << Batch;
     // Conv x2, BatchNormalization x2, Relu x2, GlobalAveragePool, Gemm: all
     // oneDNN; MaxPool the f32 loops; Flatten is the reference kernel.
@@ -550,4 +562,16 @@ TEST(CpuBackend, Registered) {
   if (!NNGRAPH_HAVE_ONEDNN)
     GTEST_SKIP() << "SKIPPED: built without oneDNN, no cpu backend to find";
   EXPECT_EQ(backends::getBackend("cpu").name(), "cpu");
+}
+
+TEST(CpuBackend, CompiledSpecialisesPerShape) {
+  REQUIRE_ONEDNN();
+#if NNGRAPH_HAVE_ONEDNN
+  std::unique_ptr<ir::Graph> G = ir::parseGraphFile(
+      std::string(NNGRAPH_SOURCE_DIR) + "/examples/models/small_cnn.nng");
+  auto Cpu = backends::getBackend("cpu").compile(*G);
+  for (int64_t Batch : {1, 3, 1, 3})
+    Cpu->run({rnd({Batch, 1, 28, 28}, 330 + Batch, 0, 1)});
+  EXPECT_EQ(backends::cpuExecutableStats(*Cpu)->Specializations, 2);
+#endif
 }

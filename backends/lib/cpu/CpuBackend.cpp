@@ -1,14 +1,16 @@
-//===- CpuBackend.cpp - The "cpu" backend on the reference run loop ----===//
+//===- CpuBackend.cpp - The "cpu" backend: compiled schedules ------------===//
 //
-// Compiles a graph into the reference interpreter with a kernel chooser that
-// gives each node a oneDNN kernel when its op family has one and its
-// attributes allow it, and the reference kernel otherwise. The oneDNN
-// kernels themselves fall back per input signature (DnnlKernel.h). A node
-// whose tensors are all small and whose work grows with them (elementwise,
-// reductions, normalization, pooling, shape ops: not conv or matmul) runs
-// with one OpenMP thread, so it never enters a parallel region: a fork/join
-// costs microseconds (milliseconds on an oversubscribed machine), far more
-// than a few thousand elements of work.
+// compile() verifies the graph once; the executable compiles a Program
+// (Lower.h) on the first run of each input signature (dtypes and shapes)
+// and keeps the last few, so symbolic dims specialise per shape. A graph
+// with data-dependent shapes runs node by node on the interpreter with the
+// node kernels instead.
+//
+// Node kernels (the fallback steps of a Program, and the interpreter) give
+// each node a oneDNN kernel on plain layouts when its op family has one and
+// its attributes allow it, the backend's fast loops, or the reference
+// kernel. The interpreter path runs nodes whose tensors are all small with
+// one OpenMP thread (a fork/join costs more than their work).
 //
 //===----------------------------------------------------------------------===//
 
@@ -16,8 +18,12 @@
 #include "DnnlKernel.h"
 #include "FastKernels.h"
 #include "FastTraining.h"
+#include "Lower.h"
 #include "nngraph/ir/Verifier.h"
 #include "nngraph/runtime/Parallel.h"
+
+#include <algorithm>
+#include <mutex>
 
 namespace nng::backends {
 
@@ -135,7 +141,9 @@ private:
   int Saved;
 };
 
-NodeKernel chooseKernel(const ir::Node &N) {
+} // namespace
+
+NodeKernel nodeKernelFor(const ir::Node &N) {
   NodeKernel Base;
   if (NodeKernel Training = trainingKernelFor(N))
     Base = std::move(Training);
@@ -144,8 +152,13 @@ NodeKernel chooseKernel(const ir::Node &N) {
   else
     Base = NodeKernel(reference::getKernel(N.op()));
   NodeKernel Chosen = fastKernelFor(N, Base);
-  if (!Chosen)
-    Chosen = std::move(Base);
+  return Chosen ? Chosen : Base;
+}
+
+namespace {
+
+NodeKernel chooseKernel(const ir::Node &N) {
+  NodeKernel Chosen = nodeKernelFor(N);
   if (keepsThreads(N.op()))
     return Chosen;
   return [K = std::move(Chosen)](KernelContext &C) {
@@ -156,13 +169,98 @@ NodeKernel chooseKernel(const ir::Node &N) {
   };
 }
 
+/// Runs a graph through compiled Programs, one per input signature.
+class CompiledExecutable final : public Executable {
+public:
+  explicit CompiledExecutable(std::unique_ptr<ir::Graph> Graph)
+      : G(std::move(Graph)) {}
+
+  std::vector<Tensor> run(const std::vector<Tensor> &Inputs) override {
+    checkInputs(*G, Inputs);
+    std::lock_guard<std::mutex> Lock(Mu);
+    Entry &E = lookup(Inputs);
+    Last = &E;
+    if (E.P)
+      return E.P->run(Inputs);
+    if (!Interp)
+      Interp = reference::makeInterpreter(G->clone(), chooseKernel, "cpu");
+    return Interp->run(Inputs);
+  }
+
+  CpuExecutableStats stats() const {
+    std::lock_guard<std::mutex> Lock(Mu);
+    CpuExecutableStats S;
+    S.Specializations = Compiled;
+    if (!Last || !Last->P)
+      return S;
+    const ProgramStats &P = Last->P->Stats;
+    S.Compiled = true;
+    S.Steps = P.Steps;
+    S.DnnlSteps = P.DnnlSteps;
+    S.Reorders = P.Reorders;
+    S.OwnKernels = P.OwnKernels;
+    S.FusedNodes = P.FusedNodes;
+    S.AliasNodes = P.AliasNodes;
+    S.FoldedNodes = P.FoldedNodes;
+    S.ArenaBytes = P.ArenaBytes;
+    S.NaiveBytes = P.NaiveBytes;
+    S.WeightBytes = P.WeightBytes;
+    S.WeightRefreshes = P.WeightRefreshes;
+    S.Fallbacks = P.Fallbacks;
+    return S;
+  }
+
+private:
+  /// One input signature and its program (null: node by node).
+  struct Entry {
+    std::vector<DType> Types;
+    std::vector<Shape> Shapes;
+    std::unique_ptr<Program> P;
+  };
+  /// Signatures kept (most recently used last); older ones are dropped.
+  static constexpr size_t MaxEntries = 8;
+
+  Entry &lookup(const std::vector<Tensor> &Inputs) {
+    for (size_t I = Cache.size(); I-- > 0;) {
+      Entry &E = *Cache[I];
+      bool Same = true;
+      for (size_t J = 0; J < Inputs.size() && Same; ++J)
+        Same = E.Types[J] == Inputs[J].dtype() &&
+               E.Shapes[J] == Inputs[J].shape();
+      if (!Same)
+        continue;
+      if (I + 1 != Cache.size())
+        std::rotate(Cache.begin() + I, Cache.begin() + I + 1, Cache.end());
+      return *Cache.back();
+    }
+    auto E = std::make_unique<Entry>();
+    for (const Tensor &T : Inputs) {
+      E->Types.push_back(T.dtype());
+      E->Shapes.push_back(T.shape());
+    }
+    E->P = compileProgram(*G, E->Types, E->Shapes);
+    ++Compiled;
+    if (Cache.size() == MaxEntries)
+      Cache.erase(Cache.begin());
+    Cache.push_back(std::move(E));
+    return *Cache.back();
+  }
+
+  std::unique_ptr<ir::Graph> G;
+  std::vector<std::unique_ptr<Entry>> Cache;
+  std::unique_ptr<Executable> Interp;
+  const Entry *Last = nullptr;
+  int64_t Compiled = 0;
+  mutable std::mutex Mu;
+};
+
 class CpuBackend final : public Backend {
 public:
   std::string_view name() const override { return "cpu"; }
   bool supportsOp(const ir::Node &) const override { return true; }
   std::unique_ptr<Executable> compile(const ir::Graph &G) override {
     ir::verifyOrThrow(G);
-    return reference::makeInterpreter(G.clone(), chooseKernel, name());
+    return std::make_unique<CompiledExecutable>(G.clone());
   }
 };
 
@@ -172,6 +270,17 @@ public:
 Backend &cpuBackend() {
   static cpu::CpuBackend B;
   return B;
+}
+
+std::optional<CpuExecutableStats> cpuExecutableStats(const Executable &E) {
+  if (auto *C = dynamic_cast<const cpu::CompiledExecutable *>(&E))
+    return C->stats();
+  return std::nullopt;
+}
+
+std::unique_ptr<Executable> compileCpuNodeByNode(const ir::Graph &G) {
+  ir::verifyOrThrow(G);
+  return reference::makeInterpreter(G.clone(), cpu::chooseKernel, "cpu");
 }
 
 bool cpuServesWithDnnl(const ir::Node &N) {

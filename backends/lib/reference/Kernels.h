@@ -27,6 +27,10 @@ struct KernelContext {
   std::vector<nng::rt::Tensor> Inputs;      ///< Undefined when absent.
   std::vector<ir::TensorType> OutTypes; ///< Inferred from concrete inputs.
   std::vector<nng::rt::Tensor> Outputs;     ///< Filled by the kernel.
+  /// Where outputs should go when the caller planned their memory (the cpu
+  /// backend's arena): allocOutput hands out Preset[I] (zero-filled) when
+  /// its shape and dtype are the ones asked for. Empty: allocate.
+  std::vector<nng::rt::Tensor> Preset;
 
   bool hasInput(size_t I) const {
     return I < Inputs.size() && Inputs[I].defined();

@@ -66,7 +66,7 @@ Tensor minusZeroPoint(KernelContext &C, const Tensor &X, const Tensor *Z,
 /// Runs kernel K on Ins in a context that shares C's node (so it reads C's
 /// attributes and names C in errors); returns its output 0.
 Tensor runAs(KernelContext &C, KernelFn K, std::vector<Tensor> Ins) {
-  KernelContext Sub{C.N, std::move(Ins), {}, {}};
+  KernelContext Sub{C.N, std::move(Ins), {}, {}, {}};
   Sub.Outputs.resize(1);
   K(Sub);
   return Sub.Outputs[0];

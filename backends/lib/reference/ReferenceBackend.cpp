@@ -13,6 +13,7 @@
 #include "nngraph/ir/Verifier.h"
 #include "nngraph/runtime/Error.h"
 
+#include <cstring>
 #include <unordered_map>
 
 namespace nng::backends {
@@ -39,6 +40,12 @@ nng::rt::Tensor &KernelContext::allocOutput(size_t I) {
 nng::rt::Tensor &KernelContext::allocOutput(size_t I, const Shape &S, DType T) {
   if (Outputs.size() <= I)
     Outputs.resize(I + 1);
+  if (I < Preset.size() && Preset[I].defined() && Preset[I].dtype() == T &&
+      Preset[I].shape() == S) {
+    std::memset(Preset[I].rawData(), 0, Preset[I].nbytes());
+    Outputs[I] = Preset[I];
+    return Outputs[I];
+  }
   Outputs[I] = nng::rt::Tensor::empty(S, T);
   return Outputs[I];
 }
@@ -130,7 +137,7 @@ public:
     for (size_t Idx = 0; Idx < Nodes.size(); ++Idx) {
       const ir::Node &N = *Nodes[Idx];
       const Step &S = Steps[Idx];
-      KernelContext Ctx{N, {}, {}, {}};
+      KernelContext Ctx{N, {}, {}, {}, {}};
       size_t NumIn = S.In.size();
       Ctx.Inputs.resize(NumIn);
       Types.assign(NumIn, ir::TensorType());

@@ -10,7 +10,9 @@
 
 #include "nngraph/runtime/Device.h"
 
+#include <atomic>
 #include <cstddef>
+#include <cstdint>
 #include <functional>
 #include <memory>
 #include <string>
@@ -55,12 +57,21 @@ public:
   /// False for storages that must not be written.
   bool isWritable() const { return Writable; }
 
+  /// The write version: bumped whenever a writable pointer to the data is
+  /// handed out (Tensor's non-const rawData()/data<T>()), so a consumer
+  /// that keeps a derived copy (the cpu backend's reordered weights) can
+  /// tell that the bytes may have changed since it made the copy. Code that
+  /// writes through data() directly must call bumpVersion() itself.
+  uint64_t version() const { return Version.load(std::memory_order_relaxed); }
+  void bumpVersion() { Version.fetch_add(1, std::memory_order_relaxed); }
+
 private:
   Storage() = default;
   void *Data = nullptr;
   size_t Bytes = 0;
   Device Dev;
   bool Writable = true;
+  std::atomic<uint64_t> Version{0};
   Deleter Free;
   std::shared_ptr<const void> Owner;
 };

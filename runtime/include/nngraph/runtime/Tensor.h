@@ -61,7 +61,9 @@ public:
   bool isContiguous() const;
   const std::shared_ptr<Storage> &storage() const { return Store; }
 
-  /// Pointer to the first element.
+  /// Pointer to the first element. The non-const overload bumps the
+  /// storage's write version (Storage::version()); read through a const
+  /// tensor to leave it alone.
   void *rawData();
   const void *rawData() const;
   /// Typed pointer to the first element; throws if T is not the dtype.

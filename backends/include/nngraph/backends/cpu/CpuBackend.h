@@ -1,11 +1,13 @@
 //===- CpuBackend.h - The CPU backend (oneDNN) -----------------*- C++ -*-===//
 //
-// The "cpu" backend runs a graph with the reference backend's run loop but
-// serves conv, matmul, pooling, their gradients and the hottest f32
-// elementwise, reduction, softmax and batch-norm ops with oneDNN primitives,
-// cached per node by input shapes. Whatever a primitive cannot compute
-// exactly as the reference kernel does (dtype, attribute, shape, NaN inputs
-// to a max) runs on the reference kernel. Exists only in builds with
+// The "cpu" backend compiles a graph, per set of concrete input shapes, into
+// a flat schedule: oneDNN primitives whose activations keep the blocked
+// layouts the primitives pick, with bias, residual sums and activations
+// fused, weights reordered once, and every intermediate tensor in one arena
+// laid out by a static memory plan; the backend's own loops where oneDNN's
+// results differ from the reference's (NaN); and node kernels (oneDNN on
+// plain layouts, or the reference kernels) for the rest. Graphs with
+// data-dependent shapes run node by node. Exists only in builds with
 // NNGRAPH_HAVE_ONEDNN (nngraph/runtime/BuildConfig.h).
 //
 //===----------------------------------------------------------------------===//
@@ -13,10 +15,17 @@
 
 #include "nngraph/backends/Backend.h"
 
+#include <optional>
+
 namespace nng::backends {
 
 /// The CPU backend singleton (only in builds with oneDNN).
 Backend &cpuBackend();
+
+/// G (verified) as the cpu backend runs graphs with data-dependent shapes:
+/// node by node on the node kernels, with inference per node. Tests use it
+/// to check the node kernels the compiled schedules fall back on.
+std::unique_ptr<Executable> compileCpuNodeByNode(const ir::Graph &G);
 
 /// True when the CPU backend would serve N with a oneDNN kernel (its
 /// attributes allow it; inputs may still fall back at run time).
@@ -30,5 +39,19 @@ struct CpuCallCounts {
   int64_t Dnnl = 0, Fallback = 0, Fast = 0;
 };
 CpuCallCounts cpuCallCounts();
+
+/// What a compiled cpu executable does per run, for its last-used shape
+/// signature (nngraph-run --stats).
+struct CpuExecutableStats {
+  bool Compiled = false;     ///< False: it runs node by node.
+  int64_t Specializations = 0; ///< Shape signatures compiled so far.
+  int64_t Steps = 0, DnnlSteps = 0, Reorders = 0, OwnKernels = 0;
+  int64_t FusedNodes = 0, AliasNodes = 0, FoldedNodes = 0;
+  int64_t ArenaBytes = 0, NaiveBytes = 0, WeightBytes = 0;
+  int64_t WeightRefreshes = 0;
+  std::vector<std::string> Fallbacks; ///< Nodes run by node kernels.
+};
+/// The stats of E, or nullopt when E is not a cpu executable.
+std::optional<CpuExecutableStats> cpuExecutableStats(const Executable &E);
 
 } // namespace nng::backends

@@ -1,0 +1,337 @@
+//===- Lower.cpp - Specialise, fold and lower a graph into a Program -----===//
+//
+// One walk over the nodes in order: a node whose inputs are all known at
+// compile time is computed now by its reference kernel (Shape and Size need
+// only their input's shape); every other node gets static output types from
+// its inference function and is lowered through the kernel table, or runs
+// in a fallback step on its node kernel, which writes straight into the
+// node's arena buffers. Reshape-like nodes of plain buffers cost nothing:
+// their output views the same bytes.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Lower.h"
+#include "nngraph/ir/ShapeInference.h"
+#include "nngraph/runtime/Error.h"
+
+#include <cstring>
+
+namespace nng::backends::cpu {
+
+// --- LowerContext ------------------------------------------------------------
+
+const Tensor *LowerContext::constantOf(const ir::Value *V) const {
+  auto It = SlotOf.find(V);
+  if (It == SlotOf.end())
+    return nullptr;
+  const ValueSlot &S = B.P.Slots[It->second];
+  return S.Kind == SlotKind::Constant ? &S.Const : nullptr;
+}
+
+bool LowerContext::isF32(const ir::Value *V) const {
+  return B.P.Slots[SlotOf.at(V)].Type == DType::F32;
+}
+
+const ir::Node *LowerContext::soleConsumer(const ir::Value *V) const {
+  if (V->uses().size() != 1 || G.isOutput(V))
+    return nullptr;
+  const ir::Node *U = V->uses()[0].User;
+  return Done.count(U) ? nullptr : U;
+}
+
+const Shape &LowerContext::shapeOf(const ir::Value *V) const {
+  auto It = SlotOf.find(V);
+  if (It != SlotOf.end())
+    return B.P.Slots[It->second].S;
+  return PendingTypes.at(V).second;
+}
+
+bool LowerContext::diesAt(const ir::Value *V, const ir::Node &Now,
+                          const ir::Node *Except) const {
+  if (G.isOutput(V))
+    return false;
+  size_t At = Order.at(&Now);
+  for (const ir::Use &U : V->uses())
+    if (U.User != Except && Order.at(U.User) >= At)
+      return false;
+  int S = SlotOf.at(V);
+  int Buf = B.P.Slots[S].Buffer;
+  for (size_t I = 0; I < B.P.Slots.size(); ++I)
+    if (static_cast<int>(I) != S && B.P.Slots[I].Kind == SlotKind::Buffer &&
+        B.P.Slots[I].Buffer == Buf)
+      return false;
+  return true;
+}
+
+int LowerContext::defineBuffer(const ir::Value *V,
+                               const dnnl::memory::desc &MD) {
+  auto It = PendingTypes.find(V);
+  NNG_CHECK(It != PendingTypes.end(), "internal: no type for %", V->name());
+  int S = B.newBuffer(It->second.first, It->second.second, MD, V->name());
+  SlotOf[V] = S;
+  return S;
+}
+
+namespace {
+
+// --- Fallback: the node kernel, writing into the arena ----------------------
+
+class NodeStep final : public Step {
+public:
+  NodeStep(const ir::Node &N, NodeKernel K) : N(N), K(std::move(K)) {}
+  std::vector<int> In; ///< Slot per input, -1 when absent.
+  std::vector<int> Out;
+  std::vector<ir::TensorType> OutTypes;
+
+  void bind(Program &P) override {
+    C = std::make_unique<KernelContext>(KernelContext{N, {}, OutTypes, {}, {}});
+    C->Inputs.resize(In.size());
+    for (size_t I = 0; I < In.size(); ++I) {
+      if (In[I] < 0)
+        continue;
+      if (P.Slots[In[I]].Kind == SlotKind::Input)
+        RunBound.push_back(I);
+      else
+        C->Inputs[I] = P.tensorOf(In[I]);
+    }
+    for (int O : Out)
+      C->Preset.push_back(P.tensorOf(O));
+  }
+
+  void run(Program &P) override {
+    for (size_t I : RunBound)
+      C->Inputs[I] = P.tensorOf(In[I]);
+    C->Outputs.assign(Out.size(), Tensor());
+    try {
+      K(*C);
+    } catch (Error &E) {
+      if (E.context().empty())
+        E.addContext("in " + N.describe());
+      throw;
+    }
+    for (size_t I = 0; I < Out.size(); ++I) {
+      Tensor &Got = C->Outputs[I];
+      const Tensor &Want = C->Preset[I];
+      if (!Got.defined())
+        fail(ErrorKind::Internal, "cpu kernel of ", N.describe(),
+             " produced no output ", I);
+      if (Got.shape() != Want.shape() || Got.dtype() != Want.dtype())
+        fail(ErrorKind::Internal, "cpu kernel of ", N.describe(), " produced ",
+             dtypeName(Got.dtype()), Got.shape().toString(), " for output ",
+             I, " but shape inference gives ", dtypeName(Want.dtype()),
+             Want.shape().toString());
+      // Kernels that allocate (or return views) wrote elsewhere.
+      if (static_cast<const Tensor &>(Got).rawData() !=
+              static_cast<const Tensor &>(Want).rawData() ||
+          !Got.isContiguous())
+        const_cast<Tensor &>(Want).copyFrom(Got);
+    }
+    for (size_t I : RunBound)
+      C->Inputs[I] = Tensor();
+    C->Outputs.assign(Out.size(), Tensor());
+  }
+
+private:
+  const ir::Node &N;
+  NodeKernel K;
+  std::unique_ptr<KernelContext> C;
+  std::vector<size_t> RunBound; ///< Inputs that are graph inputs.
+};
+
+void lowerFallback(LowerContext &C, const ir::Node &N,
+                   const std::vector<ir::TensorType> &OutTypes) {
+  auto St = std::make_unique<NodeStep>(N, nodeKernelFor(N));
+  St->Desc = N.describe();
+  std::vector<int> In;
+  for (size_t I = 0; I < N.numInputs(); ++I)
+    In.push_back(N.hasInput(I) ? C.B.plainOf(C.slotOf(N.input(I))) : -1);
+  for (int S : In)
+    if (S >= 0)
+      C.B.reads(S);
+  for (size_t I = 0; I < N.numOutputs(); ++I) {
+    int S = C.defineBuffer(N.output(I));
+    C.B.writes(S);
+    St->Out.push_back(S);
+  }
+  St->In = std::move(In);
+  St->OutTypes = OutTypes;
+  C.B.emit(std::move(St));
+  C.program().Stats.Fallbacks.push_back(N.describe());
+}
+
+// --- Folding -----------------------------------------------------------------
+
+/// Ops never computed at compile time: they call out or draw random numbers.
+bool isFoldable(const ir::Node &N) {
+  switch (N.op()) {
+  case ir::OpKind::ModuleCall:
+  case ir::OpKind::Dropout:
+    return false;
+  default:
+    return true;
+  }
+}
+
+/// Folded outputs larger than this stay run-time values.
+constexpr int64_t MaxFoldBytes = int64_t(16) << 20;
+
+/// A tensor with shape S and dtype T whose bytes are never read (Shape and
+/// Size look only at the shape): one element, zero strides.
+Tensor shapeOnly(const Shape &S, DType T) {
+  std::vector<int64_t> Zero(S.rank(), 0);
+  return Tensor(Storage::allocate(16), S, Strides(Zero), 0, T);
+}
+
+} // namespace
+
+// --- compileProgram ----------------------------------------------------------
+
+std::unique_ptr<Program> compileProgram(const ir::Graph &G,
+                                        const std::vector<DType> &Types,
+                                        const std::vector<Shape> &Shapes) {
+  auto P = std::make_unique<Program>();
+  LowerContext C(G, *P);
+  for (size_t I = 0; I < G.inputs().size(); ++I) {
+    const ir::Value *V = G.inputs()[I];
+    int S = C.B.newInput(I, Types[I], Shapes[I], V->name());
+    C.SlotOf[V] = S;
+    P->InputSlots.push_back(S);
+  }
+  for (const ir::Value *V : G.initializers()) {
+    if (!V->data().defined())
+      fail(ErrorKind::InvalidArgument, "initializer %", V->name(),
+           " has no data (it was elided when printed as text): load the "
+           "weights before running");
+    C.SlotOf[V] = C.B.newConstant(V->data(), V->name());
+  }
+
+  for (const auto &NP : G.nodes())
+    C.Order.emplace(NP.get(), C.Order.size());
+  std::vector<const ir::TensorType *> TypePtrs;
+  std::vector<ir::TensorType> InTypes;
+  std::vector<const Tensor *> Values;
+  for (const auto &NP : G.nodes()) {
+    const ir::Node &N = *NP;
+    if (C.Done.count(&N))
+      continue;
+    size_t NumIn = N.numInputs();
+    InTypes.assign(NumIn, ir::TensorType());
+    TypePtrs.assign(NumIn, nullptr);
+    Values.assign(NumIn, nullptr);
+    bool AllConst = true;
+    for (size_t I = 0; I < NumIn; ++I) {
+      if (!N.hasInput(I))
+        continue;
+      const ValueSlot &S = C.slotOfValue(N.input(I));
+      InTypes[I] = ir::TensorType(S.Type, S.S);
+      TypePtrs[I] = &InTypes[I];
+      if (S.Kind == SlotKind::Constant)
+        Values[I] = &S.Const;
+      else
+        AllConst = false;
+    }
+    ir::InferContext IC(N.schema(), N.attrs(), TypePtrs, Values,
+                        N.numOutputs(), N.describe());
+    N.schema().Infer(IC);
+    std::vector<ir::TensorType> OutTypes = IC.outputTypes();
+    bool Static = true;
+    int64_t OutBytes = 0;
+    for (const ir::TensorType &T : OutTypes) {
+      auto Sh = T.staticShape();
+      if (!Sh) {
+        Static = false;
+        break;
+      }
+      OutBytes += Sh->numel() * static_cast<int64_t>(dtypeSize(T.dtype()));
+    }
+    // ModuleCall's types come from outside: the declared ones.
+    if (!Static && N.op() == ir::OpKind::ModuleCall) {
+      Static = true;
+      for (size_t I = 0; I < N.numOutputs(); ++I) {
+        OutTypes[I] = N.output(I)->type();
+        Static = Static && OutTypes[I].isStatic();
+      }
+    }
+    if (!Static)
+      return nullptr; // A data-dependent shape: node by node.
+
+    bool ShapeOnly = N.op() == ir::OpKind::Shape || N.op() == ir::OpKind::Size;
+    if ((AllConst || ShapeOnly) && isFoldable(N) && OutBytes <= MaxFoldBytes) {
+      KernelContext K{N, {}, OutTypes, {}, {}};
+      K.Inputs.resize(NumIn);
+      for (size_t I = 0; I < NumIn; ++I)
+        if (TypePtrs[I])
+          K.Inputs[I] = Values[I] ? *Values[I]
+                                  : shapeOnly(InTypes[I].staticShape().value(),
+                                              InTypes[I].dtype());
+      K.Outputs.resize(N.numOutputs());
+      reference::getKernel(N.op())(K);
+      for (size_t I = 0; I < N.numOutputs(); ++I)
+        C.SlotOf[N.output(I)] = C.B.newConstant(K.Outputs[I], N.output(I)->name());
+      ++P->Stats.FoldedNodes;
+      continue;
+    }
+
+    C.PendingTypes.clear();
+    for (size_t I = 0; I < N.numOutputs(); ++I)
+      C.PendingTypes[N.output(I)] = {OutTypes[I].dtype(),
+                                     *OutTypes[I].staticShape()};
+    LowerFn F = lowerFnFor(N.op());
+    bool Lowered = false;
+    if (F) {
+      try {
+        Lowered = F(C, N);
+      } catch (const dnnl::error &) {
+        Lowered = false; // Unimplemented configuration: the node kernel.
+      }
+    }
+    if (!Lowered)
+      lowerFallback(C, N, OutTypes);
+  }
+  for (const ir::Value *V : G.outputs()) {
+    int S = C.B.plainOf(C.slotOf(V));
+    C.B.readAtEnd(S);
+    P->OutputSlots.push_back(S);
+  }
+  C.B.finalize();
+  return P;
+}
+
+// --- Reshape-like nodes ---------------------------------------------------------
+
+bool lowerAlias(LowerContext &C, const ir::Node &N) {
+  if (N.op() == ir::OpKind::Dropout && N.numOutputs() > 1 &&
+      C.needed(N.output(1)))
+    return false; // The mask is a second output: the kernel makes it.
+  if (N.op() == ir::OpKind::Dropout &&
+      (N.hasInput(2) && !(C.constantOf(N.input(2)) &&
+                          C.constantOf(N.input(2))->getFlat(0) == 0)))
+    return false; // Training mode, or not known to be off.
+  int In = C.slotOf(N.input(0));
+  if (C.slot(In).Kind != SlotKind::Buffer)
+    return false; // Inputs and constants: a copy into the arena.
+  In = C.B.plainOf(In);
+  const auto &[T, S] = C.PendingTypes.at(N.output(0));
+  if (T != C.slot(In).Type)
+    return false;
+  int Out = C.B.aliasOf(In, S, N.output(0)->name());
+  C.SlotOf[N.output(0)] = Out;
+  // The alias shares the buffer: its readers extend the buffer's life.
+  ++C.program().Stats.AliasNodes;
+  return true;
+}
+
+// --- The kernel table --------------------------------------------------------
+
+LowerFn lowerFnFor(ir::OpKind K) {
+  switch (K) {
+#define NNG_CPU_LOWER(Op, Fn)                                                  \
+  case ir::OpKind::Op:                                                         \
+    return &Fn;
+#include "LowerTable.def"
+  default:
+    return nullptr;
+  }
+}
+
+} // namespace nng::backends::cpu

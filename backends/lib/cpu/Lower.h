@@ -1,0 +1,140 @@
+//===- Lower.h - Lowering a graph into a cpu Program (internal) -*- C++ -*-===//
+//
+// compileProgram() specialises a verified graph to concrete input shapes
+// (inference once, with values computable at compile time folded: the
+// Shape/Gather/Concat arithmetic of exported models disappears) and lowers
+// each node through the kernel table (LowerTable.def): a lowering either
+// emits steps and returns true, or declines (false) and the node runs on its
+// node kernel in a fallback step. Lowerings may also fuse the node's sole
+// consumers (an Add for a convolution's residual sum, an activation) and
+// mark them done.
+//
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include "Program.h"
+
+#include <unordered_map>
+#include <unordered_set>
+
+namespace nng::backends::cpu {
+
+/// State shared by the lowerings of one compile.
+struct LowerContext {
+  const ir::Graph &G;
+  ProgramBuilder B;
+  std::unordered_map<const ir::Value *, int> SlotOf;
+  /// Nodes already lowered as part of another node's step.
+  std::unordered_set<const ir::Node *> Done;
+  /// Each node's position in the graph (the order of lowering).
+  std::unordered_map<const ir::Node *, size_t> Order;
+  /// The static dtype and shape of the outputs of the node being lowered
+  /// (and of nodes a lowering fuses: it adds theirs with typeOf()).
+  std::unordered_map<const ir::Value *, std::pair<DType, Shape>> PendingTypes;
+
+  LowerContext(const ir::Graph &G, Program &P) : G(G), B(P) {}
+
+  Program &program() { return B.P; }
+  ValueSlot &slot(int S) { return B.P.Slots[S]; }
+  /// The slot of V (which must have been defined).
+  int slotOf(const ir::Value *V) const { return SlotOf.at(V); }
+  ValueSlot &slotOfValue(const ir::Value *V) { return slot(slotOf(V)); }
+  /// The constant tensor of V, or null when V is computed at run time.
+  const Tensor *constantOf(const ir::Value *V) const;
+  /// True when V is f32.
+  bool isF32(const ir::Value *V) const;
+  /// True when V exists and something reads it (a node or the caller).
+  bool needed(const ir::Value *V) const {
+    return V && (V->hasUses() || G.isOutput(V));
+  }
+  /// The only node that reads V, when V has exactly one use, is no graph
+  /// output and that node is not lowered yet; else null.
+  const ir::Node *soleConsumer(const ir::Value *V) const;
+  /// The static shape of V: a defined slot's, or a pending output's.
+  const Shape &shapeOf(const ir::Value *V) const;
+  /// True when no node after Now, other than Except, reads V, and no other
+  /// slot shares V's buffer: V's bytes may be overwritten at Now.
+  bool diesAt(const ir::Value *V, const ir::Node &Now,
+              const ir::Node *Except) const;
+  /// Defines V as a new arena buffer in layout MD (plain when empty).
+  int defineBuffer(const ir::Value *V, const dnnl::memory::desc &MD = {});
+};
+
+/// Lowers N; false when it declines (the node kernel serves it).
+using LowerFn = bool (*)(LowerContext &, const ir::Node &);
+
+// The op-family lowerings (one file each).
+bool lowerConv(LowerContext &C, const ir::Node &N);
+bool lowerPool(LowerContext &C, const ir::Node &N);
+bool lowerBatchNorm(LowerContext &C, const ir::Node &N);
+bool lowerBinary(LowerContext &C, const ir::Node &N);
+bool lowerActivation(LowerContext &C, const ir::Node &N);
+bool lowerEltwise(LowerContext &C, const ir::Node &N);
+bool lowerConcat(LowerContext &C, const ir::Node &N);
+bool lowerMatMul(LowerContext &C, const ir::Node &N);
+bool lowerAlias(LowerContext &C, const ir::Node &N);
+
+/// The lowering of op K, or null (LowerTable.def).
+LowerFn lowerFnFor(ir::OpKind K);
+
+/// The node kernel the fallback step runs (CpuBackend.cpp): oneDNN on
+/// plain layouts, the backend's fast loops, or the reference kernel.
+NodeKernel nodeKernelFor(const ir::Node &N);
+
+/// Compiles G for inputs of these dtypes and shapes; null when some value
+/// keeps a shape only known at run time (data-dependent), so the caller
+/// runs the graph node by node instead.
+std::unique_ptr<Program> compileProgram(const ir::Graph &G,
+                                        const std::vector<DType> &Types,
+                                        const std::vector<Shape> &Shapes);
+
+/// An f32 description of D whose layout the primitive picks.
+inline dnnl::memory::desc anyF32(const dnnl::memory::dims &D) {
+  return dnnl::memory::desc(D, dnnl::memory::data_type::f32,
+                            dnnl::memory::format_tag::any);
+}
+
+// --- Activations fused into convolutions and matmuls (LowerActivation.cpp) --
+
+/// An activation computed by the backend's own loop.
+struct Epilogue {
+  enum Kind { None, Clamp, Leaky } K = None;
+  float Lo = 0, Hi = 0, Alpha = 0;
+};
+
+/// An activation fused into a primitive: an eltwise post-op where oneDNN's
+/// algorithm gives the reference's results on NaN and infinities, else an
+/// own loop after the primitive.
+struct Activation {
+  std::optional<PostOpEltwise> PostOp;
+  Epilogue Own;
+  bool Ok = false; ///< False: not fusable.
+};
+
+/// The activation of a FusedConv/FusedGemm node.
+Activation fusedNodeActivation(const ir::Node &N);
+/// The activation node Act (Relu, Clip with constant bounds, LeakyRelu,
+/// Tanh, Elu, HardSwish, Gelu) as a fused activation.
+Activation standaloneActivation(LowerContext &C, const ir::Node &Act);
+/// Emits the own loop E over the f32 buffer slot Slot, in place.
+void emitEpilogue(LowerContext &C, int Slot, const Epilogue &E,
+                  std::string Desc);
+
+// --- The backend's own kernels (OwnKernels.cpp) -------------------------------
+
+/// Y = X < Lo ? Lo : (X > Hi ? Hi : X) over N floats (Y may be X): exactly
+/// the reference's Relu/Clip, NaN stays NaN. Lo/Hi may be -inf/+inf.
+void clampFloats(const float *X, float *Y, int64_t N, float Lo, float Hi);
+/// Y = X < 0 ? X * Alpha : X (LeakyRelu; Y may be X).
+void leakyReluFloats(const float *X, float *Y, int64_t N, float Alpha);
+
+/// A 2-d max pool over Block interleaved channels (1: NCHW; 8 or 16: a
+/// channel-blocked layout, CBlocks blocks per image).
+struct MaxPoolGeometry {
+  int64_t N, CBlocks, Block, H, W, OH, OW, KH, KW, SH, SW, PT, PL, DH, DW;
+};
+/// Max pooling with the reference's NaN semantics (a NaN in the window
+/// wins).
+void maxPool2d(const float *Src, float *Dst, const MaxPoolGeometry &G);
+
+} // namespace nng::backends::cpu

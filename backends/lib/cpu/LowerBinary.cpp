@@ -1,0 +1,128 @@
+//===- LowerBinary.cpp - Add/Sub/Mul/Div and Concat with oneDNN ----------===//
+//
+// Binary arithmetic is a oneDNN binary primitive in the full-shape
+// operand's layout (blocked or plain); the other operand, when it has the
+// same shape, is brought to that layout, and when it broadcasts it must be
+// plain (its dims padded with leading ones). Concat joins its inputs in
+// their own layouts into the layout the primitive picks.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Lower.h"
+
+namespace nng::backends::cpu {
+
+using dnnl::memory;
+
+namespace {
+
+/// Appends a one-primitive step reading Ins and writing Out.
+void emitPrimitive(LowerContext &C, const ir::Node &N, dnnl::primitive Prim,
+                   std::vector<std::tuple<int, int, memory::desc>> Args,
+                   std::vector<int> Reads, int Out) {
+  auto St = std::make_unique<PrimitiveStep>();
+  St->Desc = N.describe();
+  St->Prim = std::move(Prim);
+  for (auto &[Arg, Slot, MD] : Args)
+    St->arg(Arg, Slot, MD);
+  for (int R : Reads)
+    C.B.reads(R);
+  C.B.writes(Out);
+  C.B.emit(std::move(St));
+  ++C.program().Stats.DnnlSteps;
+}
+
+} // namespace
+
+bool lowerBinary(LowerContext &C, const ir::Node &N) {
+  const ir::Value *A = N.input(0), *B = N.input(1);
+  if (!C.isF32(A) || !C.isF32(B))
+    return false;
+  const Shape &YS = C.PendingTypes.at(N.output(0)).second;
+  bool Commutes = N.op() == ir::OpKind::Add || N.op() == ir::OpKind::Mul;
+  if (C.shapeOf(A) != YS) {
+    if (!Commutes || C.shapeOf(B) != YS)
+      return false;
+    std::swap(A, B);
+  }
+  if (YS.rank() == 0 || YS.numel() == 0)
+    return false;
+  int SA = C.slotOf(A), SB = C.slotOf(B);
+  memory::desc MDA = C.slot(SA).MD, MDB;
+  if (C.shapeOf(B) == YS) {
+    SB = C.B.inLayout(SB, MDA);
+    MDB = MDA;
+  } else {
+    SB = C.B.plainOf(SB);
+    // Broadcasting operand: plain, with leading ones; A must then be plain
+    // too unless B is a per-channel or scalar vector oneDNN can broadcast.
+    memory::dims BD = padDims(dimsOf(C.shapeOf(B)), YS.rank());
+    MDB = plainDesc(BD);
+    if (C.slot(SA).Blocked) {
+      bool PerChannel = true;
+      for (size_t I = 0; I < BD.size(); ++I)
+        PerChannel = PerChannel && (BD[I] == 1 || I == 1);
+      if (!PerChannel)
+        SA = C.B.plainOf(SA), MDA = C.slot(SA).MD;
+    }
+  }
+  dnnl::algorithm Alg;
+  switch (N.op()) {
+  case ir::OpKind::Add:
+    Alg = dnnl::algorithm::binary_add;
+    break;
+  case ir::OpKind::Sub:
+    Alg = dnnl::algorithm::binary_sub;
+    break;
+  case ir::OpKind::Mul:
+    Alg = dnnl::algorithm::binary_mul;
+    break;
+  case ir::OpKind::Div:
+    Alg = dnnl::algorithm::binary_div;
+    break;
+  default:
+    return false;
+  }
+  dnnl::binary::desc D(Alg, MDA, MDB, MDA);
+  dnnl::binary::primitive_desc PD(D, cpuEngine());
+  int Out = C.defineBuffer(N.output(0), MDA);
+  emitPrimitive(C, N, dnnl::binary(PD),
+                {{DNNL_ARG_SRC_0, SA, MDA},
+                 {DNNL_ARG_SRC_1, SB, MDB},
+                 {DNNL_ARG_DST, Out, MDA}},
+                {SA, SB}, Out);
+  return true;
+}
+
+bool lowerConcat(LowerContext &C, const ir::Node &N) {
+  const Shape &YS = C.PendingTypes.at(N.output(0)).second;
+  if (YS.rank() == 0 || YS.numel() == 0)
+    return false;
+  int64_t Axis = N.attrInt("axis");
+  if (Axis < 0)
+    Axis += static_cast<int64_t>(YS.rank());
+  std::vector<int> Ins;
+  std::vector<memory::desc> MDs;
+  for (const ir::Value *V : N.inputs()) {
+    if (!V || !C.isF32(V))
+      return false;
+    if (C.shapeOf(V).numel() == 0)
+      continue; // oneDNN refuses empty sources; they add nothing.
+    Ins.push_back(C.slotOf(V));
+    MDs.push_back(C.slot(Ins.back()).MD);
+  }
+  if (Ins.empty())
+    return false;
+  dnnl::concat::primitive_desc PD(anyF32(dimsOf(YS)), static_cast<int>(Axis),
+                                  MDs, cpuEngine());
+  int Out = C.defineBuffer(N.output(0), PD.dst_desc());
+  std::vector<std::tuple<int, int, memory::desc>> Args;
+  for (size_t I = 0; I < Ins.size(); ++I)
+    Args.emplace_back(DNNL_ARG_MULTIPLE_SRC + static_cast<int>(I), Ins[I],
+                      MDs[I]);
+  Args.emplace_back(DNNL_ARG_DST, Out, PD.dst_desc());
+  emitPrimitive(C, N, dnnl::concat(PD), std::move(Args), Ins, Out);
+  return true;
+}
+
+} // namespace nng::backends::cpu

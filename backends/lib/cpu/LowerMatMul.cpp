@@ -1,0 +1,196 @@
+//===- LowerMatMul.cpp - MatMul, Gemm and FusedGemm as oneDNN matmul -----===//
+//
+// A product with a constant 2-d right operand (a linear layer: MatMul of a
+// [.., K] activation by [K, N], or Gemm) becomes one oneDNN matmul over the
+// activation viewed as [M, K], with the weights reordered once into the
+// layout the primitive picks and the bias fused: Gemm's C, or an Add of a
+// constant [N] vector that is the product's only consumer, followed by a
+// fused activation (LowerActivation.cpp). A product of two run-time values
+// (attention's Q.K^T and P.V) is a batched matmul on plain data with numpy
+// broadcasting of the batch dims.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Lower.h"
+
+namespace nng::backends::cpu {
+
+using dnnl::memory;
+
+namespace {
+
+/// True when T is a constant f32 vector of N values (shape [N], [1, N],
+/// [1, 1, N], ...).
+bool isBiasVector(const Tensor *T, int64_t N) {
+  if (!T || T->dtype() != DType::F32 || T->rank() == 0 ||
+      T->shape()[T->rank() - 1] != N)
+    return false;
+  return T->numel() == N;
+}
+
+bool lowerLinear(LowerContext &C, const ir::Node &N, const Tensor &Wt,
+                 bool TransB) {
+  const ir::Value *A = N.input(0);
+  const Shape &AS = C.shapeOf(A);
+  if (AS.rank() < 2 || Wt.rank() != 2)
+    return false;
+  int64_t K = AS[AS.rank() - 1];
+  int64_t NOut = TransB ? Wt.shape()[0] : Wt.shape()[1];
+  if ((TransB ? Wt.shape()[1] : Wt.shape()[0]) != K)
+    return false;
+  int64_t M = AS.numel() / K;
+  if (M == 0 || K == 0 || NOut == 0)
+    return false;
+
+  // Bias: Gemm's C, or the sole consumer Add of a constant vector.
+  const Tensor *BiasT = nullptr;
+  int BiasSlot = -1;
+  bool IsGemm = N.op() != ir::OpKind::MatMul;
+  Activation Act;
+  if (N.op() == ir::OpKind::FusedGemm) {
+    Act = fusedNodeActivation(N);
+    if (!Act.Ok)
+      return false;
+  }
+  if (IsGemm) {
+    if (N.attrFloat("alpha") != 1.0f || N.attrInt("transA") != 0)
+      return false;
+    if (N.hasInput(2)) {
+      BiasT = C.constantOf(N.input(2));
+      if (N.attrFloat("beta") != 1.0f || !isBiasVector(BiasT, NOut))
+        return false;
+      BiasSlot = C.slotOf(N.input(2));
+    }
+  }
+  const ir::Value *Y = N.output(0);
+  const Shape YS = C.shapeOf(Y);
+  const ir::Node *AddNode = nullptr, *ActNode = nullptr;
+  if (N.op() == ir::OpKind::MatMul) {
+    const ir::Node *U = C.soleConsumer(Y);
+    if (U && U->op() == ir::OpKind::Add) {
+      const ir::Value *Other = U->input(0) == Y ? U->input(1) : U->input(0);
+      const Tensor *T = C.constantOf(Other);
+      if (Other != Y && isBiasVector(T, NOut) && T->rank() <= YS.rank()) {
+        AddNode = U;
+        BiasT = T;
+        BiasSlot = C.slotOf(Other);
+        Y = U->output(0);
+        U = C.soleConsumer(Y);
+      }
+    }
+    if (U && U->input(0) == Y) {
+      Activation Ac = standaloneActivation(C, *U);
+      if (Ac.Ok) {
+        Act = Ac;
+        ActNode = U;
+        Y = U->output(0);
+      }
+    }
+  }
+
+  memory::desc SrcMD = plainDesc({M, K});
+  memory::desc WeiUser =
+      TransB ? stridedDesc({K, NOut}, {1, K}) : plainDesc({K, NOut});
+  memory::desc DstMD = plainDesc({M, NOut});
+  memory::desc BiasMD = BiasT ? plainDesc({1, NOut}) : memory::desc();
+  dnnl::post_ops Ops;
+  if (Act.PostOp)
+    Ops.append_eltwise(1.0f, Act.PostOp->Alg, Act.PostOp->Alpha,
+                       Act.PostOp->Beta);
+  dnnl::primitive_attr Attr;
+  Attr.set_post_ops(Ops);
+  Attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
+  dnnl::matmul::desc D(SrcMD, anyF32({K, NOut}), BiasMD, DstMD);
+  dnnl::matmul::primitive_desc PD(D, Attr, cpuEngine());
+
+  int In = C.B.plainOf(C.slotOf(A));
+  C.PendingTypes[Y] = {DType::F32, YS};
+  int Out = C.defineBuffer(Y);
+  auto St = std::make_unique<PrimitiveStep>();
+  St->Desc = N.describe();
+  St->Prim = dnnl::matmul(PD);
+  St->Weights.emplace_back(Wt, WeiUser, PD.weights_desc());
+  C.program().Stats.WeightBytes +=
+      static_cast<int64_t>(PD.weights_desc().get_size());
+  St->Args.emplace(DNNL_ARG_WEIGHTS, St->Weights.back().Packed);
+  St->arg(DNNL_ARG_SRC, In, SrcMD);
+  St->arg(DNNL_ARG_DST, Out, DstMD);
+  C.B.reads(In);
+  if (BiasT) {
+    St->arg(DNNL_ARG_BIAS, BiasSlot, BiasMD);
+    C.B.reads(BiasSlot);
+  }
+  size_t ScratchBytes = PD.scratchpad_desc().get_size();
+  if (ScratchBytes) {
+    St->Scratch = C.B.newBuffer(DType::U8, Shape({int64_t(ScratchBytes)}));
+    St->ScratchMD = PD.scratchpad_desc();
+    C.B.writes(St->Scratch);
+  }
+  C.B.writes(Out);
+  C.B.emit(std::move(St));
+  ++C.program().Stats.DnnlSteps;
+  if (Act.Own.K != Epilogue::None)
+    emitEpilogue(C, Out, Act.Own, N.describe() + " activation");
+  for (const ir::Node *F : {AddNode, ActNode})
+    if (F) {
+      C.Done.insert(F);
+      ++C.program().Stats.FusedNodes;
+    }
+  return true;
+}
+
+/// A product of two run-time values, batch dims broadcast.
+bool lowerBatched(LowerContext &C, const ir::Node &N) {
+  const ir::Value *A = N.input(0), *B = N.input(1);
+  const Shape &AS = C.shapeOf(A), &BS = C.shapeOf(B);
+  const Shape &YS = C.PendingTypes.at(N.output(0)).second;
+  if (AS.rank() < 2 || BS.rank() < 2 || YS.numel() == 0 ||
+      AS.numel() == 0 || BS.numel() == 0)
+    return false;
+  size_t R = YS.rank();
+  memory::dims AD = padDims(dimsOf(AS), R), BD = padDims(dimsOf(BS), R);
+  if (R > 12)
+    return false;
+  int SA = C.B.plainOf(C.slotOf(A)), SB = C.B.plainOf(C.slotOf(B));
+  memory::desc MA = plainDesc(AD), MB = plainDesc(BD), MY = plainDesc(dimsOf(YS));
+  dnnl::primitive_attr Attr;
+  Attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
+  dnnl::matmul::desc D(MA, MB, MY);
+  dnnl::matmul::primitive_desc PD(D, Attr, cpuEngine());
+  int Out = C.defineBuffer(N.output(0));
+  auto St = std::make_unique<PrimitiveStep>();
+  St->Desc = N.describe();
+  St->Prim = dnnl::matmul(PD);
+  St->arg(DNNL_ARG_SRC, SA, MA);
+  St->arg(DNNL_ARG_WEIGHTS, SB, MB);
+  St->arg(DNNL_ARG_DST, Out, MY);
+  C.B.reads(SA);
+  C.B.reads(SB);
+  size_t ScratchBytes = PD.scratchpad_desc().get_size();
+  if (ScratchBytes) {
+    St->Scratch = C.B.newBuffer(DType::U8, Shape({int64_t(ScratchBytes)}));
+    St->ScratchMD = PD.scratchpad_desc();
+    C.B.writes(St->Scratch);
+  }
+  C.B.writes(Out);
+  C.B.emit(std::move(St));
+  ++C.program().Stats.DnnlSteps;
+  return true;
+}
+
+} // namespace
+
+bool lowerMatMul(LowerContext &C, const ir::Node &N) {
+  const ir::Value *A = N.input(0), *B = N.input(1);
+  if (!C.isF32(A) || !C.isF32(B))
+    return false;
+  const Tensor *Wt = C.constantOf(B);
+  bool IsGemm = N.op() != ir::OpKind::MatMul;
+  if (Wt && Wt->rank() == 2)
+    return lowerLinear(C, N, *Wt, IsGemm && N.attrInt("transB") != 0);
+  if (IsGemm)
+    return false;
+  return lowerBatched(C, N);
+}
+
+} // namespace nng::backends::cpu

@@ -1,0 +1,118 @@
+//===- OwnKernels.cpp - The cpu backend's own vector loops ----------------===//
+//
+// Loops where oneDNN's result differs from the reference's: its relu, clip
+// and max pooling map NaN to numbers (they are built on vmaxps), where ONNX
+// (and the reference kernels) keep NaN. These loops use the reference's
+// exact comparisons, which compilers turn into compare-and-blend vector
+// code; target_clones picks the AVX-512, AVX2 or baseline copy from the CPU
+// at run time. They are layout-agnostic (elementwise) or take the channel
+// block of a blocked layout (max pooling).
+//
+//===----------------------------------------------------------------------===//
+
+#include "Lower.h"
+#include "nngraph/runtime/Parallel.h"
+
+#include <algorithm>
+#include <cmath>
+
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+#define NNG_VECTOR_CLONES                                                      \
+  __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
+#else
+#define NNG_VECTOR_CLONES
+#endif
+
+namespace nng::backends::cpu {
+
+namespace {
+
+/// Elements per parallel chunk of an elementwise loop (PyTorch's grain).
+constexpr int64_t ElementGrain = 1 << 15;
+
+// (No __restrict: X and Y may be the same buffer.)
+NNG_VECTOR_CLONES
+void clampRange(const float *X, float *Y, int64_t N, float Lo, float Hi) {
+  for (int64_t I = 0; I < N; ++I) {
+    float V = X[I];
+    V = V < Lo ? Lo : V;
+    Y[I] = V > Hi ? Hi : V;
+  }
+}
+
+NNG_VECTOR_CLONES
+void leakyRange(const float *X, float *Y, int64_t N, float Alpha) {
+  for (int64_t I = 0; I < N; ++I) {
+    float V = X[I];
+    Y[I] = V < 0.0f ? V * Alpha : V;
+  }
+}
+
+} // namespace
+
+void clampFloats(const float *X, float *Y, int64_t N, float Lo, float Hi) {
+  parallelFor(0, N, ElementGrain, [&](int64_t B, int64_t E) {
+    clampRange(X + B, Y + B, E - B, Lo, Hi);
+  });
+}
+
+void leakyReluFloats(const float *X, float *Y, int64_t N, float Alpha) {
+  parallelFor(0, N, ElementGrain, [&](int64_t B, int64_t E) {
+    leakyRange(X + B, Y + B, E - B, Alpha);
+  });
+}
+
+namespace {
+
+/// The reference's max: a NaN anywhere in the window wins.
+inline float nanMax(float A, float B) { return (A < B || B != B) ? B : A; }
+
+/// One output row of a 2-d max pool over Blk interleaved channels:
+/// Src[h][w][Blk], Dst[ow][Blk] for output row Oh.
+NNG_VECTOR_CLONES
+void maxPoolRow(const float *__restrict Src, float *__restrict Dst,
+                const MaxPoolGeometry &G, int64_t Oh) {
+  const int64_t Blk = G.Block;
+  for (int64_t Ow = 0; Ow < G.OW; ++Ow) {
+    // Channels in chunks of 64 accumulators (NHWC has all in one block).
+    for (int64_t C0 = 0; C0 < Blk; C0 += 64) {
+      int64_t CN = std::min<int64_t>(64, Blk - C0);
+      float Acc[64];
+      for (int64_t C = 0; C < CN; ++C)
+        Acc[C] = -INFINITY;
+      for (int64_t Kh = 0; Kh < G.KH; ++Kh) {
+        int64_t H = Oh * G.SH - G.PT + Kh * G.DH;
+        if (H < 0 || H >= G.H)
+          continue;
+        for (int64_t Kw = 0; Kw < G.KW; ++Kw) {
+          int64_t W = Ow * G.SW - G.PL + Kw * G.DW;
+          if (W < 0 || W >= G.W)
+            continue;
+          const float *X = Src + (H * G.W + W) * Blk + C0;
+          for (int64_t C = 0; C < CN; ++C)
+            Acc[C] = nanMax(Acc[C], X[C]);
+        }
+      }
+      float *Y = Dst + Ow * Blk + C0;
+      for (int64_t C = 0; C < CN; ++C)
+        Y[C] = Acc[C];
+    }
+  }
+}
+
+} // namespace
+
+void maxPool2d(const float *Src, float *Dst, const MaxPoolGeometry &G) {
+  // Planes: (batch, channel block) pairs; each is H*W*Blk in, OH*OW*Blk out.
+  int64_t Planes = G.N * G.CBlocks;
+  int64_t InPlane = G.H * G.W * G.Block, OutPlane = G.OH * G.OW * G.Block;
+  parallelFor(0, Planes * G.OH, 1, [&](int64_t B, int64_t E) {
+    for (int64_t I = B; I < E; ++I) {
+      int64_t Plane = I / G.OH, Oh = I % G.OH;
+      maxPoolRow(Src + Plane * InPlane, Dst + Plane * OutPlane + Oh * G.OW * G.Block,
+                 G, Oh);
+    }
+  });
+}
+
+} // namespace nng::backends::cpu

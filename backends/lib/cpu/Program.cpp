@@ -1,0 +1,324 @@
+//===- Program.cpp - Running and building a compiled cpu schedule --------===//
+//
+// Program::run binds the inputs, runs the steps and copies the outputs out;
+// ProgramBuilder records slots and liveness while lowering emits steps, then
+// plans the arena (MemoryPlan.h) and binds the steps to it.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Program.h"
+#include "nngraph/runtime/Error.h"
+
+#include <cstring>
+
+namespace nng::backends::cpu {
+
+Step::~Step() = default;
+
+dnnl::memory::desc plainF32(const Shape &S) { return plainDesc(dimsOf(S)); }
+
+// --- Program -----------------------------------------------------------------
+
+char *Program::bufferData(int S) const {
+  const ValueSlot &V = Slots[S];
+  return static_cast<char *>(Arena->data()) + Buffers[V.Buffer].Offset;
+}
+
+Tensor Program::tensorOf(int S) const {
+  const ValueSlot &V = Slots[S];
+  switch (V.Kind) {
+  case SlotKind::Input:
+    return (*RunInputs)[V.InputIndex];
+  case SlotKind::Constant:
+    return V.Const;
+  case SlotKind::Buffer:
+    break;
+  }
+  size_t Elem = dtypeSize(V.Type);
+  size_t Offset = Buffers[V.Buffer].Offset;
+  // Offsets are 64-byte aligned, so a multiple of every element size.
+  return Tensor(Arena, V.S, contiguousStrides(V.S),
+                static_cast<int64_t>(Offset / Elem), V.Type);
+}
+
+dnnl::memory
+Program::memoryOf(int S, const dnnl::memory::desc &MD,
+                  std::vector<std::pair<dnnl::memory, size_t>> &Inputs) {
+  const ValueSlot &V = Slots[S];
+  const dnnl::memory::desc &D = MD ? MD : V.MD;
+  switch (V.Kind) {
+  case SlotKind::Input: {
+    dnnl::memory M(D, cpuEngine(), DNNL_MEMORY_NONE);
+    Inputs.emplace_back(M, V.InputIndex);
+    return M;
+  }
+  case SlotKind::Constant:
+    return dnnl::memory(D, cpuEngine(), const_cast<void *>(V.Const.rawData()));
+  case SlotKind::Buffer:
+    break;
+  }
+  return dnnl::memory(D, cpuEngine(), bufferData(S));
+}
+
+void Program::bindInputs(
+    const std::vector<std::pair<dnnl::memory, size_t>> &M) {
+  for (const auto &[Mem, Index] : M)
+    const_cast<dnnl::memory &>(Mem).set_data_handle(
+        const_cast<void *>((*RunInputs)[Index].rawData()));
+}
+
+std::vector<Tensor> Program::run(const std::vector<Tensor> &Inputs) {
+  // Inputs that are views (strided) are made dense once for the run.
+  std::vector<Tensor> Dense;
+  const std::vector<Tensor> *In = &Inputs;
+  for (const Tensor &T : Inputs)
+    if (!T.isContiguous()) {
+      Dense.reserve(Inputs.size());
+      for (const Tensor &U : Inputs)
+        Dense.push_back(U.isContiguous() ? U : U.contiguous());
+      In = &Dense;
+      break;
+    }
+  dnnl::stream S(cpuEngine());
+  RunInputs = In;
+  Stream = &S;
+  struct Reset {
+    Program &P;
+    ~Reset() {
+      P.RunInputs = nullptr;
+      P.Stream = nullptr;
+    }
+  } R{*this};
+  for (auto &St : Steps)
+    St->run(*this);
+  S.wait();
+  std::vector<Tensor> Outs;
+  Outs.reserve(OutputSlots.size());
+  for (int O : OutputSlots) {
+    const ValueSlot &V = Slots[O];
+    if (V.Kind == SlotKind::Input) {
+      Outs.push_back(Inputs[V.InputIndex]);
+      continue;
+    }
+    // Outputs own their memory: the arena is reused by the next run.
+    Tensor T = Tensor::empty(V.S, V.Type);
+    Tensor Src = tensorOf(O);
+    std::memcpy(T.rawData(), static_cast<const Tensor &>(Src).rawData(),
+                T.nbytes());
+    Outs.push_back(std::move(T));
+  }
+  return Outs;
+}
+
+// --- ProgramBuilder ----------------------------------------------------------
+
+namespace {
+bool isPlainLayout(const dnnl::memory::desc &MD, const Shape &S) {
+  return !MD || MD == plainF32(S);
+}
+} // namespace
+
+int ProgramBuilder::newBuffer(DType T, const Shape &S,
+                              const dnnl::memory::desc &MD, std::string Name) {
+  ValueSlot V;
+  V.Kind = SlotKind::Buffer;
+  V.Type = T;
+  V.S = S;
+  if (T == DType::F32)
+    V.MD = MD ? MD : plainF32(S);
+  V.Blocked = T == DType::F32 && !isPlainLayout(V.MD, S);
+  V.Name = std::move(Name);
+  size_t Bytes = V.MD ? V.MD.get_size()
+                      : static_cast<size_t>(S.numel()) * dtypeSize(T);
+  P.Buffers.push_back(BufferSlot{Bytes});
+  V.Buffer = static_cast<int>(P.Buffers.size()) - 1;
+  P.Slots.push_back(std::move(V));
+  return static_cast<int>(P.Slots.size()) - 1;
+}
+
+int ProgramBuilder::aliasOf(int Of, const Shape &S, std::string Name) {
+  ValueSlot V = P.Slots[Of];
+  NNG_CHECK(V.Kind == SlotKind::Buffer && !V.Blocked,
+            "internal: alias of a blocked or non-buffer slot");
+  V.S = S;
+  if (V.Type == DType::F32)
+    V.MD = plainF32(S);
+  V.PlainTwin = -1;
+  V.Name = std::move(Name);
+  P.Slots.push_back(std::move(V));
+  return static_cast<int>(P.Slots.size()) - 1;
+}
+
+int ProgramBuilder::newConstant(Tensor T, std::string Name) {
+  ValueSlot V;
+  V.Kind = SlotKind::Constant;
+  V.Type = T.dtype();
+  V.S = T.shape();
+  if (!T.isContiguous())
+    T = T.contiguous();
+  V.Const = std::move(T);
+  if (V.Type == DType::F32)
+    V.MD = plainF32(V.S);
+  V.Name = std::move(Name);
+  P.Slots.push_back(std::move(V));
+  return static_cast<int>(P.Slots.size()) - 1;
+}
+
+int ProgramBuilder::newInput(size_t Index, DType T, const Shape &S,
+                             std::string Name) {
+  ValueSlot V;
+  V.Kind = SlotKind::Input;
+  V.InputIndex = Index;
+  V.Type = T;
+  V.S = S;
+  if (T == DType::F32)
+    V.MD = plainF32(S);
+  V.Name = std::move(Name);
+  P.Slots.push_back(std::move(V));
+  return static_cast<int>(P.Slots.size()) - 1;
+}
+
+void ProgramBuilder::touch(int S) {
+  const ValueSlot &V = P.Slots[S];
+  if (V.Kind != SlotKind::Buffer)
+    return;
+  BufferSlot &B = P.Buffers[V.Buffer];
+  int64_t At = nextStep();
+  B.First = std::min(B.First, At);
+  B.Last = std::max(B.Last, At);
+}
+
+void ProgramBuilder::reads(int S) { touch(S); }
+void ProgramBuilder::writes(int S) { touch(S); }
+
+void ProgramBuilder::readAtEnd(int S) {
+  const ValueSlot &V = P.Slots[S];
+  if (V.Kind != SlotKind::Buffer)
+    return;
+  BufferSlot &B = P.Buffers[V.Buffer];
+  B.Last = INT64_MAX - 1;
+  B.First = std::min(B.First, B.Last);
+}
+
+void ProgramBuilder::emit(std::unique_ptr<Step> St) {
+  P.Steps.push_back(std::move(St));
+}
+
+int ProgramBuilder::plainOf(int S) {
+  ValueSlot &V = P.Slots[S];
+  if (!V.Blocked)
+    return S;
+  if (V.PlainTwin >= 0) {
+    reads(V.PlainTwin);
+    return V.PlainTwin;
+  }
+  std::string Name = V.Name;
+  int Plain = newBuffer(V.Type, V.S, {}, Name);
+  dnnl::memory::desc From = P.Slots[S].MD;
+  reads(S);
+  writes(Plain);
+  emit(makeReorderStep(S, From, Plain, P.Slots[Plain].MD));
+  ++P.Stats.Reorders;
+  P.Slots[S].PlainTwin = Plain;
+  return Plain;
+}
+
+int ProgramBuilder::inLayout(int S, const dnnl::memory::desc &MD) {
+  if (P.Slots[S].MD == MD)
+    return S;
+  // A plain request of a blocked slot: its twin serves every consumer.
+  if (MD == plainF32(P.Slots[S].S))
+    return plainOf(S);
+  std::string Name = P.Slots[S].Name;
+  int To = newBuffer(P.Slots[S].Type, P.Slots[S].S, MD, Name);
+  dnnl::memory::desc From = P.Slots[S].MD;
+  reads(S);
+  writes(To);
+  emit(makeReorderStep(S, From, To, MD));
+  ++P.Stats.Reorders;
+  return To;
+}
+
+void ProgramBuilder::finalize() {
+  std::vector<BufferLife> Lives;
+  Lives.reserve(P.Buffers.size());
+  int64_t End = nextStep();
+  for (BufferSlot &B : P.Buffers) {
+    // A buffer nobody touched (its producer was folded away) still gets a
+    // place; one read at the end lives to the end.
+    int64_t First = B.First == INT64_MAX ? 0 : B.First;
+    int64_t Last = std::min(std::max(B.Last, First), End);
+    Lives.push_back(BufferLife{B.Bytes, First, Last});
+  }
+  ArenaPlan Plan = planArena(Lives);
+  for (size_t I = 0; I < P.Buffers.size(); ++I)
+    P.Buffers[I].Offset = Plan.Offsets[I];
+  P.Arena = Storage::allocate(std::max<size_t>(Plan.PeakBytes, 64));
+  P.Stats.ArenaBytes = static_cast<int64_t>(Plan.PeakBytes);
+  P.Stats.NaiveBytes = static_cast<int64_t>(Plan.NaiveBytes);
+  P.Stats.Steps = static_cast<int64_t>(P.Steps.size());
+  for (auto &St : P.Steps)
+    St->bind(P);
+}
+
+// --- Primitive steps ---------------------------------------------------------
+
+void PrimitiveStep::bind(Program &P) {
+  for (auto &[Arg, Slot, MD] : Pending)
+    Args.emplace(Arg, P.memoryOf(Slot, MD, InputMems));
+  if (Scratch >= 0)
+    Args.emplace(DNNL_ARG_SCRATCHPAD,
+                 dnnl::memory(ScratchMD, cpuEngine(), P.bufferData(Scratch)));
+  Pending.clear();
+}
+
+PackedWeight::PackedWeight(Tensor Src, const dnnl::memory::desc &UserMD,
+                           const dnnl::memory::desc &MD)
+    : Source(std::move(Src)) {
+  const Tensor &C = Source;
+  User = dnnl::memory(UserMD, cpuEngine(), const_cast<void *>(C.rawData()));
+  Version = Source.storage()->version();
+  if (UserMD == MD) {
+    Packed = User;
+    return;
+  }
+  Packed = dnnl::memory(MD, cpuEngine());
+  Reorder = dnnl::reorder(User, Packed);
+  dnnl::stream S(cpuEngine());
+  Reorder.execute(S, User, Packed);
+  S.wait();
+}
+
+bool PackedWeight::refresh(dnnl::stream &S) {
+  uint64_t Now = Source.storage()->version();
+  if (Now == Version)
+    return false;
+  Version = Now;
+  if (Reorder)
+    Reorder.execute(S, User, Packed);
+  return true;
+}
+
+void PrimitiveStep::run(Program &P) {
+  for (PackedWeight &W : Weights)
+    if (W.refresh(*P.Stream))
+      ++P.Stats.WeightRefreshes;
+  if (!InputMems.empty())
+    P.bindInputs(InputMems);
+  Prim.execute(*P.Stream, Args);
+}
+
+std::unique_ptr<PrimitiveStep> makeReorderStep(int From,
+                                               const dnnl::memory::desc &FromMD,
+                                               int To,
+                                               const dnnl::memory::desc &ToMD) {
+  auto St = std::make_unique<PrimitiveStep>();
+  dnnl::reorder::primitive_desc PD(cpuEngine(), FromMD, cpuEngine(), ToMD);
+  St->Prim = dnnl::reorder(PD);
+  St->arg(DNNL_ARG_FROM, From, FromMD);
+  St->arg(DNNL_ARG_TO, To, ToMD);
+  St->Desc = "reorder";
+  return St;
+}
+
+} // namespace nng::backends::cpu

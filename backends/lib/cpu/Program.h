@@ -1,0 +1,211 @@
+//===- Program.h - A compiled cpu schedule (internal) ----------*- C++ -*-===//
+//
+// What the cpu backend compiles a graph into, for one set of concrete input
+// shapes: a flat list of steps (oneDNN primitives with their memories bound
+// once, the backend's own kernels, and node kernels for whatever has no
+// compiled form) over value slots whose bytes live in one arena laid out by
+// the static memory plan. run() binds the caller's inputs, runs the steps in
+// order and copies the outputs out: no shape inference, no checks per node,
+// no allocation per node, no scans of the data.
+//
+// Lowering (Lower.cpp and the Lower*.cpp files of the op families) fills a
+// Program through ProgramBuilder: it defines slots, records which step reads
+// and writes them (the liveness the memory plan needs), and emits steps;
+// finalize() plans the arena and binds every step's memories to it.
+//
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include "DnnlKernel.h"
+#include "MemoryPlan.h"
+#include "nngraph/ir/Graph.h"
+
+#include <oneapi/dnnl/dnnl.hpp>
+
+#include <deque>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace nng::backends::cpu {
+
+using reference::KernelContext;
+using reference::NodeKernel;
+
+class Program;
+
+/// Where a value's bytes are during a run.
+enum class SlotKind {
+  Input,    ///< The caller's input tensor (bound at each run).
+  Constant, ///< An initializer, or a value computed at compile time.
+  Buffer,   ///< A region of the arena.
+};
+
+/// One value of the compiled schedule.
+struct ValueSlot {
+  SlotKind Kind = SlotKind::Buffer;
+  DType Type = DType::F32;
+  Shape S;
+  size_t InputIndex = 0; ///< SlotKind::Input.
+  Tensor Const;          ///< SlotKind::Constant.
+  int Buffer = -1;       ///< SlotKind::Buffer.
+  /// The layout of the bytes: oneDNN's description (blocked or plain) for
+  /// f32 slots, empty (zero) for other dtypes, which are always plain.
+  dnnl::memory::desc MD;
+  bool Blocked = false;  ///< MD is not the row-major layout of S.
+  int PlainTwin = -1;    ///< Slot holding a plain copy (made once), or -1.
+  std::string Name;      ///< The IR value's name, for messages.
+};
+
+/// A buffer of the arena: its size and liveness in step indices.
+struct BufferSlot {
+  size_t Bytes = 0;
+  int64_t First = INT64_MAX, Last = -1;
+  size_t Offset = 0; ///< Set by the plan.
+};
+
+/// What a run of a program counts (the --stats of nngraph-run).
+struct ProgramStats {
+  int64_t Steps = 0;         ///< Steps per run.
+  int64_t DnnlSteps = 0;     ///< oneDNN primitives per run (reorders too).
+  int64_t Reorders = 0;      ///< Layout reorders of activations per run.
+  int64_t OwnKernels = 0;    ///< Steps served by the backend's own kernels.
+  int64_t FusedNodes = 0;    ///< Nodes folded into another node's step.
+  int64_t AliasNodes = 0;    ///< Reshape-like nodes that cost nothing.
+  int64_t FoldedNodes = 0;   ///< Nodes computed once at compile time.
+  int64_t ArenaBytes = 0;    ///< Peak arena bytes (the memory plan).
+  int64_t NaiveBytes = 0;    ///< Bytes without buffer reuse.
+  int64_t WeightBytes = 0;   ///< Reordered weight copies.
+  int64_t WeightRefreshes = 0; ///< Weight reorders redone since compile.
+  std::vector<std::string> Fallbacks; ///< Nodes run by node kernels.
+};
+
+/// One entry of the schedule.
+class Step {
+public:
+  virtual ~Step();
+  /// Called once after the arena is laid out: create memories and views.
+  virtual void bind(Program &P) {}
+  /// Runs the step.
+  virtual void run(Program &P) = 0;
+  std::string Desc; ///< For messages: the node(s) it runs.
+};
+
+/// A compiled schedule for one input signature.
+class Program {
+public:
+  /// Deques: lowering keeps references to slots while it adds more.
+  std::deque<ValueSlot> Slots;
+  std::deque<BufferSlot> Buffers;
+  std::vector<std::unique_ptr<Step>> Steps;
+  std::vector<int> InputSlots;  ///< Per graph input.
+  std::vector<int> OutputSlots; ///< Per graph output.
+  ProgramStats Stats;
+  std::shared_ptr<Storage> Arena;
+  const std::vector<Tensor> *RunInputs = nullptr; ///< During run().
+  dnnl::stream *Stream = nullptr;                 ///< During run().
+
+  /// Runs the schedule (the caller serializes runs).
+  std::vector<Tensor> run(const std::vector<Tensor> &Inputs);
+
+  /// The arena pointer of buffer slot S (valid after finalize).
+  char *bufferData(int S) const;
+  /// Slot S as a plain tensor: an arena view, the constant or (during a
+  /// run) the caller's input. S must not be blocked.
+  Tensor tensorOf(int S) const;
+  /// A oneDNN memory over slot S with description MD (its own MD when
+  /// empty). Input slots get their handle at each run through
+  /// bindInputs(); constants and buffers point at their bytes now.
+  dnnl::memory memoryOf(int S, const dnnl::memory::desc &MD,
+                        std::vector<std::pair<dnnl::memory, size_t>> &Inputs);
+  /// Points the memories of input slots at this run's input tensors.
+  void bindInputs(const std::vector<std::pair<dnnl::memory, size_t>> &M);
+};
+
+/// Builds a Program during lowering.
+class ProgramBuilder {
+public:
+  explicit ProgramBuilder(Program &P) : P(P) {}
+
+  /// A new slot in a new arena buffer for a value of type T and shape S in
+  /// layout MD (plain when empty), first written by the next emitted step.
+  int newBuffer(DType T, const Shape &S, const dnnl::memory::desc &MD = {},
+                std::string Name = {});
+  /// A slot viewing the bytes of slot Of with another shape (a reshape of a
+  /// plain buffer): it shares Of's buffer, whose life it extends.
+  int aliasOf(int Of, const Shape &S, std::string Name = {});
+  int newConstant(Tensor T, std::string Name = {});
+  int newInput(size_t Index, DType T, const Shape &S, std::string Name = {});
+
+  /// Records that the next emitted step reads / writes slot S.
+  void reads(int S);
+  void writes(int S);
+  /// Records that slot S is read after the last step (a graph output).
+  void readAtEnd(int S);
+  /// Appends a step (the reads and writes recorded since the last one are
+  /// its operands).
+  void emit(std::unique_ptr<Step> St);
+  int64_t nextStep() const { return static_cast<int64_t>(P.Steps.size()); }
+
+  /// A plain copy of slot S (S itself when plain): a reorder step the first
+  /// time, the same twin afterwards.
+  int plainOf(int S);
+  /// Slot S in layout MD: S itself when its layout already is MD, else a
+  /// new buffer and a reorder step.
+  int inLayout(int S, const dnnl::memory::desc &MD);
+
+  /// Plans the arena, allocates it and binds every step.
+  void finalize();
+
+  Program &P;
+
+private:
+  void touch(int S);
+};
+
+/// A weight tensor reordered once into the layout a primitive chose. The
+/// copy is redone before a run when the source's storage version moved (an
+/// in-place update of the initializer: training, weights loaded again).
+struct PackedWeight {
+  Tensor Source;           ///< The initializer (plain).
+  uint64_t Version = 0;    ///< Source's storage version at the last pack.
+  dnnl::memory User, Packed;
+  dnnl::reorder Reorder;   ///< User -> Packed; empty when no reorder.
+
+  /// Packs Source (plain description UserMD) into layout MD.
+  PackedWeight(Tensor Source, const dnnl::memory::desc &UserMD,
+               const dnnl::memory::desc &MD);
+  /// Repacks when the source changed; true when it did.
+  bool refresh(dnnl::stream &S);
+};
+
+/// A step executing one oneDNN primitive with fixed arguments.
+class PrimitiveStep : public Step {
+public:
+  dnnl::primitive Prim;
+  std::vector<PackedWeight> Weights; ///< Refreshed before each execution.
+  std::unordered_map<int, dnnl::memory> Args;
+  std::vector<std::pair<dnnl::memory, size_t>> InputMems;
+  /// Slot and description per argument, turned into memories by bind().
+  std::vector<std::tuple<int, int, dnnl::memory::desc>> Pending;
+  /// Scratchpad bytes (a buffer slot of the arena), or -1.
+  int Scratch = -1;
+  dnnl::memory::desc ScratchMD;
+
+  void arg(int Arg, int Slot, const dnnl::memory::desc &MD) {
+    Pending.emplace_back(Arg, Slot, MD);
+  }
+  void bind(Program &P) override;
+  void run(Program &P) override;
+};
+
+/// A reorder between two layouts of the same tensor.
+std::unique_ptr<PrimitiveStep> makeReorderStep(int From,
+                                               const dnnl::memory::desc &FromMD,
+                                               int To,
+                                               const dnnl::memory::desc &ToMD);
+
+/// The row-major f32 description of S (rank 0 as {1}).
+dnnl::memory::desc plainF32(const Shape &S);
+
+} // namespace nng::backends::cpu

@@ -1,0 +1,243 @@
+//===- CpuCompiledTest.cpp - The cpu backend's compiled schedules ---------===//
+//
+// Small models run on the cpu backend's compiled schedules against the
+// reference backend: a residual block (convolution + residual sum + relu
+// fused, blocked layouts kept, reorders counted, the residual summed in
+// place), NaN and infinities through every fused activation and the max
+// pool, weights updated in place between runs, the memory plan's reuse,
+// and a linear layer with bias and activation fused.
+//
+//===----------------------------------------------------------------------===//
+
+#include "CpuTestUtils.h"
+
+#include <limits>
+
+namespace nng {
+namespace {
+
+using namespace cputest;
+
+#if NNGRAPH_HAVE_ONEDNN
+
+ir::Value *add(ir::Graph &G, ir::OpKind K, std::vector<ir::Value *> In,
+               const std::string &Out, ir::AttrMap A = {}) {
+  return G.addNode(K, std::move(In), {Out}, std::move(A))->output();
+}
+
+ir::AttrMap convAttrs(int64_t Pad) {
+  ir::AttrMap A;
+  A.set("pads", Ints{Pad, Pad, Pad, Pad});
+  return A;
+}
+
+/// x[N,16,H,W] -> conv -> relu -> conv -> (+ y0) -> relu -> maxpool ->
+/// global average pool -> flatten -> gemm: a resnet basic block between a
+/// stem convolution and a classifier. Act is the block's activation.
+std::unique_ptr<ir::Graph> residualBlock(ir::OpKind Act = ir::OpKind::Relu) {
+  auto G = std::make_unique<ir::Graph>();
+  G->setName("block");
+  ir::Value *X = G->addInput(
+      "x", ir::TensorType(DType::F32, {ir::Dim::symbol("N"), ir::Dim(16),
+                                       ir::Dim(12), ir::Dim(12)}));
+  auto W = [&](const std::string &N, Shape S, unsigned Seed) {
+    return G->addInitializer(N, rnd(S, Seed, -0.3, 0.3));
+  };
+  ir::Value *Y0 = add(*G, ir::OpKind::Conv,
+                      {X, W("w0", {32, 16, 3, 3}, 1), W("b0", {32}, 2)}, "y0",
+                      convAttrs(1));
+  ir::Value *Y1 = add(*G, ir::OpKind::Conv,
+                      {Y0, W("w1", {32, 32, 3, 3}, 3), W("b1", {32}, 4)}, "y1",
+                      convAttrs(1));
+  ir::Value *A1 = add(*G, Act, {Y1}, "a1");
+  ir::Value *Y2 = add(*G, ir::OpKind::Conv,
+                      {A1, W("w2", {32, 32, 3, 3}, 5), W("b2", {32}, 6)}, "y2",
+                      convAttrs(1));
+  ir::Value *S = add(*G, ir::OpKind::Add, {Y2, Y0}, "s");
+  ir::Value *A2 = add(*G, Act, {S}, "a2");
+  ir::AttrMap P;
+  P.set("kernel_shape", Ints{2, 2});
+  P.set("strides", Ints{2, 2});
+  ir::Value *M = add(*G, ir::OpKind::MaxPool, {A2}, "m", P);
+  ir::Value *Gap = add(*G, ir::OpKind::GlobalAveragePool, {M}, "gap");
+  ir::Value *F = add(*G, ir::OpKind::Flatten, {Gap}, "f");
+  ir::AttrMap Gm;
+  Gm.set("transB", int64_t(1));
+  ir::Value *Out = add(*G, ir::OpKind::Gemm,
+                       {F, W("fc.w", {10, 32}, 7), W("fc.b", {10}, 8)}, "out",
+                       Gm);
+  G->addOutput(Out);
+  ir::inferTypes(*G);
+  return G;
+}
+
+TEST(CpuCompiled, ResidualBlockMatchesReference) {
+  std::unique_ptr<ir::Graph> G = residualBlock();
+  auto Cpu = backends::getBackend("cpu").compile(*G);
+  for (int64_t Batch : {1, 4}) {
+    std::vector<Tensor> In{rnd({Batch, 16, 12, 12}, 40 + Batch)};
+    Tensor Want = backends::runReference(*G, In).at(0);
+    EXPECT_TRUE(closeTo(Cpu->run(In).at(0), Want)) << "batch " << Batch;
+    auto St = backends::cpuExecutableStats(*Cpu);
+    ASSERT_TRUE(St && St->Compiled);
+    EXPECT_TRUE(St->Fallbacks.empty()) << St->Fallbacks.front();
+    // The block's Add and both Relus fold into convolutions; Flatten views.
+    EXPECT_EQ(St->FusedNodes, 3);
+    EXPECT_EQ(St->AliasNodes, 1);
+    // At most: into the first convolution, and out of the pooled features.
+    EXPECT_LE(St->Reorders, 2);
+    EXPECT_GT(St->ArenaBytes, 0);
+    EXPECT_LE(St->ArenaBytes, St->NaiveBytes);
+  }
+}
+
+TEST(CpuCompiled, OtherActivationsMatchReference) {
+  for (ir::OpKind Act : {ir::OpKind::LeakyRelu, ir::OpKind::Tanh,
+                         ir::OpKind::Elu, ir::OpKind::HardSwish}) {
+    std::unique_ptr<ir::Graph> G = residualBlock(Act);
+    std::vector<Tensor> In{rnd({2, 16, 12, 12}, 50)};
+    Tensor Want = backends::runReference(*G, In).at(0);
+    auto Cpu = backends::getBackend("cpu").compile(*G);
+    EXPECT_TRUE(closeTo(Cpu->run(In).at(0), Want))
+        << ir::getOpSchema(Act).Name;
+    EXPECT_TRUE(backends::cpuExecutableStats(*Cpu)->Fallbacks.empty());
+  }
+}
+
+/// Every element of Got is NaN exactly where Want's is, infinite with the
+/// same sign where Want's is, and close elsewhere.
+void expectSameSpecials(const Tensor &Got, const Tensor &Want) {
+  ASSERT_EQ(Got.shape(), Want.shape());
+  int64_t NaNs = 0;
+  for (int64_t I = 0; I < Want.numel(); ++I) {
+    double G = Got.getFlat(I), W = Want.getFlat(I);
+    NaNs += std::isnan(W);
+    ASSERT_EQ(std::isnan(G), std::isnan(W)) << "element " << I << ": cpu "
+                                            << G << ", reference " << W;
+    if (std::isinf(W))
+      ASSERT_EQ(G, W) << "element " << I;
+  }
+  EXPECT_GT(NaNs, 0) << "the case should produce NaN";
+}
+
+TEST(CpuCompiled, NaNAndInfinityKeepOnnxSemantics) {
+  // NaN, +inf and -inf in the input reach every fused activation (Relu's
+  // own loop, the residual sum) and the max pool, which must keep NaN as
+  // the reference does (oneDNN's relu and max pooling would map it to 0).
+  const float Inf = std::numeric_limits<float>::infinity();
+  const float NaN = std::numeric_limits<float>::quiet_NaN();
+  for (ir::OpKind Act : {ir::OpKind::Relu, ir::OpKind::LeakyRelu,
+                         ir::OpKind::Tanh}) {
+    std::unique_ptr<ir::Graph> G = residualBlock(Act);
+    // Output before the pooling too, so the specials are seen per element.
+    G->addOutput(G->lookup("a2"));
+    Tensor X = rnd({2, 16, 12, 12}, 60);
+    float *P = X.data<float>();
+    P[5] = NaN;
+    P[300] = Inf;
+    P[301] = -Inf;
+    P[2000] = -Inf;
+    P[3000] = NaN;
+    std::vector<Tensor> In{X};
+    std::vector<Tensor> Want = backends::runReference(*G, In);
+    auto Cpu = backends::getBackend("cpu").compile(*G);
+    std::vector<Tensor> Got = Cpu->run(In);
+    SCOPED_TRACE(ir::getOpSchema(Act).Name);
+    expectSameSpecials(Got.at(1), Want.at(1));
+    EXPECT_TRUE(closeTo(Got.at(0), Want.at(0)));
+  }
+}
+
+TEST(CpuCompiled, MaxPoolPropagatesNaN) {
+  Tensor X = rnd({1, 16, 4, 4}, 70);
+  X.data<float>()[0] = std::numeric_limits<float>::quiet_NaN();
+  X.data<float>()[21] = std::numeric_limits<float>::quiet_NaN();
+  check(mk(ir::OpKind::MaxPool, {X})
+            .attr("kernel_shape", Ints{2, 2})
+            .attr("strides", Ints{2, 2})
+            .expect(Expect::Fast));
+}
+
+TEST(CpuCompiled, WeightsUpdatedInPlaceAreNotStale) {
+  std::unique_ptr<ir::Graph> G = residualBlock();
+  auto Cpu = backends::getBackend("cpu").compile(*G);
+  std::vector<Tensor> In{rnd({2, 16, 12, 12}, 80)};
+  Tensor Before = Cpu->run(In).at(0);
+  // Training, or weights loaded again into the same tensors.
+  Tensor W = G->lookup("w1")->data();
+  float *P = W.data<float>();
+  for (int64_t I = 0; I < W.numel(); ++I)
+    P[I] *= -2.0f;
+  Tensor Fc = G->lookup("fc.w")->data();
+  Fc.data<float>()[3] += 1.0f;
+  Tensor Want = backends::runReference(*G, In).at(0);
+  Tensor After = Cpu->run(In).at(0);
+  EXPECT_FALSE(closeTo(Before, Want)) << "the update should matter";
+  EXPECT_TRUE(closeTo(After, Want));
+  EXPECT_GE(backends::cpuExecutableStats(*Cpu)->WeightRefreshes, 2);
+  // Nothing changed since: no repacking.
+  int64_t Refreshes = backends::cpuExecutableStats(*Cpu)->WeightRefreshes;
+  Cpu->run(In);
+  EXPECT_EQ(backends::cpuExecutableStats(*Cpu)->WeightRefreshes, Refreshes);
+}
+
+TEST(CpuCompiled, LinearLayersFuseBiasAndActivation) {
+  // [N, S, 64] x [64, 32] + b -> Gelu -> x [32, 16] + b -> Relu, then
+  // softmax over the last axis and a product of two run-time values.
+  ir::Graph G;
+  G.setName("mlp");
+  ir::Value *X = G.addInput(
+      "x", ir::TensorType(DType::F32, {ir::Dim::symbol("N"), ir::Dim(8),
+                                       ir::Dim(64)}));
+  ir::Value *H = add(G, ir::OpKind::MatMul,
+                     {X, G.addInitializer("w0", rnd({64, 32}, 90))}, "h");
+  ir::Value *Hb =
+      add(G, ir::OpKind::Add, {H, G.addInitializer("b0", rnd({32}, 91))}, "hb");
+  ir::Value *Ha = add(G, ir::OpKind::Gelu, {Hb}, "ha");
+  ir::Value *O = add(G, ir::OpKind::MatMul,
+                     {Ha, G.addInitializer("w1", rnd({32, 16}, 92))}, "o");
+  ir::Value *Ob =
+      add(G, ir::OpKind::Add, {G.addInitializer("b1", rnd({16}, 93)), O}, "ob");
+  ir::Value *Oa = add(G, ir::OpKind::Relu, {Ob}, "oa");
+  ir::Value *Sm = add(G, ir::OpKind::Softmax, {Oa}, "sm");
+  ir::AttrMap T;
+  T.set("perm", Ints{0, 2, 1});
+  ir::Value *St = add(G, ir::OpKind::Transpose, {Sm}, "smt", T);
+  ir::Value *Att = add(G, ir::OpKind::MatMul, {Sm, St}, "att");
+  G.addOutput(Att);
+  ir::inferTypes(G);
+  auto Cpu = backends::getBackend("cpu").compile(G);
+  for (int64_t Batch : {1, 3}) {
+    std::vector<Tensor> In{rnd({Batch, 8, 64}, 94 + Batch)};
+    EXPECT_TRUE(closeTo(Cpu->run(In).at(0), backends::runReference(G, In).at(0)))
+        << "batch " << Batch;
+  }
+  auto Stats = backends::cpuExecutableStats(*Cpu);
+  // Both Adds and both activations fused into the two linear layers.
+  EXPECT_EQ(Stats->FusedNodes, 4);
+}
+
+TEST(CpuCompiled, DataDependentShapesRunNodeByNode) {
+  // NonZero's output shape depends on the data: no static schedule.
+  ir::Graph G;
+  G.setName("nz");
+  ir::Value *X = G.addInput("x", ir::TensorType(DType::F32, Shape({6})));
+  G.addOutput(add(G, ir::OpKind::NonZero, {X}, "nz"));
+  ir::inferTypes(G);
+  auto Cpu = backends::getBackend("cpu").compile(G);
+  Tensor In = Tensor::fromVector<float>({0, 1, 0, 2, 3, 0}, Shape({6}));
+  EXPECT_TRUE(Cpu->run({In}).at(0).equals(backends::runReference(G, {In}).at(0)));
+  EXPECT_FALSE(backends::cpuExecutableStats(*Cpu)->Compiled);
+}
+
+#else
+
+TEST(CpuCompiled, NeedsOneDnn) {
+  GTEST_SKIP() << "SKIPPED: built without oneDNN (NNGRAPH_ENABLE_ONEDNN=OFF), "
+                  "there is no cpu backend";
+}
+
+#endif
+
+} // namespace
+} // namespace nng
