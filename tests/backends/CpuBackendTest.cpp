@@ -399,8 +399,11 @@ TEST(CpuBackend, Unary) {
       f32({0.f, -0.f, 1e-30f, -2.f, 100.f, -100.f, INFINITY, -INFINITY});
   Tensor WithNaN = f32({1.f, std::nanf(""), -1.f});
   unsigned Seed = 240;
+  // Log is the reference kernel's: oneDNN's log(1) is -1.4e-6, not 0 (the
+  // ONNX conformance test_log_example on --backend cpu caught it).
+  check(mk(OpKind::Log, {f32({1.f, 10.f})}).expect(Expect::Reference));
   for (OpKind K : {OpKind::Relu, OpKind::Sigmoid, OpKind::Tanh, OpKind::Exp,
-                   OpKind::Log, OpKind::Sqrt, OpKind::Abs}) {
+                   OpKind::Sqrt, OpKind::Abs}) {
     bool Positive = K == OpKind::Log || K == OpKind::Sqrt;
     check(mk(K, {rnd({3, 5, 7}, Seed++, Positive ? 0.01 : -5, 5)}));
     check(mk(K, {rnd({1000}, Seed++, Positive ? 0.01 : -5, 5)}));

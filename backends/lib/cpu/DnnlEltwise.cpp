@@ -3,7 +3,7 @@
 // Add/Sub/Mul/Div with numpy broadcasting on the binary primitive (which
 // broadcasts only its second source: the full-shape operand goes first,
 // swapped for Add and Mul, else the reference serves), Relu, Sigmoid, Tanh,
-// Exp, Log, Sqrt and Abs on eltwise_forward over the flat tensor, and
+// Exp, Sqrt and Abs on eltwise_forward over the flat tensor, and
 // Softmax / LogSoftmax along one axis (opset-13 semantics) on softmax_v2.
 // f32 only.
 //
@@ -154,8 +154,6 @@ std::shared_ptr<DnnlKernel> makeEltwiseKernel(const ir::Node &N) {
     return std::make_shared<EltwiseKernel>(N, Alg::eltwise_tanh);
   case ir::OpKind::Exp:
     return std::make_shared<EltwiseKernel>(N, Alg::eltwise_exp);
-  case ir::OpKind::Log:
-    return std::make_shared<EltwiseKernel>(N, Alg::eltwise_log);
   case ir::OpKind::Sqrt:
     return std::make_shared<EltwiseKernel>(N, Alg::eltwise_sqrt);
   case ir::OpKind::Abs:
