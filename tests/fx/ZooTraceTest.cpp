@@ -158,10 +158,12 @@ void checkTracedEqualsEager(const std::string &Name, const char *Mode) {
                 << " " << Backend << ": max |traced - eager| " << E.Abs
                 << ", max err / (1e-5 + 1e-5 |eager|) " << E.Ratio
                 << ", max |eager| " << maxAbs(Want[0]) << "\n";
-      // The cpu backend runs eager's kernels: traced == eager at 1e-5. The
-      // reference backend's naive kernels sum in another order; over the
-      // deep ResNets that rounding reaches ~1e-4 (relative to the output
-      // scale), so it gets RefRel * max(1, max |eager|); train mode, where
+      // Eval mode on the cpu backend runs compiled schedules (blocked-layout
+      // convolutions with the residual sums fused) and the reference
+      // backend naive kernels: both sum in another order than eager's
+      // kernels; over the deep ResNets that rounding reaches ~1e-4
+      // (relative to the output scale; resnet34 on cpu: 1.3e-4 at batch
+      // 3), so they get RefRel * max(1, max |eager|); train mode, where
       // batch norms normalize by statistics of as few as 4 values (2x2
       // maps at batch 1), amplifies it further: 10 * RefRel. Eager train
       // mode runs each batch norm as one fused nng.BatchNormTraining, whose
@@ -169,12 +171,7 @@ void checkTracedEqualsEager(const std::string &Name, const char *Mode) {
       // mode on cpu gets the same bound.
       bool Train = std::string(Mode) == "train";
       double Bound = (Train ? 10 : 1) * RefRel * Scale;
-      if (std::string(Backend) == "cpu" && !Train)
-        EXPECT_LE(E.Ratio, 1.0)
-            << Name << " " << Mode << ", batch " << Batch << ", " << Backend
-            << ": max |traced - eager| " << E.Abs;
-      else
-        EXPECT_LE(E.Abs, Bound)
+      EXPECT_LE(E.Abs, Bound)
             << Name << " " << Mode << ", batch " << Batch << ", " << Backend
             << ": max |traced - eager| " << E.Abs << ", scale " << Scale;
     }

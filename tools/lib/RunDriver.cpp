@@ -11,6 +11,10 @@
 #include "nngraph/tools/RunDriver.h"
 #include "CommandLine.h"
 #include "nngraph/backends/Backend.h"
+#include "nngraph/runtime/BuildConfig.h"
+#if NNGRAPH_HAVE_ONEDNN
+#include "nngraph/backends/cpu/CpuBackend.h"
+#endif
 #include "nngraph/frontend/ModelIO.h"
 #include "nngraph/runtime/Error.h"
 
@@ -20,6 +24,7 @@
 #include <chrono>
 #include <cstdio>
 #include <iostream>
+#include <optional>
 #include <sstream>
 
 namespace nng::tools {
@@ -35,6 +40,7 @@ struct RunOptions {
   std::vector<std::string> DimTexts;
   int Repeat = 1;
   int MaxValues = 8;
+  bool Stats = false;
 };
 
 void describeOptions(CLI::App &App, RunOptions &O) {
@@ -66,6 +72,11 @@ void describeOptions(CLI::App &App, RunOptions &O) {
                  "Print at most K values of each output; default 8.")
       ->check(CLI::Range(0, 1000000))
       ->option_text("K");
+  App.add_flag("--stats", O.Stats,
+               "After the runs, print what the backend did per run (cpu: "
+               "steps, oneDNN primitives, layout reorders, fused and folded "
+               "nodes, arena bytes, and the nodes that fell back to node "
+               "kernels).\n  e.g. nngraph-run model.onnx --backend cpu --stats");
   App.add_flag("--json", O.Json,
                "Print one JSON object (model, inputs, outputs with shapes "
                "and first values, times in ms) instead of text.\n"
@@ -109,7 +120,30 @@ struct RunResult {
   std::vector<nng::rt::Tensor> Inputs, Outputs;
   double CompileMs = 0;
   std::vector<double> RunMs;
+#if NNGRAPH_HAVE_ONEDNN
+  std::optional<backends::CpuExecutableStats> Cpu; ///< With --stats.
+#endif
 };
+#if NNGRAPH_HAVE_ONEDNN
+
+/// The --stats block as text.
+void printStats(std::ostream &Out, const backends::CpuExecutableStats &S) {
+  if (!S.Compiled) {
+    Out << "stats: node by node (a shape depends on the data)\n";
+    return;
+  }
+  Out << "stats: " << S.Steps << " steps per run (" << S.DnnlSteps
+      << " oneDNN, " << S.OwnKernels << " own loops, " << S.Fallbacks.size()
+      << " node kernels), " << S.Reorders << " layout reorders, "
+      << S.FusedNodes << " nodes fused, " << S.AliasNodes << " views, "
+      << S.FoldedNodes << " folded at compile time\n";
+  Out << "memory: arena " << S.ArenaBytes << " bytes (" << S.NaiveBytes
+      << " without reuse), packed weights " << S.WeightBytes << " bytes, "
+      << S.Specializations << " shape signature(s) compiled\n";
+  for (const std::string &F : S.Fallbacks)
+    Out << "fallback: " << F << "\n";
+}
+#endif
 
 void printText(std::ostream &Out, const RunOptions &O, const ir::Graph &G,
                const DimBindings &Dims, const RunResult &R) {
@@ -147,6 +181,10 @@ void printText(std::ostream &Out, const RunOptions &O, const ir::Graph &G,
   if (R.RunMs.size() > 1)
     Out << " (median of " << R.RunMs.size() << " runs)";
   Out << "\n";
+#if NNGRAPH_HAVE_ONEDNN
+  if (R.Cpu)
+    printStats(Out, *R.Cpu);
+#endif
 }
 
 void printJson(std::ostream &Out, const RunOptions &O, const ir::Graph &G,
@@ -181,6 +219,21 @@ void printJson(std::ostream &Out, const RunOptions &O, const ir::Graph &G,
   J["time_ms"] = {{"compile", R.CompileMs},
                   {"run_median", median(R.RunMs)},
                   {"runs", R.RunMs}};
+#if NNGRAPH_HAVE_ONEDNN
+  if (R.Cpu)
+    J["stats"] = {{"compiled", R.Cpu->Compiled},
+                  {"steps", R.Cpu->Steps},
+                  {"onednn_steps", R.Cpu->DnnlSteps},
+                  {"own_loops", R.Cpu->OwnKernels},
+                  {"reorders", R.Cpu->Reorders},
+                  {"fused_nodes", R.Cpu->FusedNodes},
+                  {"views", R.Cpu->AliasNodes},
+                  {"folded_nodes", R.Cpu->FoldedNodes},
+                  {"arena_bytes", R.Cpu->ArenaBytes},
+                  {"arena_bytes_without_reuse", R.Cpu->NaiveBytes},
+                  {"packed_weight_bytes", R.Cpu->WeightBytes},
+                  {"fallbacks", R.Cpu->Fallbacks}};
+#endif
   Out << J.dump(2) << "\n";
 }
 
@@ -232,6 +285,10 @@ int runRunDriver(const std::vector<std::string> &Args, std::ostream &Out,
       R.Outputs = Exe->run(R.Inputs);
       R.RunMs.push_back(millisSince(Start));
     }
+#if NNGRAPH_HAVE_ONEDNN
+    if (O.Stats)
+      R.Cpu = backends::cpuExecutableStats(*Exe);
+#endif
     if (O.Json)
       printJson(Out, O, *G, Dims, R);
     else
