@@ -230,6 +230,42 @@ TEST(CpuCompiled, DataDependentShapesRunNodeByNode) {
   EXPECT_FALSE(backends::cpuExecutableStats(*Cpu)->Compiled);
 }
 
+TEST(CpuCompiled, ElidedWeightsAreAnError) {
+  // A model printed as text without its weights: running it must say which
+  // initializer has no data and what to do, on both backends.
+  ir::Graph G;
+  G.setName("elided");
+  ir::Value *X = G.addInput("x", ir::TensorType(DType::F32, Shape({2, 3})));
+  ir::Value *W = G.addElidedInitializer(
+      "w", ir::TensorType(DType::F32, Shape({3, 4})), "fnv1a64:0");
+  G.addOutput(add(G, ir::OpKind::MatMul, {X, W}, "y"));
+  ir::inferTypes(G);
+  for (const char *Backend : {"reference", "cpu"}) {
+    auto Exe = backends::getBackend(Backend).compile(G);
+    try {
+      Exe->run({rnd({2, 3}, 100)});
+      ADD_FAILURE() << Backend << ": no error";
+    } catch (const Error &E) {
+      std::string Msg = E.what();
+      EXPECT_NE(Msg.find("initializer %w has no data"), std::string::npos)
+          << Backend << ": " << Msg;
+      EXPECT_NE(Msg.find("load the weights"), std::string::npos) << Msg;
+    }
+  }
+}
+
+TEST(CpuCompiled, StatsOnlyForCpuExecutables) {
+  std::unique_ptr<ir::Graph> G = residualBlock();
+  auto Ref = backends::referenceBackend().compile(*G);
+  EXPECT_FALSE(backends::cpuExecutableStats(*Ref).has_value());
+  auto Cpu = backends::getBackend("cpu").compile(*G);
+  // Before any run nothing is compiled yet.
+  auto St = backends::cpuExecutableStats(*Cpu);
+  ASSERT_TRUE(St.has_value());
+  EXPECT_FALSE(St->Compiled);
+  EXPECT_EQ(St->Specializations, 0);
+}
+
 #else
 
 TEST(CpuCompiled, NeedsOneDnn) {

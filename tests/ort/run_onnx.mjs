@@ -19,14 +19,10 @@
 // the CPU library ships in the package). When it cannot be loaded the script
 // prints "SKIP: <reason>" and exits with status 77.
 
-import { createRequire } from 'node:module';
 import fs from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { loadOrt } from './load_ort.mjs';
 
-const SKIP_STATUS = 77;
-const here = path.dirname(fileURLToPath(import.meta.url));
-const repoRoot = path.resolve(here, '..', '..');
 
 function usage(msg) {
   console.error(`run_onnx.mjs: ${msg}\nusage: node run_onnx.mjs MODEL.onnx ` +
@@ -48,19 +44,7 @@ for (let i = 0; i < args.length; ++i) {
 if (positional.length !== 3) usage('expected MODEL.onnx IN_DIR OUT_DIR');
 const [modelPath, inDir, outDir] = positional;
 
-const modulesDir = process.env.NNGRAPH_ORT_NODE_MODULES ||
-                   path.join(repoRoot, '.cache', 'npm', 'node_modules');
-let ort;
-try {
-  const require = createRequire(path.join(modulesDir, 'noop.js'));
-  ort = require('onnxruntime-node');
-} catch (e) {
-  console.log(`SKIP: cannot load onnxruntime-node from ${modulesDir} ` +
-              `(${String(e.message).split('\n')[0]}); install it with ` +
-              '`scripts/setup.sh --tests` (or: ONNXRUNTIME_NODE_INSTALL=skip ' +
-              'npm install --prefix .cache/npm onnxruntime-node@1)');
-  process.exit(SKIP_STATUS);
-}
+const { ort, version } = loadOrt();
 
 // nngraph dtype name -> [ORT type, TypedArray].
 const TYPES = {
@@ -119,11 +103,6 @@ async function main() {
                      Buffer.from(d.buffer, d.byteOffset, d.byteLength));
     return { name, dtype, shape: t.dims.map(Number), file };
   });
-  let version = 'unknown';
-  try {
-    const require = createRequire(path.join(modulesDir, 'noop.js'));
-    version = require('onnxruntime-node/package.json').version;
-  } catch (e) { /* the version is informative only */ }
   fs.writeFileSync(path.join(outDir, 'tensors.json'),
                    JSON.stringify({ tensors: entries, ort_version: version }));
 }

@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "nngraph/tools/RunDriver.h"
+#include "nngraph/runtime/BuildConfig.h"
 
 #include <gtest/gtest.h>
 
@@ -72,6 +73,28 @@ TEST(RunDriverTest, JsonReportHasShapesValuesAndTimes) {
         "\"values\"", "\"time_ms\"", "\"run_median\"", "\"N\": 1"})
     EXPECT_NE(R.Out.find(Key), std::string::npos) << "missing " << Key;
   EXPECT_EQ(R.Out.front(), '{');
+}
+
+TEST(RunDriverTest, StatsSayWhatTheCpuBackendDid) {
+#if NNGRAPH_HAVE_ONEDNN
+  Result R = runRun({SmallCnn, "--backend", "cpu", "--stats"});
+  ASSERT_EQ(R.Status, 0) << R.Err;
+  // Every node of the small CNN is lowered: no fallback lines.
+  EXPECT_NE(R.Out.find("stats: "), std::string::npos) << R.Out;
+  EXPECT_NE(R.Out.find(" 0 node kernels)"), std::string::npos) << R.Out;
+  EXPECT_NE(R.Out.find("memory: arena "), std::string::npos) << R.Out;
+  EXPECT_EQ(R.Out.find("fallback: "), std::string::npos) << R.Out;
+  Result J = runRun({SmallCnn, "--backend", "cpu", "--stats", "--json"});
+  ASSERT_EQ(J.Status, 0) << J.Err;
+  EXPECT_NE(J.Out.find("\"arena_bytes\""), std::string::npos) << J.Out;
+  EXPECT_NE(J.Out.find("\"fallbacks\": []"), std::string::npos) << J.Out;
+  // The reference backend has no compiled schedule: nothing to report.
+  Result Ref = runRun({SmallCnn, "--stats"});
+  ASSERT_EQ(Ref.Status, 0) << Ref.Err;
+  EXPECT_EQ(Ref.Out.find("stats: "), std::string::npos) << Ref.Out;
+#else
+  GTEST_SKIP() << "SKIPPED: built without oneDNN, there is no cpu backend";
+#endif
 }
 
 TEST(RunDriverTest, BadCommandLinesExitTwo) {

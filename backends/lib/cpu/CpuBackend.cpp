@@ -190,23 +190,9 @@ public:
   CpuExecutableStats stats() const {
     std::lock_guard<std::mutex> Lock(Mu);
     CpuExecutableStats S;
+    if (Last && Last->P)
+      S = Last->P->Stats;
     S.Specializations = Compiled;
-    if (!Last || !Last->P)
-      return S;
-    const ProgramStats &P = Last->P->Stats;
-    S.Compiled = true;
-    S.Steps = P.Steps;
-    S.DnnlSteps = P.DnnlSteps;
-    S.Reorders = P.Reorders;
-    S.OwnKernels = P.OwnKernels;
-    S.FusedNodes = P.FusedNodes;
-    S.AliasNodes = P.AliasNodes;
-    S.FoldedNodes = P.FoldedNodes;
-    S.ArenaBytes = P.ArenaBytes;
-    S.NaiveBytes = P.NaiveBytes;
-    S.WeightBytes = P.WeightBytes;
-    S.WeightRefreshes = P.WeightRefreshes;
-    S.Fallbacks = P.Fallbacks;
     return S;
   }
 

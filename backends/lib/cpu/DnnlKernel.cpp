@@ -180,9 +180,13 @@ std::optional<PostOpEltwise> fusedActivationPostOp(const ir::Node &N) {
     Given = N.attr("activation_params").floats();
   if (Given.size() > A->Params.size())
     return std::nullopt;
-  std::vector<float> P = ir::fusedActivationParams(*A, Given);
+  return activationPostOp(*A, ir::fusedActivationParams(*A, Given));
+}
+
+std::optional<PostOpEltwise> activationPostOp(const ir::FusedActivationInfo &A,
+                                              const std::vector<float> &P) {
   using Alg = dnnl::algorithm;
-  switch (A->Op) {
+  switch (A.Op) {
   case ir::OpKind::Relu:
     return PostOpEltwise{Alg::eltwise_relu, 0, 0};
   case ir::OpKind::LeakyRelu:
@@ -201,7 +205,7 @@ std::optional<PostOpEltwise> fusedActivationPostOp(const ir::Node &N) {
   case ir::OpKind::Elu:
     return PostOpEltwise{Alg::eltwise_elu, P[0], 0};
   case ir::OpKind::Gelu:
-    return PostOpEltwise{A->GeluApproximate == "tanh" ? Alg::eltwise_gelu_tanh
+    return PostOpEltwise{A.GeluApproximate == "tanh" ? Alg::eltwise_gelu_tanh
                                                       : Alg::eltwise_gelu_erf,
                          0, 0};
   default:

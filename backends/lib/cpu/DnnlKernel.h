@@ -16,6 +16,7 @@
 #include "../reference/Interpreter.h"
 #include "../reference/KernelUtils.h"
 #include "nngraph/backends/cpu/CpuBackend.h"
+#include "nngraph/ir/FusedActivation.h"
 
 #include <oneapi/dnnl/dnnl.hpp>
 
@@ -166,6 +167,10 @@ struct PostOpEltwise {
   float Alpha = 0, Beta = 0;
 };
 std::optional<PostOpEltwise> fusedActivationPostOp(const ir::Node &N);
+/// The post-op of activation A with its full parameter list P
+/// (fusedActivationParams); nullopt when none matches the reference.
+std::optional<PostOpEltwise> activationPostOp(const ir::FusedActivationInfo &A,
+                                              const std::vector<float> &P);
 
 // Factories of the op families: null when the node's attributes rule
 // oneDNN out (the backend then runs the reference kernel).

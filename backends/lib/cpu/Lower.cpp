@@ -297,6 +297,36 @@ std::unique_ptr<Program> compileProgram(const ir::Graph &G,
   return P;
 }
 
+// --- Primitive steps -----------------------------------------------------------
+
+void emitPrimitive(LowerContext &C, const ir::Node &N, dnnl::primitive Prim,
+                   const dnnl::primitive_desc_base &PD,
+                   std::vector<PrimitiveArg> Args, const std::vector<int> &Reads,
+                   int Out, std::optional<WeightToPack> W) {
+  auto St = std::make_unique<PrimitiveStep>();
+  St->Desc = N.describe();
+  St->Prim = std::move(Prim);
+  for (const PrimitiveArg &A : Args)
+    St->arg(A.Arg, A.Slot, A.MD);
+  if (W) {
+    dnnl::memory::desc Packed = PD.weights_desc();
+    St->Weights.emplace_back(std::move(W->T), W->UserMD, Packed);
+    St->Args.emplace(DNNL_ARG_WEIGHTS, St->Weights.back().Packed);
+    C.program().Stats.WeightBytes += static_cast<int64_t>(Packed.get_size());
+  }
+  for (int R : Reads)
+    C.B.reads(R);
+  size_t ScratchBytes = PD.scratchpad_desc().get_size();
+  if (ScratchBytes) {
+    St->Scratch = C.B.newBuffer(DType::U8, Shape({int64_t(ScratchBytes)}));
+    St->ScratchMD = PD.scratchpad_desc();
+    C.B.writes(St->Scratch);
+  }
+  C.B.writes(Out);
+  C.B.emit(std::move(St));
+  ++C.program().Stats.DnnlSteps;
+}
+
 // --- Reshape-like nodes ---------------------------------------------------------
 
 bool lowerAlias(LowerContext &C, const ir::Node &N) {

@@ -88,6 +88,21 @@ std::unique_ptr<Program> compileProgram(const ir::Graph &G,
                                         const std::vector<DType> &Types,
                                         const std::vector<Shape> &Shapes);
 
+/// A constant to reorder once into a primitive's weights layout.
+struct WeightToPack {
+  Tensor T;
+  dnnl::memory::desc UserMD; ///< T's own (plain or strided) layout.
+};
+
+/// Emits a step executing Prim, built from PD, with Args; it reads the
+/// slots Reads and writes Out. PD's scratchpad (user mode) gets a buffer of
+/// the arena; W, when given, is packed into PD's weights layout and bound
+/// as DNNL_ARG_WEIGHTS (repacked when it changes).
+void emitPrimitive(LowerContext &C, const ir::Node &N, dnnl::primitive Prim,
+                   const dnnl::primitive_desc_base &PD,
+                   std::vector<PrimitiveArg> Args, const std::vector<int> &Reads,
+                   int Out, std::optional<WeightToPack> W = std::nullopt);
+
 /// An f32 description of D whose layout the primitive picks.
 inline dnnl::memory::desc anyF32(const dnnl::memory::dims &D) {
   return dnnl::memory::desc(D, dnnl::memory::data_type::f32,

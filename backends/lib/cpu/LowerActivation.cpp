@@ -7,8 +7,9 @@
 // algorithm on NaN, +-inf in the jit and reference implementations:
 // LeakyRelu (relu with alpha != 0), Tanh, Elu, Gelu (erf and tanh),
 // HardSwish, Sqrt and Abs agree with the reference, so they are post-ops or
-// eltwise primitives; Relu, Clip and LeakyRelu standing alone run as own
-// loops (OwnKernels.cpp).
+// eltwise primitives; Relu, Clip and LeakyRelu with alpha 0 run as own
+// loops (OwnKernels.cpp). Which activations exist, and their parameters,
+// come from the fused-activation table (ir/FusedActivation.h).
 //
 //===----------------------------------------------------------------------===//
 
@@ -38,79 +39,76 @@ bool nanExact(const PostOpEltwise &P) {
   }
 }
 
+/// Activation A with parameters P: a post-op when oneDNN's algorithm is
+/// NaN-exact, else an own loop (Relu and Clip clamp; LeakyRelu with alpha 0
+/// is x < 0 ? x * 0 : x, which is NaN at -inf as in the reference).
+Activation activationOf(const ir::FusedActivationInfo &A,
+                        const std::vector<float> &P) {
+  Activation R;
+  std::optional<PostOpEltwise> Post = activationPostOp(A, P);
+  if (Post && nanExact(*Post)) {
+    R.PostOp = Post;
+    R.Ok = true;
+    return R;
+  }
+  switch (A.Op) {
+  case ir::OpKind::Relu:
+    R.Own = {Epilogue::Clamp, 0.0f, INFINITY, 0};
+    break;
+  case ir::OpKind::Clip:
+    // min > max gives max everywhere in the reference: the loop agrees.
+    R.Own = {Epilogue::Clamp, P[0], P[1], 0};
+    break;
+  case ir::OpKind::LeakyRelu:
+    R.Own = {Epilogue::Leaky, 0, 0, P[0]};
+    break;
+  default:
+    return R; // Sigmoid, HardSigmoid: not fused.
+  }
+  R.Ok = true;
+  return R;
+}
+
 } // namespace
 
 Activation fusedNodeActivation(const ir::Node &N) {
-  Activation A;
-  std::optional<PostOpEltwise> P = fusedActivationPostOp(N);
-  if (!P)
-    return A;
-  if (nanExact(*P)) {
-    A.PostOp = P;
-    A.Ok = true;
-  } else if (P->Alg == dnnl::algorithm::eltwise_relu) {
-    A.Own = {Epilogue::Clamp, 0.0f, INFINITY, 0};
-    A.Ok = true;
-  } else if (P->Alg == dnnl::algorithm::eltwise_clip_v2) {
-    A.Own = {Epilogue::Clamp, P->Alpha, P->Beta, 0};
-    A.Ok = true;
-  }
-  return A;
+  const ir::FusedActivationInfo *A =
+      ir::lookupFusedActivation(N.attrString("activation"));
+  std::vector<float> Given;
+  if (N.attrs().has("activation_params"))
+    Given = N.attr("activation_params").floats();
+  if (!A || Given.size() > A->Params.size())
+    return {}; // The node kernel reports it.
+  return activationOf(*A, ir::fusedActivationParams(*A, Given));
 }
 
 Activation standaloneActivation(LowerContext &C, const ir::Node &Act) {
-  Activation A;
-  using ir::OpKind;
-  switch (Act.op()) {
-  case OpKind::Relu:
-    A.Own = {Epilogue::Clamp, 0.0f, INFINITY, 0};
-    A.Ok = true;
-    break;
-  case OpKind::LeakyRelu:
-    A.Own = {Epilogue::Leaky, 0, 0, Act.attrFloat("alpha")};
-    A.Ok = true;
-    break;
-  case OpKind::Clip: {
-    float Lo = -INFINITY, Hi = INFINITY;
-    for (size_t I = 1; I < 3; ++I) {
-      if (!Act.hasInput(I))
+  for (const ir::FusedActivationInfo &A : ir::fusedActivations()) {
+    if (A.Op != Act.op() ||
+        (A.Op == ir::OpKind::Gelu &&
+         A.GeluApproximate != Act.attrString("approximate")))
+      continue;
+    // The parameters: attributes, or (Clip) constant scalar inputs.
+    std::vector<float> P;
+    for (size_t I = 0; I < A.Params.size(); ++I) {
+      const ir::FusedActivationParam &Param = A.Params[I];
+      if (!A.ParamsAreInputs) {
+        P.push_back(Act.attrFloat(Param.Name));
         continue;
-      const Tensor *T = C.constantOf(Act.input(I));
+      }
+      if (!Act.hasInput(I + 1)) {
+        P.push_back(Param.Default);
+        continue;
+      }
+      const Tensor *T = C.constantOf(Act.input(I + 1));
       if (!T || T->dtype() != DType::F32 || T->numel() != 1)
-        return A;
-      (I == 1 ? Lo : Hi) = static_cast<float>(T->getFlat(0));
+        return {};
+      P.push_back(static_cast<float>(T->getFlat(0)));
     }
-    // min > max gives max everywhere in the reference: the loop agrees.
-    A.Own = {Epilogue::Clamp, Lo, Hi, 0};
-    A.Ok = true;
-    break;
+    return activationOf(A, P);
   }
-  case OpKind::Tanh:
-    A.PostOp = PostOpEltwise{dnnl::algorithm::eltwise_tanh, 0, 0};
-    A.Ok = true;
-    break;
-  case OpKind::Elu:
-    A.PostOp = PostOpEltwise{dnnl::algorithm::eltwise_elu,
-                             Act.attrFloat("alpha"), 0};
-    A.Ok = true;
-    break;
-  case OpKind::HardSwish:
-    A.PostOp = PostOpEltwise{dnnl::algorithm::eltwise_hardswish, 0, 0};
-    A.Ok = true;
-    break;
-  case OpKind::Gelu:
-    A.PostOp = PostOpEltwise{Act.attrString("approximate") == "tanh"
-                                 ? dnnl::algorithm::eltwise_gelu_tanh
-                                 : dnnl::algorithm::eltwise_gelu_erf,
-                             0, 0};
-    A.Ok = true;
-    break;
-  default:
-    break;
-  }
-  return A;
+  return {};
 }
-
 
 namespace {
 
@@ -160,20 +158,40 @@ void emitEpilogue(LowerContext &C, int Slot, const Epilogue &E,
   emitOwnLoop(C, Slot, Slot, E, std::move(Desc));
 }
 
+namespace {
+
+/// A oneDNN eltwise primitive over X's layout.
+bool emitEltwise(LowerContext &C, const ir::Node &N, dnnl::algorithm Alg,
+                 float Alpha, float Beta) {
+  int In = C.slotOf(N.input(0));
+  dnnl::memory::desc MD = C.slot(In).MD;
+  dnnl::eltwise_forward::desc D(dnnl::prop_kind::forward_inference, Alg, MD,
+                                Alpha, Beta);
+  dnnl::eltwise_forward::primitive_desc PD(D, cpuEngine());
+  int Out = C.defineBuffer(N.output(0), PD.dst_desc());
+  emitPrimitive(C, N, dnnl::eltwise_forward(PD), PD,
+                {{DNNL_ARG_SRC, In, MD}, {DNNL_ARG_DST, Out, PD.dst_desc()}},
+                {In}, Out);
+  return true;
+}
+
+} // namespace
+
 bool lowerActivation(LowerContext &C, const ir::Node &N) {
   const ir::Value *X = N.input(0);
   if (!C.isF32(X))
     return false;
   Activation A = standaloneActivation(C, N);
-  if (!A.Ok || A.Own.K == Epilogue::None)
+  if (!A.Ok)
     return false;
+  if (A.PostOp)
+    return emitEltwise(C, N, A.PostOp->Alg, A.PostOp->Alpha, A.PostOp->Beta);
   int In = C.slotOf(X);
-  const ValueSlot &S = C.slot(In);
   // The bytes of every layout hold the same values (padding stays zero
   // under a clamp of a range holding 0 and under LeakyRelu).
   bool KeepsPadding = A.Own.K == Epilogue::Leaky ||
                       (A.Own.Lo <= 0.0f && A.Own.Hi >= 0.0f);
-  if (S.Blocked && !KeepsPadding)
+  if (C.slot(In).Blocked && !KeepsPadding)
     In = C.B.plainOf(In);
   dnnl::memory::desc MD = C.slot(In).MD;
   int Out = C.defineBuffer(N.output(0), MD);
@@ -182,44 +200,16 @@ bool lowerActivation(LowerContext &C, const ir::Node &N) {
 }
 
 bool lowerEltwise(LowerContext &C, const ir::Node &N) {
-  const ir::Value *X = N.input(0);
-  if (!C.isF32(X))
+  if (!C.isF32(N.input(0)))
     return false;
-  using A = dnnl::algorithm;
-  A Alg;
-  float Alpha = 0, Beta = 0;
   switch (N.op()) {
   case ir::OpKind::Sqrt:
-    Alg = A::eltwise_sqrt;
-    break;
+    return emitEltwise(C, N, dnnl::algorithm::eltwise_sqrt, 0, 0);
   case ir::OpKind::Abs:
-    Alg = A::eltwise_abs;
-    break;
-  default: {
-    Activation Act = standaloneActivation(C, N);
-    if (!Act.Ok || !Act.PostOp)
-      return false;
-    Alg = Act.PostOp->Alg;
-    Alpha = Act.PostOp->Alpha;
-    Beta = Act.PostOp->Beta;
+    return emitEltwise(C, N, dnnl::algorithm::eltwise_abs, 0, 0);
+  default:
+    return false;
   }
-  }
-  int In = C.slotOf(X);
-  dnnl::memory::desc MD = C.slot(In).MD;
-  dnnl::eltwise_forward::desc D(dnnl::prop_kind::forward_inference, Alg, MD,
-                                Alpha, Beta);
-  dnnl::eltwise_forward::primitive_desc PD(D, cpuEngine());
-  int Out = C.defineBuffer(N.output(0), PD.dst_desc());
-  auto St = std::make_unique<PrimitiveStep>();
-  St->Desc = N.describe();
-  St->Prim = dnnl::eltwise_forward(PD);
-  St->arg(DNNL_ARG_SRC, In, MD);
-  St->arg(DNNL_ARG_DST, Out, PD.dst_desc());
-  C.B.reads(In);
-  C.B.writes(Out);
-  C.B.emit(std::move(St));
-  ++C.program().Stats.DnnlSteps;
-  return true;
 }
 
 } // namespace nng::backends::cpu

@@ -14,26 +14,6 @@ namespace nng::backends::cpu {
 
 using dnnl::memory;
 
-namespace {
-
-/// Appends a one-primitive step reading Ins and writing Out.
-void emitPrimitive(LowerContext &C, const ir::Node &N, dnnl::primitive Prim,
-                   std::vector<std::tuple<int, int, memory::desc>> Args,
-                   std::vector<int> Reads, int Out) {
-  auto St = std::make_unique<PrimitiveStep>();
-  St->Desc = N.describe();
-  St->Prim = std::move(Prim);
-  for (auto &[Arg, Slot, MD] : Args)
-    St->arg(Arg, Slot, MD);
-  for (int R : Reads)
-    C.B.reads(R);
-  C.B.writes(Out);
-  C.B.emit(std::move(St));
-  ++C.program().Stats.DnnlSteps;
-}
-
-} // namespace
-
 bool lowerBinary(LowerContext &C, const ir::Node &N) {
   const ir::Value *A = N.input(0), *B = N.input(1);
   if (!C.isF32(A) || !C.isF32(B))
@@ -86,7 +66,7 @@ bool lowerBinary(LowerContext &C, const ir::Node &N) {
   dnnl::binary::desc D(Alg, MDA, MDB, MDA);
   dnnl::binary::primitive_desc PD(D, cpuEngine());
   int Out = C.defineBuffer(N.output(0), MDA);
-  emitPrimitive(C, N, dnnl::binary(PD),
+  emitPrimitive(C, N, dnnl::binary(PD), PD,
                 {{DNNL_ARG_SRC_0, SA, MDA},
                  {DNNL_ARG_SRC_1, SB, MDB},
                  {DNNL_ARG_DST, Out, MDA}},
@@ -116,12 +96,11 @@ bool lowerConcat(LowerContext &C, const ir::Node &N) {
   dnnl::concat::primitive_desc PD(anyF32(dimsOf(YS)), static_cast<int>(Axis),
                                   MDs, cpuEngine());
   int Out = C.defineBuffer(N.output(0), PD.dst_desc());
-  std::vector<std::tuple<int, int, memory::desc>> Args;
+  std::vector<PrimitiveArg> Args;
   for (size_t I = 0; I < Ins.size(); ++I)
-    Args.emplace_back(DNNL_ARG_MULTIPLE_SRC + static_cast<int>(I), Ins[I],
-                      MDs[I]);
-  Args.emplace_back(DNNL_ARG_DST, Out, PD.dst_desc());
-  emitPrimitive(C, N, dnnl::concat(PD), std::move(Args), Ins, Out);
+    Args.push_back({DNNL_ARG_MULTIPLE_SRC + static_cast<int>(I), Ins[I], MDs[I]});
+  Args.push_back({DNNL_ARG_DST, Out, PD.dst_desc()});
+  emitPrimitive(C, N, dnnl::concat(PD), PD, std::move(Args), Ins, Out);
   return true;
 }
 

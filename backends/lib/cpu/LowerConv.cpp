@@ -126,6 +126,8 @@ bool lowerConv(LowerContext &C, const ir::Node &N) {
       C.B.reads(R);
       C.B.writes(OutSlot);
       C.B.emit(makeReorderStep(R, RS.MD, OutSlot, PD.dst_desc()));
+      C.program().Steps.back()->Desc =
+          "copy of %" + RS.Name + " as the start of " + N.describe();
       ++C.program().Stats.DnnlSteps;
     }
   } else {
@@ -133,31 +135,15 @@ bool lowerConv(LowerContext &C, const ir::Node &N) {
     OutSlot = C.defineBuffer(Y, PD.dst_desc());
   }
 
-  auto St = std::make_unique<PrimitiveStep>();
-  St->Desc = N.describe();
-  St->Prim = dnnl::convolution_forward(PD);
-  St->Weights.emplace_back(*Wt, plainDesc(WeiPlainDims), PD.weights_desc());
-  C.program().Stats.WeightBytes +=
-      static_cast<int64_t>(PD.weights_desc().get_size());
-  St->Args.emplace(DNNL_ARG_WEIGHTS, St->Weights.back().Packed);
-  St->arg(DNNL_ARG_SRC, XSlot, PD.src_desc());
-  St->arg(DNNL_ARG_DST, OutSlot, PD.dst_desc());
-  C.B.reads(XSlot);
+  std::vector<PrimitiveArg> Args = {{DNNL_ARG_SRC, XSlot, PD.src_desc()},
+                                     {DNNL_ARG_DST, OutSlot, PD.dst_desc()}};
+  std::vector<int> Reads = {XSlot, OutSlot};
   if (Bias) {
-    int BSlot = C.slotOf(Bias);
-    St->arg(DNNL_ARG_BIAS, BSlot, BiasMD);
-    C.B.reads(BSlot);
+    Args.push_back({DNNL_ARG_BIAS, C.slotOf(Bias), BiasMD});
+    Reads.push_back(C.slotOf(Bias));
   }
-  size_t ScratchBytes = PD.scratchpad_desc().get_size();
-  if (ScratchBytes) {
-    St->Scratch = C.B.newBuffer(DType::U8, Shape({int64_t(ScratchBytes)}));
-    St->ScratchMD = PD.scratchpad_desc();
-    C.B.writes(St->Scratch);
-  }
-  C.B.reads(OutSlot);
-  C.B.writes(OutSlot);
-  C.B.emit(std::move(St));
-  ++C.program().Stats.DnnlSteps;
+  emitPrimitive(C, N, dnnl::convolution_forward(PD), PD, std::move(Args),
+                Reads, OutSlot, WeightToPack{*Wt, plainDesc(WeiPlainDims)});
   if (Act.Own.K != Epilogue::None)
     emitEpilogue(C, OutSlot, Act.Own, N.describe() + " activation");
   if (SumNode) {

@@ -106,29 +106,15 @@ bool lowerLinear(LowerContext &C, const ir::Node &N, const Tensor &Wt,
   int In = C.B.plainOf(C.slotOf(A));
   C.PendingTypes[Y] = {DType::F32, YS};
   int Out = C.defineBuffer(Y);
-  auto St = std::make_unique<PrimitiveStep>();
-  St->Desc = N.describe();
-  St->Prim = dnnl::matmul(PD);
-  St->Weights.emplace_back(Wt, WeiUser, PD.weights_desc());
-  C.program().Stats.WeightBytes +=
-      static_cast<int64_t>(PD.weights_desc().get_size());
-  St->Args.emplace(DNNL_ARG_WEIGHTS, St->Weights.back().Packed);
-  St->arg(DNNL_ARG_SRC, In, SrcMD);
-  St->arg(DNNL_ARG_DST, Out, DstMD);
-  C.B.reads(In);
+  std::vector<PrimitiveArg> Args = {{DNNL_ARG_SRC, In, SrcMD},
+                                     {DNNL_ARG_DST, Out, DstMD}};
+  std::vector<int> Reads = {In};
   if (BiasT) {
-    St->arg(DNNL_ARG_BIAS, BiasSlot, BiasMD);
-    C.B.reads(BiasSlot);
+    Args.push_back({DNNL_ARG_BIAS, BiasSlot, BiasMD});
+    Reads.push_back(BiasSlot);
   }
-  size_t ScratchBytes = PD.scratchpad_desc().get_size();
-  if (ScratchBytes) {
-    St->Scratch = C.B.newBuffer(DType::U8, Shape({int64_t(ScratchBytes)}));
-    St->ScratchMD = PD.scratchpad_desc();
-    C.B.writes(St->Scratch);
-  }
-  C.B.writes(Out);
-  C.B.emit(std::move(St));
-  ++C.program().Stats.DnnlSteps;
+  emitPrimitive(C, N, dnnl::matmul(PD), PD, std::move(Args), Reads, Out,
+                WeightToPack{Wt, WeiUser});
   if (Act.Own.K != Epilogue::None)
     emitEpilogue(C, Out, Act.Own, N.describe() + " activation");
   for (const ir::Node *F : {AddNode, ActNode})
@@ -158,23 +144,11 @@ bool lowerBatched(LowerContext &C, const ir::Node &N) {
   dnnl::matmul::desc D(MA, MB, MY);
   dnnl::matmul::primitive_desc PD(D, Attr, cpuEngine());
   int Out = C.defineBuffer(N.output(0));
-  auto St = std::make_unique<PrimitiveStep>();
-  St->Desc = N.describe();
-  St->Prim = dnnl::matmul(PD);
-  St->arg(DNNL_ARG_SRC, SA, MA);
-  St->arg(DNNL_ARG_WEIGHTS, SB, MB);
-  St->arg(DNNL_ARG_DST, Out, MY);
-  C.B.reads(SA);
-  C.B.reads(SB);
-  size_t ScratchBytes = PD.scratchpad_desc().get_size();
-  if (ScratchBytes) {
-    St->Scratch = C.B.newBuffer(DType::U8, Shape({int64_t(ScratchBytes)}));
-    St->ScratchMD = PD.scratchpad_desc();
-    C.B.writes(St->Scratch);
-  }
-  C.B.writes(Out);
-  C.B.emit(std::move(St));
-  ++C.program().Stats.DnnlSteps;
+  emitPrimitive(C, N, dnnl::matmul(PD), PD,
+                {{DNNL_ARG_SRC, SA, MA},
+                 {DNNL_ARG_WEIGHTS, SB, MB},
+                 {DNNL_ARG_DST, Out, MY}},
+                {SA, SB}, Out);
   return true;
 }
 

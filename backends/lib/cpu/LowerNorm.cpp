@@ -41,21 +41,16 @@ bool lowerBatchNorm(LowerContext &C, const ir::Node &N) {
   dnnl::batch_normalization_forward::primitive_desc PD(D, cpuEngine());
   int Out = C.defineBuffer(N.output(0), PD.dst_desc());
   dnnl::memory::desc Vec = plainDesc({XS[1]});
-  auto St = std::make_unique<PrimitiveStep>();
-  St->Desc = N.describe();
-  St->Prim = dnnl::batch_normalization_forward(PD);
-  St->arg(DNNL_ARG_SRC, In, MD);
-  St->arg(DNNL_ARG_SCALE, Params[0], Vec);
-  St->arg(DNNL_ARG_SHIFT, Params[1], Vec);
-  St->arg(DNNL_ARG_MEAN, Params[2], Vec);
-  St->arg(DNNL_ARG_VARIANCE, Params[3], Vec);
-  St->arg(DNNL_ARG_DST, Out, PD.dst_desc());
-  C.B.reads(In);
-  for (int S : Params)
-    C.B.reads(S);
-  C.B.writes(Out);
-  C.B.emit(std::move(St));
-  ++C.program().Stats.DnnlSteps;
+  std::vector<int> Reads = {In};
+  Reads.insert(Reads.end(), Params.begin(), Params.end());
+  emitPrimitive(C, N, dnnl::batch_normalization_forward(PD), PD,
+                {{DNNL_ARG_SRC, In, MD},
+                 {DNNL_ARG_SCALE, Params[0], Vec},
+                 {DNNL_ARG_SHIFT, Params[1], Vec},
+                 {DNNL_ARG_MEAN, Params[2], Vec},
+                 {DNNL_ARG_VARIANCE, Params[3], Vec},
+                 {DNNL_ARG_DST, Out, PD.dst_desc()}},
+                Reads, Out);
   return true;
 }
 

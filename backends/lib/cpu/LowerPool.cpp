@@ -137,15 +137,9 @@ bool lowerAvgPool(LowerContext &C, const ir::Node &N, bool Global) {
                                    PadR);
   dnnl::pooling_v2_forward::primitive_desc PD(D, cpuEngine());
   int Out = C.defineBuffer(N.output(0), PD.dst_desc());
-  auto Step = std::make_unique<PrimitiveStep>();
-  Step->Desc = N.describe();
-  Step->Prim = dnnl::pooling_v2_forward(PD);
-  Step->arg(DNNL_ARG_SRC, In, SrcMD);
-  Step->arg(DNNL_ARG_DST, Out, PD.dst_desc());
-  C.B.reads(In);
-  C.B.writes(Out);
-  C.B.emit(std::move(Step));
-  ++C.program().Stats.DnnlSteps;
+  emitPrimitive(C, N, dnnl::pooling_v2_forward(PD), PD,
+                {{DNNL_ARG_SRC, In, SrcMD}, {DNNL_ARG_DST, Out, PD.dst_desc()}},
+                {In}, Out);
   return true;
 }
 

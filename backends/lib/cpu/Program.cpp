@@ -62,9 +62,10 @@ Program::memoryOf(int S, const dnnl::memory::desc &MD,
 
 void Program::bindInputs(
     const std::vector<std::pair<dnnl::memory, size_t>> &M) {
-  for (const auto &[Mem, Index] : M)
-    const_cast<dnnl::memory &>(Mem).set_data_handle(
-        const_cast<void *>((*RunInputs)[Index].rawData()));
+  for (const auto &[Mem, Index] : M) {
+    const Tensor &T = (*RunInputs)[Index];
+    Mem.set_data_handle(const_cast<void *>(T.rawData()));
+  }
 }
 
 std::vector<Tensor> Program::run(const std::vector<Tensor> &Inputs) {
@@ -79,7 +80,7 @@ std::vector<Tensor> Program::run(const std::vector<Tensor> &Inputs) {
       In = &Dense;
       break;
     }
-  dnnl::stream S(cpuEngine());
+  dnnl::stream &S = cpuStream();
   RunInputs = In;
   Stream = &S;
   struct Reset {
@@ -89,8 +90,15 @@ std::vector<Tensor> Program::run(const std::vector<Tensor> &Inputs) {
       P.Stream = nullptr;
     }
   } R{*this};
-  for (auto &St : Steps)
-    St->run(*this);
+  for (auto &St : Steps) {
+    try {
+      St->run(*this);
+    } catch (const dnnl::error &E) {
+      // Primitives were created at compile time: this is a bug, not input.
+      fail(ErrorKind::Internal, "cpu backend: oneDNN failed in ", St->Desc,
+           ": ", E.what());
+    }
+  }
   S.wait();
   std::vector<Tensor> Outs;
   Outs.reserve(OutputSlots.size());
@@ -102,9 +110,8 @@ std::vector<Tensor> Program::run(const std::vector<Tensor> &Inputs) {
     }
     // Outputs own their memory: the arena is reused by the next run.
     Tensor T = Tensor::empty(V.S, V.Type);
-    Tensor Src = tensorOf(O);
-    std::memcpy(T.rawData(), static_cast<const Tensor &>(Src).rawData(),
-                T.nbytes());
+    const Tensor Src = tensorOf(O);
+    std::memcpy(T.rawData(), Src.rawData(), T.nbytes());
     Outs.push_back(std::move(T));
   }
   return Outs;
@@ -218,6 +225,7 @@ int ProgramBuilder::plainOf(int S) {
   reads(S);
   writes(Plain);
   emit(makeReorderStep(S, From, Plain, P.Slots[Plain].MD));
+  P.Steps.back()->Desc = "reorder of %" + Name + " to the plain layout";
   ++P.Stats.Reorders;
   P.Slots[S].PlainTwin = Plain;
   return Plain;
@@ -235,6 +243,7 @@ int ProgramBuilder::inLayout(int S, const dnnl::memory::desc &MD) {
   reads(S);
   writes(To);
   emit(makeReorderStep(S, From, To, MD));
+  P.Steps.back()->Desc = "reorder of %" + Name + " to its consumer's layout";
   ++P.Stats.Reorders;
   return To;
 }
@@ -257,6 +266,7 @@ void ProgramBuilder::finalize() {
   P.Stats.ArenaBytes = static_cast<int64_t>(Plan.PeakBytes);
   P.Stats.NaiveBytes = static_cast<int64_t>(Plan.NaiveBytes);
   P.Stats.Steps = static_cast<int64_t>(P.Steps.size());
+  P.Stats.Compiled = true;
   for (auto &St : P.Steps)
     St->bind(P);
 }
@@ -264,8 +274,8 @@ void ProgramBuilder::finalize() {
 // --- Primitive steps ---------------------------------------------------------
 
 void PrimitiveStep::bind(Program &P) {
-  for (auto &[Arg, Slot, MD] : Pending)
-    Args.emplace(Arg, P.memoryOf(Slot, MD, InputMems));
+  for (const PrimitiveArg &A : Pending)
+    Args.emplace(A.Arg, P.memoryOf(A.Slot, A.MD, InputMems));
   if (Scratch >= 0)
     Args.emplace(DNNL_ARG_SCRATCHPAD,
                  dnnl::memory(ScratchMD, cpuEngine(), P.bufferData(Scratch)));

@@ -54,7 +54,7 @@ struct ValueSlot {
   dnnl::memory::desc MD;
   bool Blocked = false;  ///< MD is not the row-major layout of S.
   int PlainTwin = -1;    ///< Slot holding a plain copy (made once), or -1.
-  std::string Name;      ///< The IR value's name, for messages.
+  std::string Name;      ///< The IR value's name (reorder messages).
 };
 
 /// A buffer of the arena: its size and liveness in step indices.
@@ -64,21 +64,9 @@ struct BufferSlot {
   size_t Offset = 0; ///< Set by the plan.
 };
 
-/// What a run of a program counts (the --stats of nngraph-run).
-struct ProgramStats {
-  int64_t Steps = 0;         ///< Steps per run.
-  int64_t DnnlSteps = 0;     ///< oneDNN primitives per run (reorders too).
-  int64_t Reorders = 0;      ///< Layout reorders of activations per run.
-  int64_t OwnKernels = 0;    ///< Steps served by the backend's own kernels.
-  int64_t FusedNodes = 0;    ///< Nodes folded into another node's step.
-  int64_t AliasNodes = 0;    ///< Reshape-like nodes that cost nothing.
-  int64_t FoldedNodes = 0;   ///< Nodes computed once at compile time.
-  int64_t ArenaBytes = 0;    ///< Peak arena bytes (the memory plan).
-  int64_t NaiveBytes = 0;    ///< Bytes without buffer reuse.
-  int64_t WeightBytes = 0;   ///< Reordered weight copies.
-  int64_t WeightRefreshes = 0; ///< Weight reorders redone since compile.
-  std::vector<std::string> Fallbacks; ///< Nodes run by node kernels.
-};
+/// What a program does per run: the public CpuExecutableStats (nngraph-run
+/// --stats), filled while lowering and finalizing.
+using ProgramStats = CpuExecutableStats;
 
 /// One entry of the schedule.
 class Step {
@@ -88,7 +76,8 @@ public:
   virtual void bind(Program &P) {}
   /// Runs the step.
   virtual void run(Program &P) = 0;
-  std::string Desc; ///< For messages: the node(s) it runs.
+  /// For messages: the node(s) it runs, or what a reorder moves.
+  std::string Desc;
 };
 
 /// A compiled schedule for one input signature.
@@ -179,6 +168,14 @@ struct PackedWeight {
   bool refresh(dnnl::stream &S);
 };
 
+/// One argument of a primitive: which one, the slot bound to it and the
+/// description it is read or written with.
+struct PrimitiveArg {
+  int Arg;
+  int Slot;
+  dnnl::memory::desc MD;
+};
+
 /// A step executing one oneDNN primitive with fixed arguments.
 class PrimitiveStep : public Step {
 public:
@@ -186,14 +183,14 @@ public:
   std::vector<PackedWeight> Weights; ///< Refreshed before each execution.
   std::unordered_map<int, dnnl::memory> Args;
   std::vector<std::pair<dnnl::memory, size_t>> InputMems;
-  /// Slot and description per argument, turned into memories by bind().
-  std::vector<std::tuple<int, int, dnnl::memory::desc>> Pending;
+  /// Arguments on slots, turned into memories by bind().
+  std::vector<PrimitiveArg> Pending;
   /// Scratchpad bytes (a buffer slot of the arena), or -1.
   int Scratch = -1;
   dnnl::memory::desc ScratchMD;
 
   void arg(int Arg, int Slot, const dnnl::memory::desc &MD) {
-    Pending.emplace_back(Arg, Slot, MD);
+    Pending.push_back({Arg, Slot, MD});
   }
   void bind(Program &P) override;
   void run(Program &P) override;

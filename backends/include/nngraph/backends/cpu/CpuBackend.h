@@ -16,6 +16,8 @@
 #include "nngraph/backends/Backend.h"
 
 #include <optional>
+#include <string>
+#include <vector>
 
 namespace nng::backends {
 
@@ -43,12 +45,19 @@ CpuCallCounts cpuCallCounts();
 /// What a compiled cpu executable does per run, for its last-used shape
 /// signature (nngraph-run --stats).
 struct CpuExecutableStats {
-  bool Compiled = false;     ///< False: it runs node by node.
-  int64_t Specializations = 0; ///< Shape signatures compiled so far.
-  int64_t Steps = 0, DnnlSteps = 0, Reorders = 0, OwnKernels = 0;
-  int64_t FusedNodes = 0, AliasNodes = 0, FoldedNodes = 0;
-  int64_t ArenaBytes = 0, NaiveBytes = 0, WeightBytes = 0;
-  int64_t WeightRefreshes = 0;
+  bool Compiled = false;         ///< False: it runs node by node.
+  int64_t Specializations = 0;   ///< Shape signatures compiled so far.
+  int64_t Steps = 0;             ///< Steps per run.
+  int64_t DnnlSteps = 0;         ///< oneDNN primitives per run (reorders too).
+  int64_t Reorders = 0;          ///< Layout reorders of activations per run.
+  int64_t OwnKernels = 0;        ///< Steps served by the backend's own loops.
+  int64_t FusedNodes = 0;        ///< Nodes folded into another node's step.
+  int64_t AliasNodes = 0;        ///< Reshape-like nodes that cost nothing.
+  int64_t FoldedNodes = 0;       ///< Nodes computed once at compile time.
+  int64_t ArenaBytes = 0;        ///< Peak arena bytes (the memory plan).
+  int64_t NaiveBytes = 0;        ///< Arena bytes without buffer reuse.
+  int64_t WeightBytes = 0;       ///< Weights packed into primitive layouts.
+  int64_t WeightRefreshes = 0;   ///< Repacks since compile (weights changed).
   std::vector<std::string> Fallbacks; ///< Nodes run by node kernels.
 };
 /// The stats of E, or nullopt when E is not a cpu executable.
