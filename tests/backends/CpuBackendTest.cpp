@@ -501,7 +501,7 @@ TEST(CpuBackend, SmallCnnMatchesReference) {
       std::string(NNGRAPH_SOURCE_DIR) + "/examples/models/small_cnn.nng");
   auto Ref = backends::referenceBackend().compile(*G);
   auto Compiled = backends::getBackend("cpu").compile(*G);
-  auto Cpu = backends::compileCpuNodeByNode(*G);
+  auto Cpu = backends::compileCpu(*G, backends::CpuMode::NodeByNode);
   // The batch is symbolic: run several sizes through one executable.
   for (int64_t Batch : {2, 5, 2, 1}) {
     std::vector<Tensor> In{rnd({Batch, 1, 28, 28}, 310 + Batch, 0, 1)};

@@ -153,7 +153,7 @@ inline void check(const Case &C) {
   std::vector<Tensor> Want = backends::runReference(*G, Feeds);
   {
     std::unique_ptr<backends::Executable> Compiled =
-        backends::getBackend("cpu").compile(*G);
+        backends::compileCpu(*G, backends::CpuMode::Compiled);
     std::vector<Tensor> Got = Compiled->run(Feeds);
     ASSERT_EQ(Got.size(), Want.size());
     for (size_t I = 0; I < Want.size(); ++I)
@@ -164,7 +164,7 @@ inline void check(const Case &C) {
           << "compiled, second run differs, output " << I;
   }
   std::unique_ptr<backends::Executable> Exe =
-      backends::compileCpuNodeByNode(*G);
+      backends::compileCpu(*G, backends::CpuMode::NodeByNode);
   backends::CpuCallCounts Before = backends::cpuCallCounts();
   std::vector<Tensor> Got = Exe->run(Feeds);
   backends::CpuCallCounts After = backends::cpuCallCounts();

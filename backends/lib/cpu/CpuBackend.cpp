@@ -4,7 +4,8 @@
 // (Lower.h) on the first run of each input signature (dtypes and shapes)
 // and keeps the last few, so symbolic dims specialise per shape. A graph
 // with data-dependent shapes runs node by node on the interpreter with the
-// node kernels instead.
+// node kernels instead, and so does a single node on graph inputs (eager
+// mode's one-op graphs: a schedule would add nothing but an output copy).
 //
 // Node kernels (the fallback steps of a Program, and the interpreter) give
 // each node a oneDNN kernel on plain layouts when its op family has one and
@@ -245,10 +246,19 @@ public:
   std::string_view name() const override { return "cpu"; }
   bool supportsOp(const ir::Node &) const override { return true; }
   std::unique_ptr<Executable> compile(const ir::Graph &G) override {
-    ir::verifyOrThrow(G);
-    return std::make_unique<CompiledExecutable>(G.clone());
+    return compileCpu(G, CpuMode::Auto);
   }
 };
+
+/// True for one node reading only graph inputs (eager mode's graphs).
+bool isSingleOpOnInputs(const ir::Graph &G) {
+  if (G.numNodes() != 1 || !G.initializers().empty())
+    return false;
+  for (const ir::Value *V : G.nodes()[0]->inputs())
+    if (V && !V->isInput())
+      return false;
+  return true;
+}
 
 } // namespace
 } // namespace cpu
@@ -264,9 +274,12 @@ std::optional<CpuExecutableStats> cpuExecutableStats(const Executable &E) {
   return std::nullopt;
 }
 
-std::unique_ptr<Executable> compileCpuNodeByNode(const ir::Graph &G) {
+std::unique_ptr<Executable> compileCpu(const ir::Graph &G, CpuMode M) {
   ir::verifyOrThrow(G);
-  return reference::makeInterpreter(G.clone(), cpu::chooseKernel, "cpu");
+  if (M == CpuMode::NodeByNode ||
+      (M == CpuMode::Auto && cpu::isSingleOpOnInputs(G)))
+    return reference::makeInterpreter(G.clone(), cpu::chooseKernel, "cpu");
+  return std::make_unique<cpu::CompiledExecutable>(G.clone());
 }
 
 bool cpuServesWithDnnl(const ir::Node &N) {

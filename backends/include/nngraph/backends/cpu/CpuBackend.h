@@ -24,10 +24,22 @@ namespace nng::backends {
 /// The CPU backend singleton (only in builds with oneDNN).
 Backend &cpuBackend();
 
-/// G (verified) as the cpu backend runs graphs with data-dependent shapes:
-/// node by node on the node kernels, with inference per node. Tests use it
-/// to check the node kernels the compiled schedules fall back on.
-std::unique_ptr<Executable> compileCpuNodeByNode(const ir::Graph &G);
+/// How the cpu backend runs a graph.
+enum class CpuMode {
+  /// Compiled schedules, except for a single node on graph inputs (eager
+  /// mode's graphs), which has nothing to fuse, keep or plan and runs
+  /// node by node (a schedule would only copy its outputs).
+  Auto,
+  /// Compiled schedules (node by node only for data-dependent shapes).
+  Compiled,
+  /// Node by node on the node kernels, with inference per node: how graphs
+  /// with data-dependent shapes run.
+  NodeByNode,
+};
+/// Compiles G (verified) on the cpu backend in mode M; cpuBackend().compile
+/// is compileCpu(G, CpuMode::Auto). Tests pick the other modes to check the
+/// schedules and the node kernels separately.
+std::unique_ptr<Executable> compileCpu(const ir::Graph &G, CpuMode M);
 
 /// True when the CPU backend would serve N with a oneDNN kernel (its
 /// attributes allow it; inputs may still fall back at run time).
