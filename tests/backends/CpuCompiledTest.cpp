@@ -230,32 +230,6 @@ TEST(CpuCompiled, DataDependentShapesRunNodeByNode) {
   EXPECT_FALSE(backends::cpuExecutableStats(*Cpu)->Compiled);
 }
 
-TEST(CpuCompiled, EagerOneOpGraphsRunNodeByNode) {
-  // Eager mode's graphs: one node on graph inputs. Nothing to fuse, keep or
-  // plan, so the backend runs them on the node kernels directly.
-  ir::Graph G;
-  G.setName("one_op");
-  ir::Value *A = G.addInput("a", ir::TensorType(DType::F32, Shape({4, 5})));
-  ir::Value *B = G.addInput("b", ir::TensorType(DType::F32, Shape({4, 5})));
-  G.addOutput(add(G, ir::OpKind::Add, {A, B}, "c"));
-  ir::inferTypes(G);
-  auto Auto = backends::getBackend("cpu").compile(G);
-  EXPECT_FALSE(backends::cpuExecutableStats(*Auto).has_value());
-  std::vector<Tensor> In{rnd({4, 5}, 110), rnd({4, 5}, 111)};
-  EXPECT_TRUE(closeTo(Auto->run(In).at(0), backends::runReference(G, In).at(0)));
-  // With an initializer, or a second node, it is compiled.
-  ir::Graph H;
-  H.setName("with_weight");
-  ir::Value *X = H.addInput("x", ir::TensorType(DType::F32, Shape({4, 5})));
-  H.addOutput(add(H, ir::OpKind::Add, {X, H.addInitializer("w", rnd({4, 5}, 112))},
-                  "y"));
-  ir::inferTypes(H);
-  auto Compiled = backends::getBackend("cpu").compile(H);
-  ASSERT_TRUE(backends::cpuExecutableStats(*Compiled).has_value());
-  Compiled->run({rnd({4, 5}, 113)});
-  EXPECT_TRUE(backends::cpuExecutableStats(*Compiled)->Compiled);
-}
-
 TEST(CpuCompiled, ElidedWeightsAreAnError) {
   // A model printed as text without its weights: running it must say which
   // initializer has no data and what to do, on both backends.

@@ -153,7 +153,7 @@ inline void check(const Case &C) {
   std::vector<Tensor> Want = backends::runReference(*G, Feeds);
   {
     std::unique_ptr<backends::Executable> Compiled =
-        backends::compileCpu(*G, backends::CpuMode::Compiled);
+        backends::getBackend("cpu").compile(*G);
     std::vector<Tensor> Got = Compiled->run(Feeds);
     ASSERT_EQ(Got.size(), Want.size());
     for (size_t I = 0; I < Want.size(); ++I)

@@ -4,8 +4,7 @@
 // (Lower.h) on the first run of each input signature (dtypes and shapes)
 // and keeps the last few, so symbolic dims specialise per shape. A graph
 // with data-dependent shapes runs node by node on the interpreter with the
-// node kernels instead, and so does a single node on graph inputs (eager
-// mode's one-op graphs: a schedule would add nothing but an output copy).
+// node kernels instead (as eager mode's one-op graphs do: compileCpu).
 //
 // Node kernels (the fallback steps of a Program, and the interpreter) give
 // each node a oneDNN kernel on plain layouts when its op family has one and
@@ -246,19 +245,9 @@ public:
   std::string_view name() const override { return "cpu"; }
   bool supportsOp(const ir::Node &) const override { return true; }
   std::unique_ptr<Executable> compile(const ir::Graph &G) override {
-    return compileCpu(G, CpuMode::Auto);
+    return compileCpu(G, CpuMode::Compiled);
   }
 };
-
-/// True for one node reading only graph inputs (eager mode's graphs).
-bool isSingleOpOnInputs(const ir::Graph &G) {
-  if (G.numNodes() != 1 || !G.initializers().empty())
-    return false;
-  for (const ir::Value *V : G.nodes()[0]->inputs())
-    if (V && !V->isInput())
-      return false;
-  return true;
-}
 
 } // namespace
 } // namespace cpu
@@ -276,8 +265,7 @@ std::optional<CpuExecutableStats> cpuExecutableStats(const Executable &E) {
 
 std::unique_ptr<Executable> compileCpu(const ir::Graph &G, CpuMode M) {
   ir::verifyOrThrow(G);
-  if (M == CpuMode::NodeByNode ||
-      (M == CpuMode::Auto && cpu::isSingleOpOnInputs(G)))
+  if (M == CpuMode::NodeByNode)
     return reference::makeInterpreter(G.clone(), cpu::chooseKernel, "cpu");
   return std::make_unique<cpu::CompiledExecutable>(G.clone());
 }

@@ -14,6 +14,10 @@
 #include "nngraph/frontend/Dispatch.h"
 #include "EagerFastPath.h"
 #include "nngraph/backends/Backend.h"
+#include "nngraph/runtime/BuildConfig.h"
+#if NNGRAPH_HAVE_ONEDNN
+#include "nngraph/backends/cpu/CpuBackend.h"
+#endif
 #include "nngraph/frontend/Autograd.h"
 #include "nngraph/ir/Graph.h"
 #include "nngraph/runtime/Error.h"
@@ -129,6 +133,18 @@ backends::Backend &eagerBackend() {
   return B;
 }
 
+/// The single-op executable of G on the eager backend. On the cpu backend
+/// it runs the node kernel directly (node by node): one op on its inputs
+/// has nothing to fuse, keep in a layout or plan, and a compiled schedule
+/// would only copy its outputs out of an arena.
+std::unique_ptr<backends::Executable> compileEager(const ir::Graph &G) {
+#if NNGRAPH_HAVE_ONEDNN
+  if (eagerBackend().name() == "cpu")
+    return backends::compileCpu(G, backends::CpuMode::NodeByNode);
+#endif
+  return eagerBackend().compile(G);
+}
+
 /// True when the eager backend is "cpu", whose kernels the inline loops of
 /// EagerFastPath.h stand in for (the reference backend keeps every op),
 /// unless NNGRAPH_EAGER_FAST_PATH=0 turns them off (to compare).
@@ -185,13 +201,13 @@ std::vector<rt::Tensor> runEager(ir::OpKind Op,
   const std::vector<rt::Tensor> &RunInputs = AllPresent ? Inputs : Present;
   if (!makeKey(Cache.Key, Op, Inputs, Attrs, NumOutputs)) {
     auto G = singleOpGraph(Op, Inputs, Attrs, NumOutputs);
-    return eagerBackend().compile(*G)->run(RunInputs);
+    return compileEager(*G)->run(RunInputs);
   }
   auto It = Cache.Map.find(Cache.Key);
   if (It == Cache.Map.end()) {
     std::string Key = Cache.Key;
     auto G = singleOpGraph(Op, Inputs, Attrs, NumOutputs);
-    It = Cache.Map.emplace(std::move(Key), eagerBackend().compile(*G)).first;
+    It = Cache.Map.emplace(std::move(Key), compileEager(*G)).first;
   }
   return It->second->run(RunInputs);
 }

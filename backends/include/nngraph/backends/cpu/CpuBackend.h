@@ -26,19 +26,15 @@ Backend &cpuBackend();
 
 /// How the cpu backend runs a graph.
 enum class CpuMode {
-  /// Compiled schedules, except for a single node on graph inputs (eager
-  /// mode's graphs), which has nothing to fuse, keep or plan and runs
-  /// node by node (a schedule would only copy its outputs).
-  Auto,
-  /// Compiled schedules (node by node only for data-dependent shapes).
+  /// Compiled schedules (node by node only for data-dependent shapes):
+  /// what cpuBackend().compile gives.
   Compiled,
   /// Node by node on the node kernels, with inference per node: how graphs
-  /// with data-dependent shapes run.
+  /// with data-dependent shapes run, and eager mode's one-op graphs (one
+  /// node has nothing to fuse, keep or plan).
   NodeByNode,
 };
-/// Compiles G (verified) on the cpu backend in mode M; cpuBackend().compile
-/// is compileCpu(G, CpuMode::Auto). Tests pick the other modes to check the
-/// schedules and the node kernels separately.
+/// Compiles G (verified) on the cpu backend in mode M.
 std::unique_ptr<Executable> compileCpu(const ir::Graph &G, CpuMode M);
 
 /// True when the CPU backend would serve N with a oneDNN kernel (its
