@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "InferUtils.h"
+#include "nngraph/ir/SliceGeometry.h"
 
 #include <algorithm>
 #include <climits>
@@ -123,26 +124,6 @@ void inferSplit(InferContext &C) {
   }
 }
 
-/// The number of elements Slice keeps from an axis of extent Extent.
-static int64_t sliceExtent(int64_t Extent, int64_t Start, int64_t End,
-                           int64_t Step) {
-  if (Extent == 0)
-    return 0;
-  Step = std::max<int64_t>(Step, -INT64_MAX); // -Step must not overflow.
-  if (Start < 0)
-    Start += Extent;
-  if (End < 0)
-    End += Extent;
-  if (Step > 0) {
-    Start = std::clamp<int64_t>(Start, 0, Extent);
-    End = std::clamp<int64_t>(End, 0, Extent);
-    return End > Start ? 1 + (End - Start - 1) / Step : 0;
-  }
-  Start = std::clamp<int64_t>(Start, 0, Extent - 1);
-  End = std::clamp<int64_t>(End, -1, Extent - 1);
-  return Start > End ? 1 + (Start - End - 1) / -Step : 0;
-}
-
 /// Slice(data, starts, ends, axes?, steps?): numpy-style slicing with
 /// negative indices counted from the end and out-of-range bounds clamped.
 void inferSlice(InferContext &C) {
@@ -193,7 +174,7 @@ void inferSlice(InferContext &C) {
       C.fail("steps ", intsToString(StepList), " has a zero step");
     const Dim &D = X.dim(A);
     if (D.isStatic())
-      Out[A] = Dim(sliceExtent(D.value(), S, E, St));
+      Out[A] = Dim(sliceAxis(D.value(), S, E, St).Length);
     else if (S == 0 && St == 1 && E >= INT_MAX)
       Out[A] = D; // The whole axis.
     else

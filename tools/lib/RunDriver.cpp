@@ -1,7 +1,9 @@
 //===- RunDriver.cpp - The nngraph-run driver -----------------------------===//
 //
-// Command line -> load and verify the model -> bind symbolic dims -> make
-// deterministic inputs -> compile on the chosen backend -> run (repeatedly
+// Command line -> load and verify the model -> optimize it (-O, the
+// nngraph-opt presets; -O2 by default, as ONNX Runtime optimizes a session's
+// graph) -> bind symbolic dims -> make deterministic inputs -> compile on
+// the chosen backend -> run (repeatedly
 // when asked, reporting the median) -> print the outputs' shapes and first
 // values and the times, as text or JSON.
 //
@@ -16,6 +18,8 @@
 #include "nngraph/backends/cpu/CpuBackend.h"
 #endif
 #include "nngraph/frontend/ModelIO.h"
+#include "nngraph/passes/PassManager.h"
+#include "nngraph/passes/Pipelines.h"
 #include "nngraph/runtime/Error.h"
 
 #include <nlohmann/json.hpp>
@@ -41,6 +45,8 @@ struct RunOptions {
   int Repeat = 1;
   int MaxValues = 8;
   bool Stats = false;
+  bool Profile = false;
+  int OptLevel = 2;
 };
 
 void describeOptions(CLI::App &App, RunOptions &O) {
@@ -59,6 +65,14 @@ void describeOptions(CLI::App &App, RunOptions &O) {
                  "Backend to run on; default 'reference'.\n"
                  "  e.g. nngraph-run model.nng --backend reference")
       ->option_text("NAME");
+  App.add_option("-O", O.OptLevel,
+                 "Optimize the graph with nngraph-opt's preset LEVEL before "
+                 "compiling: 0 runs it as written, 1 canonicalize,cse,dce, 2 "
+                 "(the default, as ONNX Runtime optimizes a session's graph) "
+                 "the full fusion pipeline (nngraph-opt --list-passes shows "
+                 "it).\n  e.g. nngraph-run model.onnx --backend cpu -O0")
+      ->check(CLI::Range(0, passes::MaxOptLevel))
+      ->option_text("LEVEL");
   App.add_option("--dim", O.DimTexts,
                  "Value of a symbolic dim (repeatable); unbound dims are 1.\n"
                  "  e.g. nngraph-run model.nng --dim N=4")
@@ -77,6 +91,12 @@ void describeOptions(CLI::App &App, RunOptions &O) {
                "steps, oneDNN primitives, layout reorders, fused and folded "
                "nodes, arena bytes, and the nodes that fell back to node "
                "kernels).\n  e.g. nngraph-run model.onnx --backend cpu --stats");
+  App.add_flag("--profile", O.Profile,
+               "Time every step of the cpu backend's schedule during the "
+               "runs and print the steps that took longest (--json: all of "
+               "them); cpu backend only.\n"
+               "  e.g. nngraph-run model.onnx --backend cpu --repeat 20 "
+               "--profile");
   App.add_flag("--json", O.Json,
                "Print one JSON object (model, inputs, outputs with shapes "
                "and first values, times in ms) instead of text.\n"
@@ -118,7 +138,8 @@ std::vector<double> firstValues(const nng::rt::Tensor &T, int64_t Max) {
 /// What one run produced, for printing.
 struct RunResult {
   std::vector<nng::rt::Tensor> Inputs, Outputs;
-  double CompileMs = 0;
+  size_t LoadedNodes = 0; ///< Before -O's passes.
+  double OptimizeMs = 0, CompileMs = 0;
   std::vector<double> RunMs;
 #if NNGRAPH_HAVE_ONEDNN
   std::optional<backends::CpuExecutableStats> Cpu; ///< With --stats.
@@ -143,12 +164,45 @@ void printStats(std::ostream &Out, const backends::CpuExecutableStats &S) {
   for (const std::string &F : S.Fallbacks)
     Out << "fallback: " << F << "\n";
 }
+
+/// The --profile block as text: the slowest steps, per run.
+void printProfile(std::ostream &Out, const backends::CpuExecutableStats &S) {
+  if (S.ProfiledRuns == 0) {
+    Out << "profile: nothing timed (the model ran node by node)\n";
+    return;
+  }
+  double Total = 0;
+  for (const auto &T : S.StepTimes)
+    Total += T.Ms;
+  double Runs = static_cast<double>(S.ProfiledRuns);
+  char Buf[96];
+  std::snprintf(Buf, sizeof(Buf), "%.3f ms per run", Total / Runs);
+  Out << "profile: " << S.ProfiledRuns << " run(s), " << S.StepTimes.size()
+      << " steps, " << Buf << " in steps; the slowest:\n";
+  std::vector<size_t> Order(S.StepTimes.size());
+  for (size_t I = 0; I < Order.size(); ++I)
+    Order[I] = I;
+  std::stable_sort(Order.begin(), Order.end(), [&](size_t A, size_t B) {
+    return S.StepTimes[A].Ms > S.StepTimes[B].Ms;
+  });
+  constexpr size_t MaxRows = 15;
+  for (size_t I = 0; I < Order.size() && I < MaxRows; ++I) {
+    const auto &T = S.StepTimes[Order[I]];
+    std::snprintf(Buf, sizeof(Buf), "  %5.1f%%  %8.3f ms  #%-4zu ",
+                  Total > 0 ? 100 * T.Ms / Total : 0.0, T.Ms / Runs,
+                  Order[I]);
+    Out << Buf << T.Desc << "\n";
+  }
+}
 #endif
 
 void printText(std::ostream &Out, const RunOptions &O, const ir::Graph &G,
                const DimBindings &Dims, const RunResult &R) {
   Out << "model: " << O.Model << " (graph \"" << G.name() << "\", "
-      << G.numNodes() << (G.numNodes() == 1 ? " node)\n" : " nodes)\n");
+      << R.LoadedNodes << (R.LoadedNodes == 1 ? " node)\n" : " nodes)\n");
+  if (O.OptLevel > 0)
+    Out << "optimized: -O" << O.OptLevel << ", " << G.numNodes()
+        << (G.numNodes() == 1 ? " node\n" : " nodes\n");
   Out << "backend: " << O.Backend << "\n";
   std::vector<std::string> Syms = inputSymbols(G);
   if (!Syms.empty()) {
@@ -174,16 +228,19 @@ void printText(std::ostream &Out, const RunOptions &O, const ir::Graph &G,
       Out << (Vals.empty() ? "" : ", ") << "... (" << T.numel() << " values)";
     Out << "]\n";
   }
-  char Buf[128];
-  std::snprintf(Buf, sizeof(Buf), "time: compile %.3f ms, run %.3f ms",
-                R.CompileMs, median(R.RunMs));
+  char Buf[160];
+  std::snprintf(Buf, sizeof(Buf),
+                "time: optimize %.3f ms, compile %.3f ms, run %.3f ms",
+                R.OptimizeMs, R.CompileMs, median(R.RunMs));
   Out << Buf;
   if (R.RunMs.size() > 1)
     Out << " (median of " << R.RunMs.size() << " runs)";
   Out << "\n";
 #if NNGRAPH_HAVE_ONEDNN
-  if (R.Cpu)
+  if (R.Cpu && O.Stats)
     printStats(Out, *R.Cpu);
+  if (R.Cpu && O.Profile)
+    printProfile(Out, *R.Cpu);
 #endif
 }
 
@@ -199,6 +256,8 @@ void printJson(std::ostream &Out, const RunOptions &O, const ir::Graph &G,
   J["model"] = O.Model;
   J["graph"] = G.name();
   J["backend"] = O.Backend;
+  J["opt_level"] = O.OptLevel;
+  J["nodes"] = {{"loaded", R.LoadedNodes}, {"compiled", G.numNodes()}};
   J["seed"] = O.Seed;
   json DimsJ = json::object();
   for (const std::string &S : inputSymbols(G)) {
@@ -216,11 +275,20 @@ void printJson(std::ostream &Out, const RunOptions &O, const ir::Graph &G,
     OJ["values"] = firstValues(R.Outputs[I], O.MaxValues);
     J["outputs"].push_back(std::move(OJ));
   }
-  J["time_ms"] = {{"compile", R.CompileMs},
+  J["time_ms"] = {{"optimize", R.OptimizeMs},
+                  {"compile", R.CompileMs},
                   {"run_median", median(R.RunMs)},
                   {"runs", R.RunMs}};
 #if NNGRAPH_HAVE_ONEDNN
-  if (R.Cpu)
+  if (R.Cpu && O.Profile) {
+    json P = json::array();
+    for (const auto &T : R.Cpu->StepTimes)
+      P.push_back({{"step", T.Desc},
+                   {"ms_per_run", T.Ms / std::max<int64_t>(
+                                             R.Cpu->ProfiledRuns, 1)}});
+    J["profile"] = {{"runs", R.Cpu->ProfiledRuns}, {"steps", P}};
+  }
+  if (R.Cpu && O.Stats)
     J["stats"] = {{"compiled", R.Cpu->Compiled},
                   {"steps", R.Cpu->Steps},
                   {"onednn_steps", R.Cpu->DnnlSteps},
@@ -276,17 +344,34 @@ int runRunDriver(const std::vector<std::string> &Args, std::ostream &Out,
       }
 
     RunResult R;
+    R.LoadedNodes = G->numNodes();
+    if (O.OptLevel > 0) {
+      auto Start = std::chrono::steady_clock::now();
+      passes::PassManager PM;
+      PM.addPipeline(passes::presetPipeline(O.OptLevel));
+      PM.run(*G);
+      R.OptimizeMs = millisSince(Start);
+    }
     R.Inputs = makeDeterministicInputs(*G, Dims, O.Seed);
     auto Start = std::chrono::steady_clock::now();
     std::unique_ptr<backends::Executable> Exe = B->compile(*G);
     R.CompileMs = millisSince(Start);
+#if NNGRAPH_HAVE_ONEDNN
+    if (O.Profile && !backends::setCpuProfiling(*Exe, true))
+      fail(ErrorKind::InvalidArgument, "--profile times the cpu backend's "
+           "steps; backend '", O.Backend, "' has none (use --backend cpu)");
+#else
+    if (O.Profile)
+      fail(ErrorKind::InvalidArgument, "--profile needs the cpu backend, and "
+           "this build has none (built without oneDNN)");
+#endif
     for (int I = 0; I < O.Repeat; ++I) {
       Start = std::chrono::steady_clock::now();
       R.Outputs = Exe->run(R.Inputs);
       R.RunMs.push_back(millisSince(Start));
     }
 #if NNGRAPH_HAVE_ONEDNN
-    if (O.Stats)
+    if (O.Stats || O.Profile)
       R.Cpu = backends::cpuExecutableStats(*Exe);
 #endif
     if (O.Json)

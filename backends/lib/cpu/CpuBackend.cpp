@@ -180,8 +180,10 @@ public:
     std::lock_guard<std::mutex> Lock(Mu);
     Entry &E = lookup(Inputs);
     Last = &E;
-    if (E.P)
+    if (E.P) {
+      E.P->Profile = Profiling;
       return E.P->run(Inputs);
+    }
     if (!Interp)
       Interp = reference::makeInterpreter(G->clone(), chooseKernel, "cpu");
     return Interp->run(Inputs);
@@ -190,10 +192,20 @@ public:
   CpuExecutableStats stats() const {
     std::lock_guard<std::mutex> Lock(Mu);
     CpuExecutableStats S;
-    if (Last && Last->P)
-      S = Last->P->Stats;
+    if (Last && Last->P) {
+      const Program &P = *Last->P;
+      S = P.Stats;
+      for (size_t I = 0; I < P.StepMs.size(); ++I)
+        S.StepTimes.push_back({P.Steps[I]->Desc, P.StepMs[I]});
+      S.ProfiledRuns = P.ProfiledRuns;
+    }
     S.Specializations = Compiled;
     return S;
+  }
+
+  void setProfiling(bool On) {
+    std::lock_guard<std::mutex> Lock(Mu);
+    Profiling = On;
   }
 
 private:
@@ -237,6 +249,7 @@ private:
   std::unique_ptr<Executable> Interp;
   const Entry *Last = nullptr;
   int64_t Compiled = 0;
+  bool Profiling = false;
   mutable std::mutex Mu;
 };
 
@@ -261,6 +274,13 @@ std::optional<CpuExecutableStats> cpuExecutableStats(const Executable &E) {
   if (auto *C = dynamic_cast<const cpu::CompiledExecutable *>(&E))
     return C->stats();
   return std::nullopt;
+}
+
+bool setCpuProfiling(Executable &E, bool On) {
+  auto *C = dynamic_cast<cpu::CompiledExecutable *>(&E);
+  if (C)
+    C->setProfiling(On);
+  return C != nullptr;
 }
 
 std::unique_ptr<Executable> compileCpu(const ir::Graph &G, CpuMode M) {

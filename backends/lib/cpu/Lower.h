@@ -73,6 +73,9 @@ bool lowerEltwise(LowerContext &C, const ir::Node &N);
 bool lowerConcat(LowerContext &C, const ir::Node &N);
 bool lowerMatMul(LowerContext &C, const ir::Node &N);
 bool lowerAlias(LowerContext &C, const ir::Node &N);
+bool lowerSoftmax(LowerContext &C, const ir::Node &N);
+bool lowerLayerNorm(LowerContext &C, const ir::Node &N);
+bool lowerCopy(LowerContext &C, const ir::Node &N);
 
 /// The lowering of op K, or null (LowerTable.def).
 LowerFn lowerFnFor(ir::OpKind K);
@@ -102,6 +105,11 @@ void emitPrimitive(LowerContext &C, const ir::Node &N, dnnl::primitive Prim,
                    const dnnl::primitive_desc_base &PD,
                    std::vector<PrimitiveArg> Args, const std::vector<int> &Reads,
                    int Out, std::optional<WeightToPack> W = std::nullopt);
+
+/// Emits one of the backend's own loops: a step running Fn, reading the
+/// slots Reads and writing Out, counted under the own-loop statistics.
+void emitLoop(LowerContext &C, const std::vector<int> &Reads, int Out,
+              std::string Desc, std::function<void(Program &)> Fn);
 
 /// An f32 description of D whose layout the primitive picks.
 inline dnnl::memory::desc anyF32(const dnnl::memory::dims &D) {
@@ -142,6 +150,26 @@ void emitEpilogue(LowerContext &C, int Slot, const Epilogue &E,
 void clampFloats(const float *X, float *Y, int64_t N, float Lo, float Hi);
 /// Y = X < 0 ? X * Alpha : X (LeakyRelu; Y may be X).
 void leakyReluFloats(const float *X, float *Y, int64_t N, float Alpha);
+
+/// Softmax (or LogSoftmax) of each of Rows rows of Len floats, with the
+/// reference's NaN and infinity semantics (RowKernels.cpp). Y must not
+/// overlap X.
+void softmaxRows(const float *X, float *Y, int64_t Rows, int64_t Len,
+                 bool Log);
+/// Layer normalization of each row: (x - mean) / sqrt(var + Eps) * Scale
+/// + Bias (Bias may be null; Scale and Bias hold Len floats).
+void layerNormRows(const float *X, float *Y, int64_t Rows, int64_t Len,
+                   float Eps, const float *Scale, const float *Bias);
+
+/// A strided view of a tensor of Elem-byte elements (sizes, strides in
+/// elements, offset of the first element in elements).
+struct StridedView {
+  std::vector<int64_t> Sizes, Strides;
+  int64_t Offset = 0;
+};
+/// Copies the view V of Src into the dense row-major Dst.
+void stridedCopy(const char *Src, char *Dst, const StridedView &V,
+                 size_t Elem);
 
 /// A 2-d max pool over Block interleaved channels (1: NCHW; 8 or 16: a
 /// channel-blocked layout, CBlocks blocks per image).

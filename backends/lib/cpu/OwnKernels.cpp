@@ -6,7 +6,9 @@
 // exact comparisons, which compilers turn into compare-and-blend vector
 // code; target_clones picks the AVX-512, AVX2 or baseline copy from the CPU
 // at run time. They are layout-agnostic (elementwise) or take the channel
-// block of a blocked layout (max pooling).
+// block of a blocked layout (max pooling). stridedCopy makes a strided view
+// (a transpose, a slice) dense: rows of the source's innermost run, copied
+// whole when they are contiguous, gathered otherwise.
 //
 //===----------------------------------------------------------------------===//
 
@@ -15,6 +17,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
 #define NNG_VECTOR_CLONES                                                      \
@@ -111,6 +114,83 @@ void maxPool2d(const float *Src, float *Dst, const MaxPoolGeometry &G) {
       int64_t Plane = I / G.OH, Oh = I % G.OH;
       maxPoolRow(Src + Plane * InPlane, Dst + Plane * OutPlane + Oh * G.OW * G.Block,
                  G, Oh);
+    }
+  });
+}
+
+namespace {
+
+/// Dst[I] = Src[I * Stride] for I < N, elements of type T.
+template <typename T>
+void gatherRow(const char *Src, char *Dst, int64_t N, int64_t Stride) {
+  const T *S = reinterpret_cast<const T *>(Src);
+  T *D = reinterpret_cast<T *>(Dst);
+  for (int64_t I = 0; I < N; ++I)
+    D[I] = S[I * Stride];
+}
+
+} // namespace
+
+void stridedCopy(const char *Src, char *Dst, const StridedView &V,
+                 size_t Elem) {
+  // Drop size-1 axes and merge axes that are contiguous in the source.
+  std::vector<int64_t> Sz, St;
+  int64_t Numel = 1;
+  for (size_t D = 0; D < V.Sizes.size(); ++D) {
+    Numel *= V.Sizes[D];
+    if (V.Sizes[D] == 1)
+      continue;
+    if (!Sz.empty() && St.back() == V.Strides[D] * V.Sizes[D]) {
+      Sz.back() *= V.Sizes[D];
+      St.back() = V.Strides[D];
+    } else {
+      Sz.push_back(V.Sizes[D]);
+      St.push_back(V.Strides[D]);
+    }
+  }
+  if (Numel == 0)
+    return;
+  Src += V.Offset * static_cast<int64_t>(Elem);
+  if (Sz.empty()) {
+    std::memcpy(Dst, Src, Elem);
+    return;
+  }
+  const int64_t Inner = Sz.back(), InnerStride = St.back();
+  const int64_t Outer = Numel / Inner, Rank = static_cast<int64_t>(Sz.size());
+  const int64_t RowBytes = Inner * static_cast<int64_t>(Elem);
+  parallelFor(0, Outer, std::max<int64_t>(1, 16384 / Inner),
+              [&](int64_t B, int64_t E) {
+    // The source offset of row B, then advanced like an odometer.
+    std::vector<int64_t> Idx(Rank - 1);
+    int64_t Off = 0;
+    for (int64_t D = Rank - 2, R = B; D >= 0; --D) {
+      Idx[D] = R % Sz[D];
+      R /= Sz[D];
+      Off += Idx[D] * St[D];
+    }
+    for (int64_t Row = B; Row < E; ++Row) {
+      const char *S = Src + Off * static_cast<int64_t>(Elem);
+      char *D = Dst + Row * RowBytes;
+      if (InnerStride == 1)
+        std::memcpy(D, S, RowBytes);
+      else if (Elem == 4)
+        gatherRow<uint32_t>(S, D, Inner, InnerStride);
+      else if (Elem == 8)
+        gatherRow<uint64_t>(S, D, Inner, InnerStride);
+      else if (Elem == 2)
+        gatherRow<uint16_t>(S, D, Inner, InnerStride);
+      else if (Elem == 1)
+        gatherRow<uint8_t>(S, D, Inner, InnerStride);
+      else
+        for (int64_t I = 0; I < Inner; ++I)
+          std::memcpy(D + I * Elem, S + I * InnerStride * Elem, Elem);
+      for (int64_t Ax = Rank - 2; Ax >= 0; --Ax) {
+        Off += St[Ax];
+        if (++Idx[Ax] < Sz[Ax])
+          break;
+        Off -= St[Ax] * Sz[Ax];
+        Idx[Ax] = 0;
+      }
     }
   });
 }

@@ -9,6 +9,7 @@
 #include "Program.h"
 #include "nngraph/runtime/Error.h"
 
+#include <chrono>
 #include <cstring>
 
 namespace nng::backends::cpu {
@@ -22,6 +23,19 @@ dnnl::memory::desc plainF32(const Shape &S) { return plainDesc(dimsOf(S)); }
 char *Program::bufferData(int S) const {
   const ValueSlot &V = Slots[S];
   return static_cast<char *>(Arena->data()) + Buffers[V.Buffer].Offset;
+}
+
+const void *Program::dataOf(int S) const {
+  const ValueSlot &V = Slots[S];
+  switch (V.Kind) {
+  case SlotKind::Input:
+    return (*RunInputs)[V.InputIndex].rawData();
+  case SlotKind::Constant:
+    return V.Const.rawData();
+  case SlotKind::Buffer:
+    break;
+  }
+  return bufferData(S);
 }
 
 Tensor Program::tensorOf(int S) const {
@@ -90,12 +104,25 @@ std::vector<Tensor> Program::run(const std::vector<Tensor> &Inputs) {
       P.Stream = nullptr;
     }
   } R{*this};
-  for (auto &St : Steps) {
+  if (Profile) {
+    StepMs.resize(Steps.size());
+    ++ProfiledRuns;
+  }
+  for (size_t I = 0; I < Steps.size(); ++I) {
+    Step &St = *Steps[I];
     try {
-      St->run(*this);
+      if (!Profile) {
+        St.run(*this);
+        continue;
+      }
+      auto Start = std::chrono::steady_clock::now();
+      St.run(*this);
+      StepMs[I] += std::chrono::duration<double, std::milli>(
+                       std::chrono::steady_clock::now() - Start)
+                       .count();
     } catch (const dnnl::error &E) {
       // Primitives were created at compile time: this is a bug, not input.
-      fail(ErrorKind::Internal, "cpu backend: oneDNN failed in ", St->Desc,
+      fail(ErrorKind::Internal, "cpu backend: oneDNN failed in ", St.Desc,
            ": ", E.what());
     }
   }

@@ -23,6 +23,7 @@
 #include <oneapi/dnnl/dnnl.hpp>
 
 #include <deque>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -80,6 +81,17 @@ public:
   std::string Desc;
 };
 
+/// A step running one of the backend's own loops, a function of the
+/// program that finds its operands with Program::dataOf/bufferData.
+class LoopStep final : public Step {
+public:
+  explicit LoopStep(std::function<void(Program &)> Fn) : Fn(std::move(Fn)) {}
+  void run(Program &P) override { Fn(P); }
+
+private:
+  std::function<void(Program &)> Fn;
+};
+
 /// A compiled schedule for one input signature.
 class Program {
 public:
@@ -90,6 +102,10 @@ public:
   std::vector<int> InputSlots;  ///< Per graph input.
   std::vector<int> OutputSlots; ///< Per graph output.
   ProgramStats Stats;
+  /// Profiling: time each step, summing into StepMs.
+  bool Profile = false;
+  std::vector<double> StepMs;
+  int64_t ProfiledRuns = 0;
   std::shared_ptr<Storage> Arena;
   const std::vector<Tensor> *RunInputs = nullptr; ///< During run().
   dnnl::stream *Stream = nullptr;                 ///< During run().
@@ -99,6 +115,9 @@ public:
 
   /// The arena pointer of buffer slot S (valid after finalize).
   char *bufferData(int S) const;
+  /// The bytes of plain slot S: the arena's, the constant's or (during a
+  /// run) the caller's input.
+  const void *dataOf(int S) const;
   /// Slot S as a plain tensor: an arena view, the constant or (during a
   /// run) the caller's input. S must not be blocked.
   Tensor tensorOf(int S) const;

@@ -9,6 +9,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "KernelUtils.h"
+#include "nngraph/ir/SliceGeometry.h"
 
 #include <algorithm>
 #include <cstring>
@@ -247,20 +248,8 @@ void kernelSlice(KernelContext &C) {
     int64_t Dim = X.size(A), Step = Steps[I];
     if (Step == 0)
       C.fail("steps ", intsToString(Steps), " contain 0");
-    int64_t S = Starts[I], E = Ends[I], Len = 0;
-    if (S < 0)
-      S += Dim;
-    if (E < 0)
-      E += Dim;
-    if (Dim > 0 && Step > 0) {
-      S = std::clamp<int64_t>(S, 0, Dim);
-      E = std::clamp<int64_t>(E, 0, Dim);
-      Len = E > S ? (E - S + Step - 1) / Step : 0;
-    } else if (Dim > 0) {
-      S = std::clamp<int64_t>(S, 0, Dim - 1);
-      E = std::clamp<int64_t>(E, -1, Dim - 1);
-      Len = S > E ? (S - E - Step - 1) / -Step : 0;
-    }
+    ir::SliceAxis SA = ir::sliceAxis(Dim, Starts[I], Ends[I], Step);
+    int64_t S = SA.Start, Len = SA.Length;
     OutShape[A] = Len;
     if (Len > 0)
       Offset += S * X.strides()[A];

@@ -67,8 +67,19 @@ struct CpuExecutableStats {
   int64_t WeightBytes = 0;       ///< Weights packed into primitive layouts.
   int64_t WeightRefreshes = 0;   ///< Repacks since compile (weights changed).
   std::vector<std::string> Fallbacks; ///< Nodes run by node kernels.
+  /// With profiling on (setCpuProfiling): each step's description and its
+  /// wall time summed over ProfiledRuns runs, in schedule order.
+  struct StepTime {
+    std::string Desc;
+    double Ms = 0;
+  };
+  std::vector<StepTime> StepTimes;
+  int64_t ProfiledRuns = 0;
 };
 /// The stats of E, or nullopt when E is not a cpu executable.
 std::optional<CpuExecutableStats> cpuExecutableStats(const Executable &E);
+/// Times every step of E's runs from now on (On) or stops (nngraph-run
+/// --profile); false when E is not a cpu executable.
+bool setCpuProfiling(Executable &E, bool On);
 
 } // namespace nng::backends

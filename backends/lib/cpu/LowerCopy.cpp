@@ -1,0 +1,135 @@
+//===- LowerCopy.cpp - Transpose and Slice as views or copy steps ---------===//
+//
+// Transpose and Slice (with constant starts, ends, axes and steps) are
+// views of the input's bytes: sizes, strides and an offset (Slice's bounds
+// clamped by ir::sliceAxis, as inference and the reference kernel do). A
+// view that is the input's bytes in the same order (a transpose that moves
+// only size-1 axes) is an alias of the input's buffer; any other becomes a
+// copy step into a dense buffer (stridedCopy, OwnKernels.cpp).
+//
+//===----------------------------------------------------------------------===//
+
+#include "Lower.h"
+#include "nngraph/ir/SliceGeometry.h"
+
+namespace nng::backends::cpu {
+
+namespace {
+
+/// The ints of constant V (an index tensor), or nullopt.
+std::optional<std::vector<int64_t>> intsOf(LowerContext &C,
+                                           const ir::Value *V) {
+  const Tensor *T = C.constantOf(V);
+  if (!T || (T->dtype() != DType::I64 && T->dtype() != DType::I32))
+    return std::nullopt;
+  std::vector<int64_t> R;
+  for (int64_t I = 0; I < T->numel(); ++I)
+    R.push_back(static_cast<int64_t>(T->getFlat(I)));
+  return R;
+}
+
+/// The view Transpose N takes of a dense tensor of shape S.
+std::optional<StridedView> transposeView(const ir::Node &N, const Shape &S) {
+  int64_t R = static_cast<int64_t>(S.rank());
+  std::vector<int64_t> Perm = N.attrInts("perm");
+  if (Perm.empty())
+    for (int64_t D = R; D-- > 0;)
+      Perm.push_back(D);
+  if (static_cast<int64_t>(Perm.size()) != R)
+    return std::nullopt;
+  Strides In = contiguousStrides(S);
+  StridedView V;
+  for (int64_t P : Perm) {
+    if (P < 0)
+      P += R;
+    if (P < 0 || P >= R)
+      return std::nullopt;
+    V.Sizes.push_back(S[P]);
+    V.Strides.push_back(In[P]);
+  }
+  return V;
+}
+
+/// The view Slice N takes of a dense tensor of shape S, when its starts,
+/// ends, axes and steps are constants (ir::sliceAxis clamps them).
+std::optional<StridedView> sliceView(LowerContext &C, const ir::Node &N,
+                                     const Shape &S) {
+  int64_t R = static_cast<int64_t>(S.rank());
+  auto Starts = intsOf(C, N.input(1)), Ends = intsOf(C, N.input(2));
+  if (!Starts || !Ends || Starts->size() != Ends->size())
+    return std::nullopt;
+  size_t K = Starts->size();
+  std::vector<int64_t> Axes, Steps(K, 1);
+  for (size_t I = 0; I < K; ++I)
+    Axes.push_back(static_cast<int64_t>(I));
+  for (auto [Index, List] : {std::pair{size_t(3), &Axes},
+                             std::pair{size_t(4), &Steps}})
+    if (N.numInputs() > Index && N.hasInput(Index)) {
+      auto L = intsOf(C, N.input(Index));
+      if (!L || L->size() != K)
+        return std::nullopt;
+      *List = *L;
+    }
+  Strides In = contiguousStrides(S);
+  StridedView V;
+  V.Sizes.assign(S.begin(), S.end());
+  V.Strides.assign(In.begin(), In.end());
+  for (size_t I = 0; I < K; ++I) {
+    int64_t A = Axes[I] < 0 ? Axes[I] + R : Axes[I];
+    if (A < 0 || A >= R || Steps[I] == 0)
+      return std::nullopt;
+    ir::SliceAxis SA = ir::sliceAxis(S[A], (*Starts)[I], (*Ends)[I], Steps[I]);
+    V.Sizes[A] = SA.Length;
+    if (SA.Length > 0)
+      V.Offset += SA.Start * In[A];
+    V.Strides[A] = In[A] * Steps[I];
+  }
+  return V;
+}
+
+/// True when V's elements are its storage's first ones in row-major
+/// order (size-1 axes may have any stride).
+bool isDense(const StridedView &V) {
+  int64_t Expected = 1;
+  for (size_t I = V.Sizes.size(); I-- > 0;) {
+    if (V.Sizes[I] == 0)
+      return true;
+    if (V.Sizes[I] == 1)
+      continue;
+    if (V.Strides[I] != Expected)
+      return false;
+    Expected *= V.Sizes[I];
+  }
+  return true;
+}
+
+} // namespace
+
+bool lowerCopy(LowerContext &C, const ir::Node &N) {
+  const ir::Value *X = N.input(0);
+  int In = C.B.plainOf(C.slotOf(X));
+  DType T = C.slot(In).Type;
+  const auto &[OutT, OutS] = C.PendingTypes.at(N.output(0));
+  if (OutT != T)
+    return false;
+  std::optional<StridedView> V = N.op() == ir::OpKind::Transpose
+                                     ? transposeView(N, C.slot(In).S)
+                                     : sliceView(C, N, C.slot(In).S);
+  if (!V || Shape(V->Sizes) != OutS)
+    return false;
+  bool Dense = V->Offset == 0 && isDense(*V);
+  if (Dense && C.slot(In).Kind == SlotKind::Buffer) {
+    C.SlotOf[N.output(0)] = C.B.aliasOf(In, OutS, N.output(0)->name());
+    ++C.program().Stats.AliasNodes;
+    return true;
+  }
+  int Out = C.defineBuffer(N.output(0));
+  size_t Elem = dtypeSize(T);
+  emitLoop(C, {In}, Out, N.describe(), [=, V = *V](Program &P) {
+    stridedCopy(static_cast<const char *>(P.dataOf(In)), P.bufferData(Out), V,
+                Elem);
+  });
+  return true;
+}
+
+} // namespace nng::backends::cpu
