@@ -81,8 +81,11 @@ TEST(CpuCompiled, ResidualBlockMatchesReference) {
     auto St = backends::cpuExecutableStats(*Cpu);
     ASSERT_TRUE(St && St->Compiled);
     EXPECT_TRUE(St->Fallbacks.empty()) << St->Fallbacks.front();
-    // The block's Add and both Relus fold into convolutions; Flatten views.
+    // The block's Add and both Relus fold into convolutions (Relu as the
+    // NaN-keeping post-op chain: no own loop but the max pool's); Flatten
+    // views.
     EXPECT_EQ(St->FusedNodes, 3);
+    EXPECT_EQ(St->OwnKernels, 1);
     EXPECT_EQ(St->AliasNodes, 1);
     // At most: into the first convolution, and out of the pooled features.
     EXPECT_LE(St->Reorders, 2);
@@ -116,14 +119,18 @@ void expectSameSpecials(const Tensor &Got, const Tensor &Want) {
                                             << G << ", reference " << W;
     if (std::isinf(W))
       ASSERT_EQ(G, W) << "element " << I;
+    if (std::isfinite(W))
+      ASSERT_TRUE(std::isfinite(G)) << "element " << I << ": cpu " << G
+                                    << ", reference " << W;
   }
   EXPECT_GT(NaNs, 0) << "the case should produce NaN";
 }
 
 TEST(CpuCompiled, NaNAndInfinityKeepOnnxSemantics) {
   // NaN, +inf and -inf in the input reach every fused activation (Relu's
-  // own loop, the residual sum) and the max pool, which must keep NaN as
-  // the reference does (oneDNN's relu and max pooling would map it to 0).
+  // elu + linear post-op chain, the residual sum) and the max pool, which
+  // must keep NaN and map -inf to 0 as the reference does (oneDNN's relu
+  // and max pooling would map NaN to 0).
   const float Inf = std::numeric_limits<float>::infinity();
   const float NaN = std::numeric_limits<float>::quiet_NaN();
   for (ir::OpKind Act : {ir::OpKind::Relu, ir::OpKind::LeakyRelu,

@@ -125,13 +125,23 @@ struct Epilogue {
   float Lo = 0, Hi = 0, Alpha = 0;
 };
 
-/// An activation fused into a primitive: an eltwise post-op where oneDNN's
-/// algorithm gives the reference's results on NaN and infinities, else an
-/// own loop after the primitive.
+/// An activation fused into a primitive: a chain of eltwise post-ops whose
+/// results on NaN and infinities are the reference's, or else an own loop
+/// after the primitive.
 struct Activation {
-  std::optional<PostOpEltwise> PostOp;
+  std::vector<PostOpEltwise> PostOps;
   Epilogue Own;
   bool Ok = false; ///< False: not fusable.
+
+  /// True when the primitive cannot do it: the own loop runs after it.
+  bool needsOwnLoop() const {
+    return PostOps.empty() && Own.K != Epilogue::None;
+  }
+  /// Appends the post-op chain to Ops.
+  void appendTo(dnnl::post_ops &Ops) const {
+    for (const PostOpEltwise &P : PostOps)
+      Ops.append_eltwise(1.0f, P.Alg, P.Alpha, P.Beta);
+  }
 };
 
 /// The activation of a FusedConv/FusedGemm node.

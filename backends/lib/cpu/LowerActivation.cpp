@@ -7,9 +7,13 @@
 // algorithm on NaN, +-inf in the jit and reference implementations:
 // LeakyRelu (relu with alpha != 0), Tanh, Elu, Gelu (erf and tanh),
 // HardSwish, Sqrt and Abs agree with the reference, so they are post-ops or
-// eltwise primitives; Relu, Clip and LeakyRelu with alpha 0 run as own
-// loops (OwnKernels.cpp). Which activations exist, and their parameters,
-// come from the fused-activation table (ir/FusedActivation.h).
+// eltwise primitives. Relu fused into a convolution or a matmul is the
+// chain elu(alpha 0) then linear(1, 0): elu's compare-and-blend keeps NaN
+// and gives -0 for x <= 0 (0 * expm1(x); -inf too), and adding +0 makes
+// that +0, exactly max(x, 0) with NaN kept. Clip with an upper bound and
+// LeakyRelu with alpha 0, and a Relu on its own, run as own loops
+// (OwnKernels.cpp). Which activations exist, and their parameters, come
+// from the fused-activation table (ir/FusedActivation.h).
 //
 //===----------------------------------------------------------------------===//
 
@@ -47,17 +51,22 @@ Activation activationOf(const ir::FusedActivationInfo &A,
   Activation R;
   std::optional<PostOpEltwise> Post = activationPostOp(A, P);
   if (Post && nanExact(*Post)) {
-    R.PostOp = Post;
+    R.PostOps = {*Post};
     R.Ok = true;
     return R;
   }
+  using Alg = dnnl::algorithm;
   switch (A.Op) {
   case ir::OpKind::Relu:
+    R.PostOps = {{Alg::eltwise_elu, 0.0f, 0.0f}, {Alg::eltwise_linear, 1.0f, 0.0f}};
     R.Own = {Epilogue::Clamp, 0.0f, INFINITY, 0};
     break;
   case ir::OpKind::Clip:
     // min > max gives max everywhere in the reference: the loop agrees.
     R.Own = {Epilogue::Clamp, P[0], P[1], 0};
+    if (P[0] == 0.0f && P[1] == INFINITY) // Relu.
+      R.PostOps = {{Alg::eltwise_elu, 0.0f, 0.0f},
+                   {Alg::eltwise_linear, 1.0f, 0.0f}};
     break;
   case ir::OpKind::LeakyRelu:
     R.Own = {Epilogue::Leaky, 0, 0, P[0]};
@@ -184,8 +193,11 @@ bool lowerActivation(LowerContext &C, const ir::Node &N) {
   Activation A = standaloneActivation(C, N);
   if (!A.Ok)
     return false;
-  if (A.PostOp)
-    return emitEltwise(C, N, A.PostOp->Alg, A.PostOp->Alpha, A.PostOp->Beta);
+  // A single post-op is an eltwise primitive; Relu's two-op chain would be
+  // oneDNN's slow reference eltwise: the own loop does it in one pass.
+  if (A.PostOps.size() == 1)
+    return emitEltwise(C, N, A.PostOps[0].Alg, A.PostOps[0].Alpha,
+                       A.PostOps[0].Beta);
   int In = C.slotOf(X);
   // The bytes of every layout hold the same values (padding stays zero
   // under a clamp of a range holding 0 and under LeakyRelu).

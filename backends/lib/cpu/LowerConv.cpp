@@ -88,9 +88,7 @@ bool lowerConv(LowerContext &C, const ir::Node &N) {
   dnnl::post_ops Ops;
   if (SumNode)
     Ops.append_sum(1.0f);
-  if (Act.PostOp)
-    Ops.append_eltwise(1.0f, Act.PostOp->Alg, Act.PostOp->Alpha,
-                       Act.PostOp->Beta);
+  Act.appendTo(Ops);
   dnnl::primitive_attr Attr;
   Attr.set_post_ops(Ops);
   Attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
@@ -144,7 +142,7 @@ bool lowerConv(LowerContext &C, const ir::Node &N) {
   }
   emitPrimitive(C, N, dnnl::convolution_forward(PD), PD, std::move(Args),
                 Reads, OutSlot, WeightToPack{*Wt, plainDesc(WeiPlainDims)});
-  if (Act.Own.K != Epilogue::None)
+  if (Act.needsOwnLoop())
     emitEpilogue(C, OutSlot, Act.Own, N.describe() + " activation");
   if (SumNode) {
     C.Done.insert(SumNode);

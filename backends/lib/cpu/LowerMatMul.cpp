@@ -94,9 +94,7 @@ bool lowerLinear(LowerContext &C, const ir::Node &N, const Tensor &Wt,
   memory::desc DstMD = plainDesc({M, NOut});
   memory::desc BiasMD = BiasT ? plainDesc({1, NOut}) : memory::desc();
   dnnl::post_ops Ops;
-  if (Act.PostOp)
-    Ops.append_eltwise(1.0f, Act.PostOp->Alg, Act.PostOp->Alpha,
-                       Act.PostOp->Beta);
+  Act.appendTo(Ops);
   dnnl::primitive_attr Attr;
   Attr.set_post_ops(Ops);
   Attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
@@ -115,7 +113,7 @@ bool lowerLinear(LowerContext &C, const ir::Node &N, const Tensor &Wt,
   }
   emitPrimitive(C, N, dnnl::matmul(PD), PD, std::move(Args), Reads, Out,
                 WeightToPack{Wt, WeiUser});
-  if (Act.Own.K != Epilogue::None)
+  if (Act.needsOwnLoop())
     emitEpilogue(C, Out, Act.Own, N.describe() + " activation");
   for (const ir::Node *F : {AddNode, ActNode})
     if (F) {
