@@ -97,6 +97,38 @@ TEST(RunDriverTest, StatsSayWhatTheCpuBackendDid) {
 #endif
 }
 
+TEST(RunDriverTest, ProfileAndIdleReportTheirMeasurements) {
+#if NNGRAPH_HAVE_ONEDNN
+  Result R = runRun({SmallCnn, "--backend", "cpu", "--repeat", "3",
+                     "--profile", "--idle", "20"});
+  ASSERT_EQ(R.Status, 0) << R.Err;
+  EXPECT_NE(R.Out.find("profile: 3 run(s), "), std::string::npos) << R.Out;
+  EXPECT_NE(R.Out.find(" ms  #"), std::string::npos) << R.Out;
+  EXPECT_NE(R.Out.find("idle: 20 ms after the last run, "), std::string::npos)
+      << R.Out;
+  Result J = runRun({SmallCnn, "--backend", "cpu", "--profile", "--json"});
+  ASSERT_EQ(J.Status, 0) << J.Err;
+  EXPECT_NE(J.Out.find("\"ms_per_run\""), std::string::npos) << J.Out;
+  // The reference backend has no steps to time: a usage error, said so.
+  Result Ref = runRun({SmallCnn, "--profile"});
+  EXPECT_EQ(Ref.Status, 1);
+  EXPECT_NE(Ref.Err.find("--backend cpu"), std::string::npos) << Ref.Err;
+#else
+  GTEST_SKIP() << "SKIPPED: built without oneDNN, there is no cpu backend";
+#endif
+}
+
+TEST(RunDriverTest, OptimizationLevelsGiveTheSameOutputs) {
+  Result O2 = runRun({SmallCnn});
+  Result O0 = runRun({SmallCnn, "-O0"});
+  ASSERT_EQ(O2.Status, 0) << O2.Err;
+  ASSERT_EQ(O0.Status, 0) << O0.Err;
+  EXPECT_NE(O2.Out.find("optimized: -O2, "), std::string::npos) << O2.Out;
+  EXPECT_EQ(O0.Out.find("optimized:"), std::string::npos) << O0.Out;
+  EXPECT_EQ(outputLines(O2.Out), outputLines(O0.Out));
+  EXPECT_EQ(runRun({SmallCnn, "-O7"}).Status, 2);
+}
+
 TEST(RunDriverTest, BadCommandLinesExitTwo) {
   EXPECT_EQ(runRun({}).Status, 2); // No model.
   EXPECT_EQ(runRun({SmallCnn, "--bogus"}).Status, 2);

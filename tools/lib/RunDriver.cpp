@@ -30,6 +30,9 @@
 #include <iostream>
 #include <optional>
 #include <sstream>
+#include <thread>
+
+#include <sys/resource.h>
 
 namespace nng::tools {
 namespace {
@@ -47,6 +50,7 @@ struct RunOptions {
   bool Stats = false;
   bool Profile = false;
   int OptLevel = 2;
+  int IdleMs = 0;
 };
 
 void describeOptions(CLI::App &App, RunOptions &O) {
@@ -97,6 +101,14 @@ void describeOptions(CLI::App &App, RunOptions &O) {
                "them); cpu backend only.\n"
                "  e.g. nngraph-run model.onnx --backend cpu --repeat 20 "
                "--profile");
+  App.add_option("--idle", O.IdleMs,
+                 "After the runs, stay idle MS milliseconds and report the "
+                 "CPU time the process used meanwhile (threads that spin "
+                 "after a run show here; it should be ~0).\n"
+                 "  e.g. nngraph-run model.onnx --backend cpu --repeat 20 "
+                 "--idle 1000")
+      ->check(CLI::Range(0, 600000))
+      ->option_text("MS");
   App.add_flag("--json", O.Json,
                "Print one JSON object (model, inputs, outputs with shapes "
                "and first values, times in ms) instead of text.\n"
@@ -113,6 +125,17 @@ double millisSince(std::chrono::steady_clock::time_point Start) {
   return std::chrono::duration<double, std::milli>(
              std::chrono::steady_clock::now() - Start)
       .count();
+}
+
+/// User plus system CPU time of the process (all threads), in ms.
+double processCpuMs() {
+  rusage U{};
+  getrusage(RUSAGE_SELF, &U);
+  auto Ms = [](const timeval &T) {
+    return static_cast<double>(T.tv_sec) * 1e3 +
+           static_cast<double>(T.tv_usec) / 1e3;
+  };
+  return Ms(U.ru_utime) + Ms(U.ru_stime);
 }
 
 double median(std::vector<double> V) {
@@ -139,6 +162,7 @@ std::vector<double> firstValues(const nng::rt::Tensor &T, int64_t Max) {
 struct RunResult {
   std::vector<nng::rt::Tensor> Inputs, Outputs;
   size_t LoadedNodes = 0; ///< Before -O's passes.
+  double IdleCpuMs = 0;   ///< CPU time used during --idle.
   double OptimizeMs = 0, CompileMs = 0;
   std::vector<double> RunMs;
 #if NNGRAPH_HAVE_ONEDNN
@@ -236,6 +260,12 @@ void printText(std::ostream &Out, const RunOptions &O, const ir::Graph &G,
   if (R.RunMs.size() > 1)
     Out << " (median of " << R.RunMs.size() << " runs)";
   Out << "\n";
+  if (O.IdleMs > 0) {
+    std::snprintf(Buf, sizeof(Buf),
+                  "idle: %d ms after the last run, %.3f ms of CPU (%.1f%%)\n",
+                  O.IdleMs, R.IdleCpuMs, 100.0 * R.IdleCpuMs / O.IdleMs);
+    Out << Buf;
+  }
 #if NNGRAPH_HAVE_ONEDNN
   if (R.Cpu && O.Stats)
     printStats(Out, *R.Cpu);
@@ -275,6 +305,8 @@ void printJson(std::ostream &Out, const RunOptions &O, const ir::Graph &G,
     OJ["values"] = firstValues(R.Outputs[I], O.MaxValues);
     J["outputs"].push_back(std::move(OJ));
   }
+  if (O.IdleMs > 0)
+    J["idle"] = {{"ms", O.IdleMs}, {"cpu_ms", R.IdleCpuMs}};
   J["time_ms"] = {{"optimize", R.OptimizeMs},
                   {"compile", R.CompileMs},
                   {"run_median", median(R.RunMs)},
@@ -369,6 +401,11 @@ int runRunDriver(const std::vector<std::string> &Args, std::ostream &Out,
       Start = std::chrono::steady_clock::now();
       R.Outputs = Exe->run(R.Inputs);
       R.RunMs.push_back(millisSince(Start));
+    }
+    if (O.IdleMs > 0) {
+      double Before = processCpuMs();
+      std::this_thread::sleep_for(std::chrono::milliseconds(O.IdleMs));
+      R.IdleCpuMs = processCpuMs() - Before;
     }
 #if NNGRAPH_HAVE_ONEDNN
     if (O.Stats || O.Profile)
