@@ -1,6 +1,7 @@
 //===- Graph.cpp - Graph, Node and Value ---------------------------------===//
 
 #include "nngraph/ir/Graph.h"
+#include "nngraph/ir/ShapeInference.h"
 #include "nngraph/runtime/Error.h"
 
 #include <algorithm>
@@ -59,6 +60,22 @@ std::vector<int64_t> Node::attrInts(std::string_view N) const {
       return {};
   }
   return attr(N).ints();
+}
+
+bool Node::isPure() const {
+  const OpSchema &S = schema();
+  if (S.has(OpTrait::Impure) || S.has(OpTrait::Random))
+    return false;
+  if (!S.has(OpTrait::RandomInTraining))
+    return true;
+  size_t Mode = S.Inputs.size();
+  for (size_t I = 0; I < S.Inputs.size(); ++I)
+    if (S.Inputs[I].Name == "training_mode")
+      Mode = I;
+  if (Mode == S.Inputs.size() || !hasInput(Mode))
+    return true;
+  const nng::rt::Tensor *T = constantValue(input(Mode));
+  return T && T->numel() == 1 && T->getFlat(0) == 0;
 }
 
 std::string Node::describe() const {

@@ -54,6 +54,8 @@ void printOpReference(std::ostream &OS) {
        << "`, version " << S.SinceVersion << ".\n\n"
        << "- Inputs: " << operands(S.Inputs) << "\n"
        << "- Outputs: " << operands(S.Outputs) << "\n";
+    if (S.Traits)
+      OS << "- Traits: " << S.traitNames() << "\n";
     if (S.Attrs.empty()) {
       OS << "- Attributes: none\n";
       continue;

@@ -19,7 +19,8 @@ namespace nng::ir {
 
 // Declarations of the inference functions the table names (each may be named
 // by several rows; redeclaration is fine).
-#define NNG_OP(Enum, Domain, Name, Since, Inputs, Outputs, Infer, Attrs, Doc)  \
+#define NNG_OP(Enum, Domain, Name, Since, Inputs, Outputs, Infer, Attrs, Doc, \
+               Traits)                                                         \
   void Infer(InferContext &);
 #include "nngraph/ir/Ops.def"
 
@@ -116,14 +117,42 @@ std::vector<AttrSchema> parseAttrs(std::string_view Spec) {
   return Out;
 }
 
+/// The traits by their Ops.def names, in bit order.
+constexpr std::pair<std::string_view, OpTrait> TraitNames[] = {
+    {"elementwise", OpTrait::Elementwise},
+    {"commutative", OpTrait::Commutative},
+    {"compute", OpTrait::Compute},
+    {"training", OpTrait::Training},
+    {"impure", OpTrait::Impure},
+    {"random", OpTrait::Random},
+    {"random_in_training", OpTrait::RandomInTraining},
+};
+
+uint32_t parseTraits(std::string_view Op, std::string_view Spec) {
+  uint32_t Bits = 0;
+  for (std::string_view Tok : splitSpaces(Spec)) {
+    bool Known = false;
+    for (const auto &[Name, T] : TraitNames)
+      if (Tok == Name) {
+        Bits |= static_cast<uint32_t>(T);
+        Known = true;
+      }
+    if (!Known)
+      fail(ErrorKind::Internal, "Ops.def: unknown trait '", Tok, "' of ", Op);
+  }
+  return Bits;
+}
+
 struct Table {
   std::vector<OpSchema> Schemas;
   std::unordered_map<std::string, const OpSchema *> ByQualifiedName;
   Table() {
-#define NNG_OP(Enum, Domain, Name, Since, Inputs, Outputs, Infer, Attrs, Doc)  \
+#define NNG_OP(Enum, Domain, Name, Since, Inputs, Outputs, Infer, Attrs, Doc, \
+               Traits)                                                         \
   Schemas.push_back(OpSchema{OpKind::Enum, Domain, Name, Since,                \
                              parseOperands(Inputs), parseOperands(Outputs),    \
-                             parseAttrs(Attrs), &Infer, Doc});
+                             parseAttrs(Attrs), &Infer, Doc,                   \
+                             parseTraits(#Enum, Traits)});
 #include "nngraph/ir/Ops.def"
     for (const OpSchema &S : Schemas)
       ByQualifiedName[S.qualifiedName()] = &S;
@@ -164,6 +193,19 @@ const AttrSchema *OpSchema::findAttr(std::string_view N) const {
       return &A;
   return nullptr;
 }
+
+std::string OpSchema::traitNames() const {
+  std::string S;
+  for (const auto &[Name, T] : TraitNames)
+    if (has(T)) {
+      if (!S.empty())
+        S += ' ';
+      S += Name;
+    }
+  return S;
+}
+
+bool hasTrait(OpKind K, OpTrait T) { return getOpSchema(K).has(T); }
 
 std::string OpSchema::qualifiedName() const {
   if (Domain.empty())

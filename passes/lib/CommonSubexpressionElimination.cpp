@@ -1,16 +1,18 @@
 //===- CommonSubexpressionElimination.cpp - cse: merge equal nodes --------===//
 //
-// Two nodes with the same op, the same inputs (the same values, in order)
-// and equal attributes compute the same results, so the later one is
+// Two nodes with the same op, the same inputs (the same values, in order;
+// for a commutative op of the op table, its first two in either order) and
+// equal attributes compute the same results, so the later one is
 // replaced by the earlier one. Constant nodes are compared by the tensor they
 // produce, so `value_floats = [1.0]` and `value = tensor<f32[1]> [1.0]`
 // merge too. One walk in topological order suffices: merging a node updates
 // its users' inputs before they are visited.
 //
 // Declines (counted as "declined: REASON", explained under --debug-only=cse):
-// random ops (Dropout whose training_mode is not constant false), leaf-module
-// calls (nng.ModuleCall, whose callbacks may be impure), and pairs whose
-// merge would make two graph outputs one value.
+// nodes that are not pure (ir::Node::isPure, from the op table's traits:
+// random ops such as Dropout whose training_mode is not constant false, and
+// impure ones such as nng.ModuleCall, whose callbacks may do anything), and
+// pairs whose merge would make two graph outputs one value.
 //
 //===----------------------------------------------------------------------===//
 
@@ -43,14 +45,12 @@ public:
     for (const auto &N : G.nodes())
       Order.push_back(N.get());
     for (ir::Node *N : Order) {
-      if (isRandom(*N)) {
-        decline(*N, "random op");
-        continue;
-      }
-      // Two calls of a leaf module need not agree (its callback may be
-      // impure): never merge them.
-      if (N->op() == ir::OpKind::ModuleCall) {
-        decline(*N, "impure op (nng.ModuleCall)");
+      // Two random draws, or two calls of a leaf module (whose callback
+      // may be impure), need not agree: never merge them.
+      if (!N->isPure()) {
+        decline(*N, N->schema().has(ir::OpTrait::Impure)
+                        ? "impure op (" + N->schema().qualifiedName() + ")"
+                        : std::string("random op"));
         continue;
       }
       std::vector<ir::Node *> &Bucket = Buckets[hashNode(*N)];
@@ -83,12 +83,14 @@ private:
                     << "\n";
   }
 
-  /// Dropout is random unless training_mode is absent or constant false.
-  static bool isRandom(const ir::Node &N) {
-    if (N.op() != ir::OpKind::Dropout || !N.hasInput(2))
-      return false;
-    const nng::rt::Tensor *Mode = ir::constantValue(N.input(2));
-    return !Mode || Mode->getFlat(0) != 0;
+  /// N's inputs, the first two in address order when the op is
+  /// commutative (so a + b and b + a merge).
+  static std::vector<const ir::Value *> inputsInOrder(const ir::Node &N) {
+    std::vector<const ir::Value *> In(N.inputs().begin(), N.inputs().end());
+    if (In.size() >= 2 && N.schema().has(ir::OpTrait::Commutative) &&
+        std::less<const ir::Value *>()(In[1], In[0]))
+      std::swap(In[0], In[1]);
+    return In;
   }
 
   static size_t hashNode(const ir::Node &N) {
@@ -97,7 +99,8 @@ private:
       H ^= V + 0x9e3779b97f4a7c15ULL + (H << 6) + (H >> 2);
     };
     Mix(N.numOutputs());
-    for (const ir::Value *V : N.inputs())
+    std::vector<const ir::Value *> In = inputsInOrder(N);
+    for (const ir::Value *V : In)
       Mix(std::hash<const void *>()(V));
     if (N.op() == ir::OpKind::Constant)
       if (nng::rt::Tensor T = constantNodeTensor(N); T.defined())
@@ -106,7 +109,7 @@ private:
   }
 
   static bool equivalent(const ir::Node &A, const ir::Node &B) {
-    if (A.op() != B.op() || A.inputs() != B.inputs() ||
+    if (A.op() != B.op() || inputsInOrder(A) != inputsInOrder(B) ||
         A.numOutputs() != B.numOutputs())
       return false;
     if (A.op() != ir::OpKind::Constant)

@@ -114,17 +114,18 @@ public:
     }
     if (Elided)
       return R.decline(N, "input data is elided");
-    // A leaf module's callback may be impure (and may not exist yet).
-    if (N.op() == ir::OpKind::ModuleCall)
-      return R.decline(N, "impure op (nng.ModuleCall calls back into C++)");
-    if (N.op() == ir::OpKind::Dropout && N.hasInput(2) &&
-        ir::constantValue(N.input(2))->getFlat(0) != 0)
-      return R.decline(N, "random op (Dropout in training mode)");
-    // Ops ONNX defines as random, should the op table ever gain them.
-    std::string_view Name = N.schema().Name;
-    if (Name.starts_with("Random") || Name == "Multinomial" ||
-        Name == "Bernoulli")
+    // A leaf module's callback may be impure (and may not exist yet); a
+    // random op's value is a draw, not a constant.
+    if (!N.isPure()) {
+      const ir::OpSchema &S = N.schema();
+      if (S.has(ir::OpTrait::Impure))
+        return R.decline(N, "impure op (" + S.qualifiedName() +
+                                " calls back into C++)");
+      if (S.has(ir::OpTrait::RandomInTraining))
+        return R.decline(N, "random op (" + std::string(S.Name) +
+                                " in training mode)");
       return R.decline(N, "random op");
+    }
     for (ir::Value *O : N.outputs()) {
       std::optional<int64_t> Numel = O->type().staticNumel();
       if (Numel && *Numel > MaxElements)

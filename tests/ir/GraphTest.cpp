@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "IrTestUtils.h"
+#include "nngraph/ir/Parser.h"
 
 using namespace nng;
 using namespace nng::ir;
@@ -187,3 +188,25 @@ TEST(Graph, Clone) {
 }
 
 } // namespace
+
+TEST(GraphTest, PurityComesFromTheOpTable) {
+  // Dropout is random_in_training: pure when training_mode is absent or a
+  // constant false, random when true or known only at run time.
+  std::unique_ptr<Graph> G = parseGraph(R"(graph {
+    input %x: f32[4]
+    input %t: bool[]
+    init %off: bool[] = [false]
+    init %on: bool[] = [true]
+    %a = Dropout(%x)
+    %b = Dropout(%x, _, %off)
+    %c = Dropout(%x, _, %on)
+    %d = Dropout(%x, _, %t)
+    %e = Relu(%x)
+    output %a, %b, %c, %d, %e
+  })",
+                                        "purity.nng");
+  std::vector<bool> Pure;
+  for (const auto &N : G->nodes())
+    Pure.push_back(N->isPure());
+  EXPECT_EQ(Pure, (std::vector<bool>{true, true, false, false, true}));
+}

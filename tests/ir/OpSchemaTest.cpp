@@ -131,6 +131,25 @@ TEST(OpSchema, AttributeSpecs) {
   EXPECT_EQ(getOpSchema(OpKind::Softmax).findAttr("axis")->Default->i(), -1);
 }
 
+TEST(OpSchema, TraitsComeFromTheTable) {
+  EXPECT_TRUE(hasTrait(OpKind::Relu, OpTrait::Elementwise));
+  EXPECT_TRUE(hasTrait(OpKind::Add, OpTrait::Commutative));
+  EXPECT_FALSE(hasTrait(OpKind::Sub, OpTrait::Commutative));
+  EXPECT_TRUE(hasTrait(OpKind::Conv, OpTrait::Compute));
+  EXPECT_TRUE(hasTrait(OpKind::ReluGrad, OpTrait::Training));
+  EXPECT_TRUE(hasTrait(OpKind::ModuleCall, OpTrait::Impure));
+  EXPECT_TRUE(hasTrait(OpKind::Dropout, OpTrait::RandomInTraining));
+  EXPECT_FALSE(hasTrait(OpKind::Reshape, OpTrait::Elementwise));
+  EXPECT_EQ(getOpSchema(OpKind::Mul).traitNames(), "elementwise commutative");
+  EXPECT_EQ(getOpSchema(OpKind::Reshape).traitNames(), "");
+  // Every commutative op is elementwise and takes at least two inputs.
+  for (const OpSchema &S : allOpSchemas())
+    if (S.has(OpTrait::Commutative)) {
+      EXPECT_TRUE(S.has(OpTrait::Elementwise)) << S.Name;
+      EXPECT_GE(S.maxInputs(), 2u) << S.Name;
+    }
+}
+
 TEST(OpSchema, AttrTypeNames) {
   for (AttrType T :
        {AttrType::Int, AttrType::Float, AttrType::String, AttrType::Ints,

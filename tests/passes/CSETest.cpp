@@ -69,3 +69,26 @@ TEST(CSETest, DifferentAttributesOrOperandOrderStay) {
   EXPECT_EQ(G->numNodes(), 6u);
   EXPECT_EQ(stat(*P, "nodes-merged"), 0);
 }
+
+TEST(CSETest, CommutativeOpsMergeInEitherOrder) {
+  // Add, Mul and Max are commutative in the op table: x + y is y + x. Sub
+  // is not (see above), nor is Pow.
+  const char *Text = R"(graph {
+    input %x: f32[2,3]
+    input %y: f32[2,3]
+    %a = Add(%x, %y)
+    %b = Add(%y, %x)
+    %m = Mul(%a, %b)
+    %n = Mul(%b, %a)
+    %p = Pow(%x, %y)
+    %q = Pow(%y, %x)
+    %s = Max(%m, %n, %p, %q)
+    output %s
+  })";
+  auto P = passes::createCSEPass();
+  auto G = expectSameOutputs(Text, *P);
+  EXPECT_EQ(stat(*P, "nodes-merged"), 2); // %b into %a, then %n into %m.
+  EXPECT_EQ(countOps(*G, OpKind::Add), 1u);
+  EXPECT_EQ(countOps(*G, OpKind::Mul), 1u);
+  EXPECT_EQ(countOps(*G, OpKind::Pow), 2u);
+}

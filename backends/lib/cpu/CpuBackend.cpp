@@ -86,33 +86,11 @@ std::shared_ptr<DnnlKernel> dnnlKernelFor(const ir::Node &N) {
 constexpr int64_t SerialElems = 1 << 15;
 
 /// True for ops whose work grows faster than their tensors (a small conv or
-/// matmul may still be worth two threads) or that run arbitrary code.
+/// matmul may still be worth two threads) or that run arbitrary code: the
+/// op table's compute and impure traits.
 bool keepsThreads(ir::OpKind K) {
-  using ir::OpKind;
-  switch (K) {
-  case OpKind::Conv:
-  case OpKind::FusedConv:
-  case OpKind::ConvTranspose:
-  case OpKind::ConvGradWeight:
-  case OpKind::ConvInteger:
-  case OpKind::QLinearConv:
-  case OpKind::MatMul:
-  case OpKind::Gemm:
-  case OpKind::FusedGemm:
-  case OpKind::MatMulInteger:
-  case OpKind::QLinearMatMul:
-  case OpKind::Einsum:
-  case OpKind::Det:
-  case OpKind::RNN:
-  case OpKind::GRU:
-  case OpKind::LSTM:
-  case OpKind::DFT:
-  case OpKind::STFT:
-  case OpKind::ModuleCall:
-    return true;
-  default:
-    return false;
-  }
+  return ir::hasTrait(K, ir::OpTrait::Compute) ||
+         ir::hasTrait(K, ir::OpTrait::Impure);
 }
 
 /// True when every input and (statically inferred) output of C has at most
@@ -256,7 +234,9 @@ private:
 class CpuBackend final : public Backend {
 public:
   std::string_view name() const override { return "cpu"; }
-  bool supportsOp(const ir::Node &) const override { return true; }
+  bool supportsOp(const ir::Node &N) const override {
+    return lowerFnFor(N.op()) != nullptr;
+  }
   std::unique_ptr<Executable> compile(const ir::Graph &G) override {
     return compileCpu(G, CpuMode::Compiled);
   }

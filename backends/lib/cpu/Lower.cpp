@@ -161,16 +161,9 @@ void lowerFallback(LowerContext &C, const ir::Node &N,
 
 // --- Folding -----------------------------------------------------------------
 
-/// Ops never computed at compile time: they call out or draw random numbers.
-bool isFoldable(const ir::Node &N) {
-  switch (N.op()) {
-  case ir::OpKind::ModuleCall:
-  case ir::OpKind::Dropout:
-    return false;
-  default:
-    return true;
-  }
-}
+/// Nodes never computed at compile time: they call out or draw random
+/// numbers (the op table's traits).
+bool isFoldable(const ir::Node &N) { return N.isPure(); }
 
 /// Folded outputs larger than this stay run-time values.
 constexpr int64_t MaxFoldBytes = int64_t(16) << 20;

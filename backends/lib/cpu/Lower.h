@@ -155,6 +155,16 @@ void emitEpilogue(LowerContext &C, int Slot, const Epilogue &E,
 
 // --- The backend's own kernels (OwnKernels.cpp) -------------------------------
 
+/// Compiles a loop function for AVX-512, AVX2 and baseline x86-64; the
+/// loader picks one from the CPU at run time (GCC's target_clones).
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+#define NNG_VECTOR_CLONES                                                      \
+  __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
+#else
+#define NNG_VECTOR_CLONES
+#endif
+
+
 /// Y = X < Lo ? Lo : (X > Hi ? Hi : X) over N floats (Y may be X): exactly
 /// the reference's Relu/Clip, NaN stays NaN. Lo/Hi may be -inf/+inf.
 void clampFloats(const float *X, float *Y, int64_t N, float Lo, float Hi);

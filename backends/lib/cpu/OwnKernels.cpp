@@ -19,13 +19,6 @@
 #include <cmath>
 #include <cstring>
 
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
-#define NNG_VECTOR_CLONES                                                      \
-  __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
-#else
-#define NNG_VECTOR_CLONES
-#endif
-
 namespace nng::backends::cpu {
 
 namespace {

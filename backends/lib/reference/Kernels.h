@@ -61,7 +61,8 @@ private:
 
 using KernelFn = void (*)(KernelContext &);
 
-#define NNG_OP(Enum, Domain, Name, Since, Inputs, Outputs, Infer, Attrs, Doc)  \
+#define NNG_OP(Enum, Domain, Name, Since, Inputs, Outputs, Infer, Attrs, Doc, \
+               Traits)                                                         \
   void kernel##Enum(KernelContext &);
 #include "nngraph/ir/Ops.def"
 

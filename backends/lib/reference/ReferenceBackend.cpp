@@ -21,7 +21,8 @@ namespace reference {
 
 namespace {
 constexpr KernelFn Kernels[] = {
-#define NNG_OP(Enum, Domain, Name, Since, Inputs, Outputs, Infer, Attrs, Doc)  \
+#define NNG_OP(Enum, Domain, Name, Since, Inputs, Outputs, Infer, Attrs, Doc, \
+               Traits)                                                         \
   &kernel##Enum,
 #include "nngraph/ir/Ops.def"
 };

@@ -86,6 +86,11 @@ class Node {
 public:
   OpKind op() const { return Op; }
   const OpSchema &schema() const { return getOpSchema(Op); }
+  /// True when running the node twice on the same inputs gives the same
+  /// outputs and does nothing else, so it may be folded or merged: its op
+  /// is neither impure nor random (a random_in_training op whose
+  /// training_mode input is absent or a constant false is not random).
+  bool isPure() const;
   const std::string &name() const { return Name; }
   void setName(std::string N) { Name = std::move(N); }
   const Scope &scope() const { return Sc; }

@@ -20,16 +20,30 @@ namespace nng::ir {
 
 /// Every operator of the op table.
 enum class OpKind : uint16_t {
-#define NNG_OP(Enum, Domain, Name, Since, Inputs, Outputs, Infer, Attrs, Doc)  \
+#define NNG_OP(Enum, Domain, Name, Since, Inputs, Outputs, Infer, Attrs, Doc, \
+               Traits)                                                         \
   Enum,
 #include "nngraph/ir/Ops.def"
 };
 
 inline constexpr int NumOpKinds = 0
-#define NNG_OP(Enum, Domain, Name, Since, Inputs, Outputs, Infer, Attrs, Doc)  \
+#define NNG_OP(Enum, Domain, Name, Since, Inputs, Outputs, Infer, Attrs, Doc, \
+               Traits)                                                         \
   +1
 #include "nngraph/ir/Ops.def"
     ;
+
+/// Properties of an operator that passes and backends derive their op lists
+/// from (the Traits column of Ops.def).
+enum class OpTrait : uint32_t {
+  Elementwise = 1u << 0,      ///< Output element i reads element i only.
+  Commutative = 1u << 1,      ///< The first two inputs may swap.
+  Compute = 1u << 2,          ///< Work grows faster than the tensors.
+  Training = 1u << 3,         ///< Exists for backward passes.
+  Impure = 1u << 4,           ///< Calls out (nng.ModuleCall).
+  Random = 1u << 5,           ///< Draws random numbers.
+  RandomInTraining = 1u << 6, ///< Random unless training_mode is off.
+};
 
 class InferContext;
 using InferFn = void (*)(InferContext &);
@@ -61,6 +75,11 @@ struct OpSchema {
   std::vector<AttrSchema> Attrs;
   InferFn Infer;
   std::string_view Doc;
+  uint32_t Traits = 0; ///< OpTrait bits.
+
+  bool has(OpTrait T) const { return Traits & static_cast<uint32_t>(T); }
+  /// The trait names, space-separated as in Ops.def ("" for none).
+  std::string traitNames() const;
 
   size_t minInputs() const;
   size_t maxInputs() const; ///< SIZE_MAX when variadic.
@@ -73,6 +92,8 @@ struct OpSchema {
 
 /// The schema of K.
 const OpSchema &getOpSchema(OpKind K);
+/// True when op K has trait T.
+bool hasTrait(OpKind K, OpTrait T);
 /// Looks up an op by qualified text name ("Conv", "nng.Gelu").
 const OpSchema *lookupOp(std::string_view QualifiedName);
 /// Looks up an op by ONNX domain ("" or "ai.onnx" or "nng") and op_type.
