@@ -224,6 +224,35 @@ TEST(CpuCompiled, LinearLayersFuseBiasAndActivation) {
   EXPECT_EQ(Stats->FusedNodes, 4);
 }
 
+TEST(CpuCompiled, GemmFusesTheReluAfterIt) {
+  // A torch Linear + ReLU exports as Gemm(transB) -> Relu: one primitive
+  // with the NaN-keeping Relu chain; NaN and -inf rows come through.
+  ir::Graph G;
+  G.setName("linear_relu");
+  ir::Value *X = G.addInput("x", ir::TensorType(DType::F32, Shape({3, 16})));
+  ir::AttrMap Gm;
+  Gm.set("transB", int64_t(1));
+  ir::Value *Y = add(G, ir::OpKind::Gemm,
+                     {X, G.addInitializer("w", rnd({8, 16}, 95)),
+                      G.addInitializer("b", rnd({8}, 96))},
+                     "y", Gm);
+  G.addOutput(add(G, ir::OpKind::Relu, {Y}, "r"));
+  ir::inferTypes(G);
+  Tensor In = rnd({3, 16}, 97);
+  In.data<float>()[3] = std::numeric_limits<float>::quiet_NaN();
+  In.data<float>()[20] = -std::numeric_limits<float>::infinity();
+  std::vector<Tensor> Feeds{In};
+  Tensor Want = backends::runReference(G, Feeds).at(0);
+  auto Cpu = backends::getBackend("cpu").compile(G);
+  Tensor Got = Cpu->run(Feeds).at(0);
+  expectSameSpecials(Got, Want);
+  EXPECT_TRUE(closeTo(Got, Want));
+  auto St = backends::cpuExecutableStats(*Cpu);
+  EXPECT_EQ(St->FusedNodes, 1);
+  EXPECT_EQ(St->OwnKernels, 0);
+  EXPECT_EQ(St->Steps, 1);
+}
+
 TEST(CpuCompiled, DataDependentShapesRunNodeByNode) {
   // NonZero's output shape depends on the data: no static schedule.
   ir::Graph G;

@@ -4,10 +4,10 @@
 // [.., K] activation by [K, N], or Gemm) becomes one oneDNN matmul over the
 // activation viewed as [M, K], with the weights reordered once into the
 // layout the primitive picks and the bias fused: Gemm's C, or an Add of a
-// constant [N] vector that is the product's only consumer, followed by a
-// fused activation (LowerActivation.cpp). A product of two run-time values
-// (attention's Q.K^T and P.V) is a batched matmul on plain data with numpy
-// broadcasting of the batch dims.
+// constant [N] vector that is the product's only consumer, then a fused
+// activation (FusedGemm's, or the sole consumer's; LowerActivation.cpp). A
+// product of two run-time values (attention's Q.K^T and P.V) is a batched
+// matmul on plain data with numpy broadcasting of the batch dims.
 //
 //===----------------------------------------------------------------------===//
 
@@ -65,9 +65,9 @@ bool lowerLinear(LowerContext &C, const ir::Node &N, const Tensor &Wt,
   const ir::Value *Y = N.output(0);
   const Shape YS = C.shapeOf(Y);
   const ir::Node *AddNode = nullptr, *ActNode = nullptr;
-  if (N.op() == ir::OpKind::MatMul) {
+  if (N.op() != ir::OpKind::FusedGemm) {
     const ir::Node *U = C.soleConsumer(Y);
-    if (U && U->op() == ir::OpKind::Add) {
+    if (N.op() == ir::OpKind::MatMul && U && U->op() == ir::OpKind::Add) {
       const ir::Value *Other = U->input(0) == Y ? U->input(1) : U->input(0);
       const Tensor *T = C.constantOf(Other);
       if (Other != Y && isBiasVector(T, NOut) && T->rank() <= YS.rank()) {

@@ -149,22 +149,13 @@ void softmaxRows(const float *X, float *Y, int64_t Rows, int64_t Len,
       const float *In = X + R * Len;
       float *Out = Y + R * Len;
       float M = rowMax(In, Len);
-      // Out holds the exponentials (Y may be X: In is not read again
-      // except by LogSoftmax, which keeps In when they alias).
-      if (Log) {
-        float S = 0;
-        if (In == Out) {
-          for (int64_t I = 0; I < Len; ++I)
-            S += expFloat(In[I] - M);
-        } else {
-          expShifted(In, Out, Len, M);
-          S = rowSum(Out, Len);
-        }
+      // Out holds the exponentials first (it does not overlap In).
+      expShifted(In, Out, Len, M);
+      float S = rowSum(Out, Len);
+      if (Log)
         subtract(In, Out, Len, M + std::log(S));
-      } else {
-        expShifted(In, Out, Len, M);
-        divideBy(Out, Len, rowSum(Out, Len));
-      }
+      else
+        divideBy(Out, Len, S);
     }
   });
 }
