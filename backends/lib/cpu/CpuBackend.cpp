@@ -30,57 +30,6 @@ namespace nng::backends {
 namespace cpu {
 namespace {
 
-/// The oneDNN kernel of N, or null.
-std::shared_ptr<DnnlKernel> dnnlKernelFor(const ir::Node &N) {
-  using ir::OpKind;
-  switch (N.op()) {
-  case OpKind::Conv:
-  case OpKind::FusedConv:
-    return makeConvKernel(N);
-  case OpKind::ConvTranspose:
-    return makeConvTransposeKernel(N);
-  case OpKind::ConvGradWeight:
-    return makeConvGradWeightKernel(N);
-  case OpKind::MatMul:
-    return makeMatMulKernel(N);
-  case OpKind::Gemm:
-  case OpKind::FusedGemm:
-    return makeGemmKernel(N);
-  case OpKind::MaxPool:
-  case OpKind::AveragePool:
-    return makePoolKernel(N);
-  case OpKind::MaxPoolGrad:
-  case OpKind::AveragePoolGrad:
-    return makePoolGradKernel(N);
-  case OpKind::GlobalAveragePool:
-    return makeGlobalAveragePoolKernel(N);
-  case OpKind::Add:
-  case OpKind::Sub:
-  case OpKind::Mul:
-  case OpKind::Div:
-    return makeBinaryKernel(N);
-  case OpKind::Relu:
-  case OpKind::Sigmoid:
-  case OpKind::Tanh:
-  case OpKind::Exp:
-  case OpKind::Log:
-  case OpKind::Sqrt:
-  case OpKind::Abs:
-    return makeEltwiseKernel(N);
-  case OpKind::Softmax:
-  case OpKind::LogSoftmax:
-    return makeSoftmaxKernel(N);
-  case OpKind::ReduceSum:
-  case OpKind::ReduceMean:
-  case OpKind::ReduceMax:
-    return makeReduceKernel(N);
-  case OpKind::BatchNormalization:
-    return makeBatchNormKernel(N);
-  default:
-    return nullptr;
-  }
-}
-
 /// Tensors up to this many elements are too small to share between threads
 /// (PyTorch's GRAIN_SIZE for elementwise loops).
 constexpr int64_t SerialElems = 1 << 15;

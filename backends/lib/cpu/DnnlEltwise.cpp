@@ -128,39 +128,18 @@ protected:
 } // namespace
 
 std::shared_ptr<DnnlKernel> makeBinaryKernel(const ir::Node &N) {
-  using Alg = dnnl::algorithm;
-  switch (N.op()) {
-  case ir::OpKind::Add:
-    return std::make_shared<BinaryKernel>(N, Alg::binary_add, true);
-  case ir::OpKind::Sub:
-    return std::make_shared<BinaryKernel>(N, Alg::binary_sub, false);
-  case ir::OpKind::Mul:
-    return std::make_shared<BinaryKernel>(N, Alg::binary_mul, true);
-  case ir::OpKind::Div:
-    return std::make_shared<BinaryKernel>(N, Alg::binary_div, false);
-  default:
+  dnnl::algorithm Alg = dnnlAlgorithmFor(N.op());
+  if (Alg == dnnl::algorithm::undef)
     return nullptr;
-  }
+  return std::make_shared<BinaryKernel>(
+      N, Alg, ir::hasTrait(N.op(), ir::OpTrait::Commutative));
 }
 
 std::shared_ptr<DnnlKernel> makeEltwiseKernel(const ir::Node &N) {
-  using Alg = dnnl::algorithm;
-  switch (N.op()) {
-  case ir::OpKind::Relu:
-    return std::make_shared<EltwiseKernel>(N, Alg::eltwise_relu);
-  case ir::OpKind::Sigmoid:
-    return std::make_shared<EltwiseKernel>(N, Alg::eltwise_logistic);
-  case ir::OpKind::Tanh:
-    return std::make_shared<EltwiseKernel>(N, Alg::eltwise_tanh);
-  case ir::OpKind::Exp:
-    return std::make_shared<EltwiseKernel>(N, Alg::eltwise_exp);
-  case ir::OpKind::Sqrt:
-    return std::make_shared<EltwiseKernel>(N, Alg::eltwise_sqrt);
-  case ir::OpKind::Abs:
-    return std::make_shared<EltwiseKernel>(N, Alg::eltwise_abs);
-  default:
+  dnnl::algorithm Alg = dnnlAlgorithmFor(N.op());
+  if (Alg == dnnl::algorithm::undef)
     return nullptr;
-  }
+  return std::make_shared<EltwiseKernel>(N, Alg);
 }
 
 std::shared_ptr<DnnlKernel> makeSoftmaxKernel(const ir::Node &N) {

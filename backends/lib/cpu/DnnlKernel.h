@@ -175,6 +175,12 @@ std::optional<PostOpEltwise> activationPostOp(const ir::FusedActivationInfo &A,
 // Factories of the op families: null when the node's attributes rule
 // oneDNN out (the backend then runs the reference kernel).
 std::shared_ptr<DnnlKernel> makeConvKernel(const ir::Node &N);
+/// The oneDNN node kernel of N from the kernel table (KernelTable.def), or
+/// null.
+std::shared_ptr<DnnlKernel> dnnlKernelFor(const ir::Node &N);
+/// The oneDNN algorithm of op K's binary, eltwise or reduction kernels
+/// (KernelTable.def); undef when it has none.
+dnnl::algorithm dnnlAlgorithmFor(ir::OpKind K);
 std::shared_ptr<DnnlKernel> makeConvTransposeKernel(const ir::Node &N);
 std::shared_ptr<DnnlKernel> makeConvGradWeightKernel(const ir::Node &N);
 std::shared_ptr<DnnlKernel> makeMatMulKernel(const ir::Node &N);

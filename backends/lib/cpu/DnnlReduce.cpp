@@ -131,17 +131,10 @@ protected:
 } // namespace
 
 std::shared_ptr<DnnlKernel> makeReduceKernel(const ir::Node &N) {
-  using Alg = dnnl::algorithm;
-  switch (N.op()) {
-  case ir::OpKind::ReduceSum:
-    return std::make_shared<ReduceKernel>(N, Alg::reduction_sum);
-  case ir::OpKind::ReduceMean:
-    return std::make_shared<ReduceKernel>(N, Alg::reduction_mean);
-  case ir::OpKind::ReduceMax:
-    return std::make_shared<ReduceKernel>(N, Alg::reduction_max);
-  default:
+  dnnl::algorithm Alg = dnnlAlgorithmFor(N.op());
+  if (Alg == dnnl::algorithm::undef)
     return nullptr;
-  }
+  return std::make_shared<ReduceKernel>(N, Alg);
 }
 
 std::shared_ptr<DnnlKernel> makeBatchNormKernel(const ir::Node &N) {

@@ -344,17 +344,4 @@ bool lowerAlias(LowerContext &C, const ir::Node &N) {
   return true;
 }
 
-// --- The kernel table --------------------------------------------------------
-
-LowerFn lowerFnFor(ir::OpKind K) {
-  switch (K) {
-#define NNG_CPU_LOWER(Op, Fn)                                                  \
-  case ir::OpKind::Op:                                                         \
-    return &Fn;
-#include "LowerTable.def"
-  default:
-    return nullptr;
-  }
-}
-
 } // namespace nng::backends::cpu

@@ -3,7 +3,7 @@
 // compileProgram() specialises a verified graph to concrete input shapes
 // (inference once, with values computable at compile time folded: the
 // Shape/Gather/Concat arithmetic of exported models disappears) and lowers
-// each node through the kernel table (LowerTable.def): a lowering either
+// each node through the kernel table (KernelTable.def): a lowering either
 // emits steps and returns true, or declines (false) and the node runs on its
 // node kernel in a fallback step. Lowerings may also fuse the node's sole
 // consumers (an Add for a convolution's residual sum, an activation) and
@@ -77,7 +77,7 @@ bool lowerSoftmax(LowerContext &C, const ir::Node &N);
 bool lowerLayerNorm(LowerContext &C, const ir::Node &N);
 bool lowerCopy(LowerContext &C, const ir::Node &N);
 
-/// The lowering of op K, or null (LowerTable.def).
+/// The lowering of op K, or null (KernelTable.def).
 LowerFn lowerFnFor(ir::OpKind K);
 
 /// The node kernel the fallback step runs (CpuBackend.cpp): oneDNN on

@@ -212,16 +212,10 @@ bool lowerActivation(LowerContext &C, const ir::Node &N) {
 }
 
 bool lowerEltwise(LowerContext &C, const ir::Node &N) {
-  if (!C.isF32(N.input(0)))
+  dnnl::algorithm Alg = dnnlAlgorithmFor(N.op());
+  if (!C.isF32(N.input(0)) || Alg == dnnl::algorithm::undef)
     return false;
-  switch (N.op()) {
-  case ir::OpKind::Sqrt:
-    return emitEltwise(C, N, dnnl::algorithm::eltwise_sqrt, 0, 0);
-  case ir::OpKind::Abs:
-    return emitEltwise(C, N, dnnl::algorithm::eltwise_abs, 0, 0);
-  default:
-    return false;
-  }
+  return emitEltwise(C, N, Alg, 0, 0);
 }
 
 } // namespace nng::backends::cpu

@@ -46,23 +46,9 @@ bool lowerBinary(LowerContext &C, const ir::Node &N) {
         SA = C.B.plainOf(SA), MDA = C.slot(SA).MD;
     }
   }
-  dnnl::algorithm Alg;
-  switch (N.op()) {
-  case ir::OpKind::Add:
-    Alg = dnnl::algorithm::binary_add;
-    break;
-  case ir::OpKind::Sub:
-    Alg = dnnl::algorithm::binary_sub;
-    break;
-  case ir::OpKind::Mul:
-    Alg = dnnl::algorithm::binary_mul;
-    break;
-  case ir::OpKind::Div:
-    Alg = dnnl::algorithm::binary_div;
-    break;
-  default:
+  dnnl::algorithm Alg = dnnlAlgorithmFor(N.op());
+  if (Alg == dnnl::algorithm::undef)
     return false;
-  }
   dnnl::binary::desc D(Alg, MDA, MDB, MDA);
   dnnl::binary::primitive_desc PD(D, cpuEngine());
   int Out = C.defineBuffer(N.output(0), MDA);

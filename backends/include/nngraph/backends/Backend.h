@@ -37,7 +37,7 @@ public:
   virtual ~Backend();
   virtual std::string_view name() const = 0;
   /// True when the backend compiles N into its own kernels: the partition
-  /// its compile() makes (cpu: the kernel table LowerTable.def). A node it
+  /// its compile() makes (cpu: the kernel table KernelTable.def). A node it
   /// does not support still runs, on its node kernel, in a fallback step.
   virtual bool supportsOp(const ir::Node &N) const = 0;
   /// Compiles G (which must verify). Throws Error(Unsupported) listing the
