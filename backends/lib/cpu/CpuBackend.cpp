@@ -16,8 +16,6 @@
 
 #include "nngraph/backends/cpu/CpuBackend.h"
 #include "DnnlKernel.h"
-#include "FastKernels.h"
-#include "FastTraining.h"
 #include "Lower.h"
 #include "nngraph/ir/Verifier.h"
 #include "nngraph/runtime/Parallel.h"
@@ -72,14 +70,11 @@ private:
 
 NodeKernel nodeKernelFor(const ir::Node &N) {
   NodeKernel Base;
-  if (NodeKernel Training = trainingKernelFor(N))
-    Base = std::move(Training);
-  else if (std::shared_ptr<DnnlKernel> K = dnnlKernelFor(N))
+  if (std::shared_ptr<DnnlKernel> K = dnnlKernelFor(N))
     Base = asNodeKernel(std::move(K));
   else
     Base = NodeKernel(reference::getKernel(N.op()));
-  NodeKernel Chosen = fastKernelFor(N, Base);
-  return Chosen ? Chosen : Base;
+  return withOwnLoop(N.op(), std::move(Base));
 }
 
 namespace {
@@ -225,7 +220,7 @@ bool cpuServesWithDnnl(const ir::Node &N) {
 
 CpuCallCounts cpuCallCounts() {
   CpuCallCounts Counts = cpu::dnnlCallCounts();
-  Counts.Fast = cpu::fastCallCount() + cpu::trainingFastCallCount();
+  Counts.Fast = cpu::ownLoopCallCount();
   return Counts;
 }
 

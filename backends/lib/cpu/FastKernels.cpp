@@ -18,14 +18,12 @@
 #include "FastKernels.h"
 #include "DnnlKernel.h"
 
-#include <atomic>
 #include <cstring>
 
 namespace nng::backends::cpu {
 
 namespace {
 
-std::atomic<int64_t> FastCalls{0};
 
 /// Minimum elements per parallel chunk.
 constexpr int64_t CopyGrain = 1 << 15;
@@ -232,13 +230,15 @@ void reduceF32(const Tensor &X, const std::vector<bool> &Reduced, Tensor &Y,
   });
 }
 
+} // namespace
+
 /// Smaller reductions stay on oneDNN, which is fast enough there and rounds
 /// as before (its f32 sums differ from these double ones by float rounding,
 /// which some torch-oracle tests of small normalizations are sensitive to).
 constexpr int64_t MinReduceElems = 4096;
 
 /// ReduceSum / ReduceMean; false to fall back.
-bool runReduce(KernelContext &C, bool Mean) {
+static bool runReduce(KernelContext &C, bool Mean) {
   const Tensor &X = C.in(0);
   if (!isF32(X) || X.rank() == 0 || X.numel() < MinReduceElems)
     return false;
@@ -331,54 +331,7 @@ bool runTranspose(KernelContext &C) {
   return true;
 }
 
-} // namespace
-
-int64_t fastCallCount() { return FastCalls.load(std::memory_order_relaxed); }
-
-NodeKernel fastKernelFor(const ir::Node &N, NodeKernel Fallback) {
-  using ir::OpKind;
-  switch (N.op()) {
-  case OpKind::ReduceSum:
-  case OpKind::ReduceMean: {
-    bool Mean = N.op() == OpKind::ReduceMean;
-    return [Mean, Fallback = std::move(Fallback)](KernelContext &C) {
-      if (runReduce(C, Mean))
-        FastCalls.fetch_add(1, std::memory_order_relaxed);
-      else
-        Fallback(C);
-    };
-  }
-  case OpKind::Expand:
-    return [Fallback = std::move(Fallback)](KernelContext &C) {
-      if (runExpand(C))
-        FastCalls.fetch_add(1, std::memory_order_relaxed);
-      else
-        Fallback(C);
-    };
-  case OpKind::Transpose:
-    return [Fallback = std::move(Fallback)](KernelContext &C) {
-      if (runTranspose(C))
-        FastCalls.fetch_add(1, std::memory_order_relaxed);
-      else
-        Fallback(C);
-    };
-  case OpKind::MaxPool:
-    return [Fallback = std::move(Fallback)](KernelContext &C) {
-      if (runFastMaxPool(C))
-        FastCalls.fetch_add(1, std::memory_order_relaxed);
-      else
-        Fallback(C);
-    };
-  case OpKind::MaxPoolGrad:
-    return [Fallback = std::move(Fallback)](KernelContext &C) {
-      if (runFastMaxPoolGrad(C))
-        FastCalls.fetch_add(1, std::memory_order_relaxed);
-      else
-        Fallback(C);
-    };
-  default:
-    return nullptr;
-  }
-}
+bool runReduceSum(KernelContext &C) { return runReduce(C, false); }
+bool runReduceMean(KernelContext &C) { return runReduce(C, true); }
 
 } // namespace nng::backends::cpu

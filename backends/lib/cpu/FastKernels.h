@@ -1,8 +1,7 @@
 //===- FastKernels.h - f32 loops of the cpu backend (internal) -*- C++ -*-===//
 //
-// Kernels the cpu backend prefers to both oneDNN and the reference kernel
-// for some f32 ops (FastKernels.cpp); each hands whatever it does not
-// serve to a fallback kernel.
+// Loops the cpu backend prefers to both oneDNN and the reference kernel
+// for some f32 ops (FastKernels.cpp, FastPool.cpp).
 //
 //===----------------------------------------------------------------------===//
 #pragma once
@@ -11,17 +10,18 @@
 
 namespace nng::backends::cpu {
 
-/// The fast kernel of N, which calls Fallback for inputs it does not
-/// serve; null when N's op has none.
-reference::NodeKernel fastKernelFor(const ir::Node &N,
-                                    reference::NodeKernel Fallback);
+// Each returns false when it does not serve C (another dtype, a layout it
+// does not handle, bad attributes), and the caller's fallback kernel runs;
+// the kernel table (KernelTable.def) says which op uses which.
 
-/// MaxPool and nng.MaxPoolGrad on f32 (FastPool.cpp): false when the loops
-/// do not serve C (the caller falls back).
+/// ReduceSum / ReduceMean over any axes of a large f32 tensor.
+bool runReduceSum(reference::KernelContext &C);
+bool runReduceMean(reference::KernelContext &C);
+/// Expand and Transpose of f32 tensors.
+bool runExpand(reference::KernelContext &C);
+bool runTranspose(reference::KernelContext &C);
+/// MaxPool and nng.MaxPoolGrad on f32 (FastPool.cpp).
 bool runFastMaxPool(reference::KernelContext &C);
 bool runFastMaxPoolGrad(reference::KernelContext &C);
-
-/// Calls the fast kernels served themselves since the process started.
-int64_t fastCallCount();
 
 } // namespace nng::backends::cpu

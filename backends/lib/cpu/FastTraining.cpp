@@ -29,7 +29,6 @@ namespace nng::backends::cpu {
 
 namespace {
 
-std::atomic<int64_t> TrainingCalls{0};
 
 constexpr int64_t Lanes = 16;
 constexpr int64_t Block = 1024;
@@ -130,7 +129,7 @@ int64_t channelGrain(const NCInner &L) {
   return std::max<int64_t>(1, Grain / std::max<int64_t>(1, L.N * L.Inner));
 }
 
-bool runBatchNormTraining(KernelContext &C) {
+bool batchNormTraining(KernelContext &C) {
   NCInner L;
   if (!ncInner(C.in(0), L))
     return false;
@@ -187,7 +186,7 @@ bool runBatchNormTraining(KernelContext &C) {
   return true;
 }
 
-bool runBatchNormTrainingGrad(KernelContext &C) {
+bool batchNormTrainingGrad(KernelContext &C) {
   NCInner L;
   if (!ncInner(C.in(1), L) || !isF32(C.in(0)) ||
       C.in(0).shape() != C.in(1).shape())
@@ -239,7 +238,7 @@ bool runBatchNormTrainingGrad(KernelContext &C) {
   return true;
 }
 
-bool runReluGrad(KernelContext &C) {
+bool reluGrad(KernelContext &C) {
   const Tensor &YIn = C.in(0), &GIn = C.in(1);
   if (!isF32(YIn) || !isF32(GIn) || YIn.shape() != GIn.shape())
     return false;
@@ -258,36 +257,12 @@ bool runReluGrad(KernelContext &C) {
   return true;
 }
 
-using RunFn = bool (*)(KernelContext &);
-
-reference::NodeKernel withFallback(RunFn Run, ir::OpKind Op) {
-  reference::KernelFn Ref = reference::getKernel(Op);
-  return [Run, Ref](KernelContext &C) {
-    if (Run(C))
-      TrainingCalls.fetch_add(1, std::memory_order_relaxed);
-    else
-      Ref(C);
-  };
-}
-
 } // namespace
 
-reference::NodeKernel trainingKernelFor(const ir::Node &N) {
-  using ir::OpKind;
-  switch (N.op()) {
-  case OpKind::BatchNormTraining:
-    return withFallback(runBatchNormTraining, N.op());
-  case OpKind::BatchNormTrainingGrad:
-    return withFallback(runBatchNormTrainingGrad, N.op());
-  case OpKind::ReluGrad:
-    return withFallback(runReluGrad, N.op());
-  default:
-    return nullptr;
-  }
+bool runBatchNormTraining(KernelContext &C) { return batchNormTraining(C); }
+bool runBatchNormTrainingGrad(KernelContext &C) {
+  return batchNormTrainingGrad(C);
 }
-
-int64_t trainingFastCallCount() {
-  return TrainingCalls.load(std::memory_order_relaxed);
-}
+bool runReluGrad(KernelContext &C) { return reluGrad(C); }
 
 } // namespace nng::backends::cpu

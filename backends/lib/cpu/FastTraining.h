@@ -12,10 +12,11 @@
 
 namespace nng::backends::cpu {
 
-/// The kernel of a fused training op N, or null when N is not one.
-reference::NodeKernel trainingKernelFor(const ir::Node &N);
-
-/// Calls the training loops served themselves since the process started.
-int64_t trainingFastCallCount();
+/// The f32 loops of nng.BatchNormTraining, nng.BatchNormTrainingGrad and
+/// nng.ReluGrad: false when they do not serve C (the reference kernel
+/// then runs; the kernel table, KernelTable.def, names them).
+bool runBatchNormTraining(reference::KernelContext &C);
+bool runBatchNormTrainingGrad(reference::KernelContext &C);
+bool runReluGrad(reference::KernelContext &C);
 
 } // namespace nng::backends::cpu

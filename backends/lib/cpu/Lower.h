@@ -79,6 +79,12 @@ bool lowerCopy(LowerContext &C, const ir::Node &N);
 
 /// The lowering of op K, or null (KernelTable.def).
 LowerFn lowerFnFor(ir::OpKind K);
+/// Fallback wrapped by op K's own f32 loop, which serves what it can
+/// (KernelTable.def); Fallback itself when K has none.
+NodeKernel withOwnLoop(ir::OpKind K, NodeKernel Fallback);
+/// Calls the own f32 loops of node kernels served since the process
+/// started.
+int64_t ownLoopCallCount();
 
 /// The node kernel the fallback step runs (CpuBackend.cpp): oneDNN on
 /// plain layouts, the backend's fast loops, or the reference kernel.
