@@ -253,6 +253,40 @@ TEST(CpuCompiled, GemmFusesTheReluAfterIt) {
   EXPECT_EQ(St->Steps, 1);
 }
 
+TEST(CpuCompiled, LinearLayerSumsItsResidual) {
+  // A transformer's feed-forward output: x [N, S, 32] x [32, 32] + b + r
+  // -> Relu, one primitive (bias, residual as a binary post-op, Relu).
+  // NaN and infinities in the residual come through as the reference's.
+  ir::Graph G;
+  G.setName("residual");
+  auto Dims = [](int64_t D) {
+    return ir::TensorType(DType::F32, {ir::Dim::symbol("N"), ir::Dim(4),
+                                       ir::Dim(D)});
+  };
+  ir::Value *X = G.addInput("x", Dims(32));
+  ir::Value *R = G.addInput("r", Dims(32));
+  ir::Value *H = add(G, ir::OpKind::MatMul,
+                     {X, G.addInitializer("w", rnd({32, 32}, 98))}, "h");
+  ir::Value *Hb =
+      add(G, ir::OpKind::Add, {G.addInitializer("b", rnd({32}, 99)), H}, "hb");
+  ir::Value *S = add(G, ir::OpKind::Add, {R, Hb}, "s");
+  G.addOutput(add(G, ir::OpKind::Relu, {S}, "y"));
+  ir::inferTypes(G);
+  auto Cpu = backends::getBackend("cpu").compile(G);
+  Tensor Res = rnd({2, 4, 32}, 100);
+  Res.data<float>()[7] = std::numeric_limits<float>::quiet_NaN();
+  Res.data<float>()[40] = std::numeric_limits<float>::infinity();
+  Res.data<float>()[41] = -std::numeric_limits<float>::infinity();
+  std::vector<Tensor> In{rnd({2, 4, 32}, 101), Res};
+  Tensor Want = backends::runReference(G, In).at(0);
+  Tensor Got = Cpu->run(In).at(0);
+  expectSameSpecials(Got, Want);
+  EXPECT_TRUE(closeTo(Got, Want));
+  auto St = backends::cpuExecutableStats(*Cpu);
+  EXPECT_EQ(St->FusedNodes, 3); // The bias Add, the residual Add, Relu.
+  EXPECT_EQ(St->Steps, 1);
+}
+
 TEST(CpuCompiled, DataDependentShapesRunNodeByNode) {
   // NonZero's output shape depends on the data: no static schedule.
   ir::Graph G;

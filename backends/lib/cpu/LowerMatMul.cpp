@@ -4,8 +4,10 @@
 // [.., K] activation by [K, N], or Gemm) becomes one oneDNN matmul over the
 // activation viewed as [M, K], with the weights reordered once into the
 // layout the primitive picks and the bias fused: Gemm's C, or an Add of a
-// constant [N] vector that is the product's only consumer, then a fused
-// activation (FusedGemm's, or the sole consumer's; LowerActivation.cpp). A
+// constant [N] vector that is the product's only consumer, then a residual
+// Add of a run-time value of the product's shape (a binary post-op), then a
+// fused activation (FusedGemm's, or the sole consumer's;
+// LowerActivation.cpp). A
 // product of two run-time values (attention's Q.K^T and P.V) is a batched
 // matmul on plain data with numpy broadcasting of the batch dims.
 //
@@ -64,7 +66,8 @@ bool lowerLinear(LowerContext &C, const ir::Node &N, const Tensor &Wt,
   }
   const ir::Value *Y = N.output(0);
   const Shape YS = C.shapeOf(Y);
-  const ir::Node *AddNode = nullptr, *ActNode = nullptr;
+  const ir::Node *AddNode = nullptr, *ResNode = nullptr, *ActNode = nullptr;
+  const ir::Value *Residual = nullptr;
   if (N.op() != ir::OpKind::FusedGemm) {
     const ir::Node *U = C.soleConsumer(Y);
     if (N.op() == ir::OpKind::MatMul && U && U->op() == ir::OpKind::Add) {
@@ -74,6 +77,18 @@ bool lowerLinear(LowerContext &C, const ir::Node &N, const Tensor &Wt,
         AddNode = U;
         BiasT = T;
         BiasSlot = C.slotOf(Other);
+        Y = U->output(0);
+        U = C.soleConsumer(Y);
+      }
+    }
+    // A residual: an Add of a run-time value of the product's shape, as a
+    // binary post-op.
+    if (U && U->op() == ir::OpKind::Add && U->input(0) != U->input(1)) {
+      const ir::Value *R = U->input(0) == Y ? U->input(1) : U->input(0);
+      if (C.SlotOf.count(R) && C.isF32(R) && !C.constantOf(R) &&
+          C.shapeOf(R) == YS) {
+        ResNode = U;
+        Residual = R;
         Y = U->output(0);
         U = C.soleConsumer(Y);
       }
@@ -94,6 +109,8 @@ bool lowerLinear(LowerContext &C, const ir::Node &N, const Tensor &Wt,
   memory::desc DstMD = plainDesc({M, NOut});
   memory::desc BiasMD = BiasT ? plainDesc({1, NOut}) : memory::desc();
   dnnl::post_ops Ops;
+  if (Residual)
+    Ops.append_binary(dnnl::algorithm::binary_add, DstMD);
   Act.appendTo(Ops);
   dnnl::primitive_attr Attr;
   Attr.set_post_ops(Ops);
@@ -111,11 +128,17 @@ bool lowerLinear(LowerContext &C, const ir::Node &N, const Tensor &Wt,
     Args.push_back({DNNL_ARG_BIAS, BiasSlot, BiasMD});
     Reads.push_back(BiasSlot);
   }
+  if (Residual) {
+    int R = C.B.plainOf(C.slotOf(Residual));
+    Args.push_back(
+        {DNNL_ARG_ATTR_MULTIPLE_POST_OP(0) | DNNL_ARG_SRC_1, R, DstMD});
+    Reads.push_back(R);
+  }
   emitPrimitive(C, N, dnnl::matmul(PD), PD, std::move(Args), Reads, Out,
                 WeightToPack{Wt, WeiUser});
   if (Act.needsOwnLoop())
     emitEpilogue(C, Out, Act.Own, N.describe() + " activation");
-  for (const ir::Node *F : {AddNode, ActNode})
+  for (const ir::Node *F : {AddNode, ResNode, ActNode})
     if (F) {
       C.Done.insert(F);
       ++C.program().Stats.FusedNodes;
