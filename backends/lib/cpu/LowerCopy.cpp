@@ -39,11 +39,13 @@ std::optional<StridedView> transposeView(const ir::Node &N, const Shape &S) {
     return std::nullopt;
   Strides In = contiguousStrides(S);
   StridedView V;
+  std::vector<bool> Seen(R, false);
   for (int64_t P : Perm) {
     if (P < 0)
       P += R;
-    if (P < 0 || P >= R)
-      return std::nullopt;
+    if (P < 0 || P >= R || Seen[P])
+      return std::nullopt; // The node kernel reports it.
+    Seen[P] = true;
     V.Sizes.push_back(S[P]);
     V.Strides.push_back(In[P]);
   }
@@ -74,10 +76,12 @@ std::optional<StridedView> sliceView(LowerContext &C, const ir::Node &N,
   StridedView V;
   V.Sizes.assign(S.begin(), S.end());
   V.Strides.assign(In.begin(), In.end());
+  std::vector<bool> Seen(R, false);
   for (size_t I = 0; I < K; ++I) {
     int64_t A = Axes[I] < 0 ? Axes[I] + R : Axes[I];
-    if (A < 0 || A >= R || Steps[I] == 0)
-      return std::nullopt;
+    if (A < 0 || A >= R || Seen[A] || Steps[I] == 0)
+      return std::nullopt; // The node kernel reports it.
+    Seen[A] = true;
     ir::SliceAxis SA = ir::sliceAxis(S[A], (*Starts)[I], (*Ends)[I], Steps[I]);
     V.Sizes[A] = SA.Length;
     if (SA.Length > 0)
