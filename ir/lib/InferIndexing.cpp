@@ -8,7 +8,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "InferUtils.h"
-#include "nngraph/ir/SliceGeometry.h"
+#include "nngraph/ir/ViewGeometry.h"
 
 #include <algorithm>
 #include <climits>

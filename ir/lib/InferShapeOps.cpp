@@ -10,6 +10,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "InferUtils.h"
+#include "nngraph/ir/ViewGeometry.h"
 
 #include <algorithm>
 
@@ -136,15 +137,12 @@ void inferTranspose(InferContext &C) {
   if (static_cast<int64_t>(Perm.size()) != R)
     C.fail("perm ", intsToString(Perm), " has ", Perm.size(), " entries but X ",
            X.toString(), " has rank ", R);
-  std::vector<bool> Seen(R);
+  if (!transposePerm(Perm, R))
+    C.fail("perm ", intsToString(Perm), " is not a permutation of [0, ", R,
+           ")");
   std::vector<Dim> Out;
-  for (int64_t P : Perm) {
-    if (P < 0 || P >= R || Seen[P])
-      C.fail("perm ", intsToString(Perm), " is not a permutation of [0, ", R,
-             ")");
-    Seen[P] = true;
+  for (int64_t P : Perm)
     Out.push_back(X.dim(P));
-  }
   C.setOutputType(0, TensorType(X.dtype(), std::move(Out)));
 }
 

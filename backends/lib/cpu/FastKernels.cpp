@@ -17,6 +17,7 @@
 
 #include "FastKernels.h"
 #include "DnnlKernel.h"
+#include "nngraph/ir/ViewGeometry.h"
 
 #include <cstring>
 
@@ -308,24 +309,11 @@ bool runTranspose(KernelContext &C) {
   const Tensor &X = C.in(0);
   if (!isF32(X) || X.numel() == 0)
     return false;
-  int64_t R = static_cast<int64_t>(X.rank());
-  std::vector<int64_t> Perm = C.attrInts("perm");
-  if (Perm.empty())
-    for (int64_t D = R; D-- > 0;)
-      Perm.push_back(D);
-  if (static_cast<int64_t>(Perm.size()) != R)
+  std::optional<std::vector<int64_t>> Perm = ir::transposePerm(
+      C.attrInts("perm"), static_cast<int64_t>(X.rank()));
+  if (!Perm)
     return false;
-  std::vector<bool> Seen(R);
-  for (int64_t &P : Perm) {
-    if (P < -R || P >= R)
-      return false;
-    if (P < 0)
-      P += R;
-    if (Seen[P])
-      return false;
-    Seen[P] = true;
-  }
-  Tensor V = X.permute(Perm);
+  Tensor V = X.permute(*Perm);
   Tensor &Y = C.allocOutput(0, V.shape(), DType::F32);
   copyStridedF32(V, Y);
   return true;

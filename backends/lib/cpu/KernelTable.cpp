@@ -1,8 +1,8 @@
 //===- KernelTable.cpp - Lookups in the cpu backend's kernel table --------===//
 //
-// The columns of KernelTable.def as functions of the op: the compiled
-// lowering, the oneDNN node kernel, the oneDNN algorithm and the own f32
-// loop a node kernel tries first.
+// The rows of KernelTable.def, indexed by op once: the compiled lowering,
+// the oneDNN node kernel, the oneDNN algorithm and the own f32 loop a node
+// kernel tries first.
 //
 //===----------------------------------------------------------------------===//
 
@@ -10,62 +10,48 @@
 #include "FastTraining.h"
 #include "Lower.h"
 
+#include <array>
 #include <atomic>
 
 namespace nng::backends::cpu {
 
-LowerFn lowerFnFor(ir::OpKind K) {
-  switch (K) {
-#define NNG_CPU_KERNEL(Op, Lower, NodeKernel, Alg, Loop)                       \
-  case ir::OpKind::Op:                                                         \
-    return Lower;
+namespace {
+
+/// One row of the table (an op without a row: all empty).
+struct KernelRow {
+  LowerFn Lower = nullptr;
+  std::shared_ptr<DnnlKernel> (*NodeKernel)(const ir::Node &) = nullptr;
+  dnnl::algorithm Alg = dnnl::algorithm::undef;
+  bool (*Loop)(KernelContext &) = nullptr;
+};
+
+const KernelRow &rowFor(ir::OpKind K) {
+  static const std::array<KernelRow, ir::NumOpKinds> Rows = [] {
+    std::array<KernelRow, ir::NumOpKinds> R{};
+#define NNG_CPU_KERNEL(Op, LowerFn, NodeKernelFn, AlgName, LoopFn)             \
+  R[static_cast<size_t>(ir::OpKind::Op)] =                                     \
+      KernelRow{LowerFn, NodeKernelFn, dnnl::algorithm::AlgName, LoopFn};
 #include "KernelTable.def"
-  default:
-    return nullptr;
-  }
+    return R;
+  }();
+  return Rows[static_cast<size_t>(K)];
 }
 
+std::atomic<int64_t> OwnLoopCalls{0};
+
+} // namespace
+
+LowerFn lowerFnFor(ir::OpKind K) { return rowFor(K).Lower; }
+
 std::shared_ptr<DnnlKernel> dnnlKernelFor(const ir::Node &N) {
-  using Factory = std::shared_ptr<DnnlKernel> (*)(const ir::Node &);
-  Factory F = nullptr;
-  switch (N.op()) {
-#define NNG_CPU_KERNEL(Op, Lower, NodeKernel, Alg, Loop)                       \
-  case ir::OpKind::Op:                                                         \
-    F = NodeKernel;                                                            \
-    break;
-#include "KernelTable.def"
-  default:
-    break;
-  }
+  auto F = rowFor(N.op()).NodeKernel;
   return F ? F(N) : nullptr;
 }
 
-dnnl::algorithm dnnlAlgorithmFor(ir::OpKind K) {
-  switch (K) {
-#define NNG_CPU_KERNEL(Op, Lower, NodeKernel, Alg, Loop)                       \
-  case ir::OpKind::Op:                                                         \
-    return dnnl::algorithm::Alg;
-#include "KernelTable.def"
-  default:
-    return dnnl::algorithm::undef;
-  }
-}
-
-namespace {
-std::atomic<int64_t> OwnLoopCalls{0};
-} // namespace
+dnnl::algorithm dnnlAlgorithmFor(ir::OpKind K) { return rowFor(K).Alg; }
 
 NodeKernel withOwnLoop(ir::OpKind K, NodeKernel Fallback) {
-  bool (*Loop)(KernelContext &) = nullptr;
-  switch (K) {
-#define NNG_CPU_KERNEL(Op, Lower, NodeKernel, Alg, LoopFn)                     \
-  case ir::OpKind::Op:                                                         \
-    Loop = LoopFn;                                                             \
-    break;
-#include "KernelTable.def"
-  default:
-    break;
-  }
+  bool (*Loop)(KernelContext &) = rowFor(K).Loop;
   if (!Loop)
     return Fallback;
   return [Loop, Fallback = std::move(Fallback)](KernelContext &C) {

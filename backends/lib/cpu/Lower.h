@@ -150,6 +150,19 @@ struct Activation {
   }
 };
 
+/// What a convolution or a product fuses after its result Y, of shape YS:
+/// a residual Add (Y's sole consumer, adding an already defined f32 value of
+/// shape YS), then an activation (the sole consumer of what came before, as
+/// standaloneActivation takes it).
+struct FusedTail {
+  const ir::Node *SumNode = nullptr;
+  const ir::Value *Residual = nullptr;
+  const ir::Node *ActNode = nullptr;
+  Activation Act;
+  const ir::Value *Out = nullptr; ///< The last value fused (Y for none).
+};
+FusedTail fusedTail(LowerContext &C, const ir::Value *Y, const Shape &YS);
+
 /// The activation of a FusedConv/FusedGemm node.
 Activation fusedNodeActivation(const ir::Node &N);
 /// The activation node Act (Relu, Clip with constant bounds, LeakyRelu,

@@ -13,7 +13,9 @@
 // that +0, exactly max(x, 0) with NaN kept. Clip with an upper bound and
 // LeakyRelu with alpha 0, and a Relu on its own, run as own loops
 // (OwnKernels.cpp). Which activations exist, and their parameters, come
-// from the fused-activation table (ir/FusedActivation.h).
+// from the fused-activation table (ir/FusedActivation.h). fusedTail finds
+// what a convolution or a product fuses after it: a residual Add, then an
+// activation.
 //
 //===----------------------------------------------------------------------===//
 
@@ -117,6 +119,30 @@ Activation standaloneActivation(LowerContext &C, const ir::Node &Act) {
     return activationOf(A, P);
   }
   return {};
+}
+
+FusedTail fusedTail(LowerContext &C, const ir::Value *Y, const Shape &YS) {
+  FusedTail T;
+  T.Out = Y;
+  const ir::Node *U = C.soleConsumer(Y);
+  if (U && U->op() == ir::OpKind::Add && U->input(0) != U->input(1)) {
+    const ir::Value *R = U->input(0) == Y ? U->input(1) : U->input(0);
+    if (C.SlotOf.count(R) && C.isF32(R) && C.shapeOf(R) == YS) {
+      T.SumNode = U;
+      T.Residual = R;
+      T.Out = U->output(0);
+      U = C.soleConsumer(T.Out);
+    }
+  }
+  if (U && U->input(0) == T.Out) {
+    Activation A = standaloneActivation(C, *U);
+    if (A.Ok) {
+      T.Act = A;
+      T.ActNode = U;
+      T.Out = U->output(0);
+    }
+  }
+  return T;
 }
 
 namespace {

@@ -50,24 +50,13 @@ bool lowerConv(LowerContext &C, const ir::Node &N) {
   const ir::Node *ActNode = nullptr;
   const Shape &YS = C.shapeOf(Y);
   if (N.op() == ir::OpKind::Conv) {
-    const ir::Node *U = C.soleConsumer(Y);
-    if (U && U->op() == ir::OpKind::Add && U->input(0) != U->input(1)) {
-      const ir::Value *R = U->input(0) == Y ? U->input(1) : U->input(0);
-      if (C.SlotOf.count(R) && C.isF32(R) && C.shapeOf(R) == YS) {
-        SumNode = U;
-        Residual = R;
-        Y = U->output(0);
-        U = C.soleConsumer(Y);
-      }
-    }
-    if (U && U->input(0) == Y) {
-      Activation A = standaloneActivation(C, *U);
-      if (A.Ok) {
-        Act = A;
-        ActNode = U;
-        Y = U->output(0);
-      }
-    }
+    FusedTail T = fusedTail(C, Y, YS);
+    SumNode = T.SumNode;
+    Residual = T.Residual;
+    ActNode = T.ActNode;
+    if (ActNode)
+      Act = T.Act;
+    Y = T.Out;
   }
 
   memory::dims Src = dimsOf(XS), Dst = dimsOf(YS);

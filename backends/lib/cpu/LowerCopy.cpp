@@ -10,7 +10,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "Lower.h"
-#include "nngraph/ir/SliceGeometry.h"
+#include "nngraph/ir/ViewGeometry.h"
 
 namespace nng::backends::cpu {
 
@@ -30,22 +30,13 @@ std::optional<std::vector<int64_t>> intsOf(LowerContext &C,
 
 /// The view Transpose N takes of a dense tensor of shape S.
 std::optional<StridedView> transposeView(const ir::Node &N, const Shape &S) {
-  int64_t R = static_cast<int64_t>(S.rank());
-  std::vector<int64_t> Perm = N.attrInts("perm");
-  if (Perm.empty())
-    for (int64_t D = R; D-- > 0;)
-      Perm.push_back(D);
-  if (static_cast<int64_t>(Perm.size()) != R)
-    return std::nullopt;
+  std::optional<std::vector<int64_t>> Perm =
+      ir::transposePerm(N.attrInts("perm"), static_cast<int64_t>(S.rank()));
+  if (!Perm)
+    return std::nullopt; // The node kernel reports it.
   Strides In = contiguousStrides(S);
   StridedView V;
-  std::vector<bool> Seen(R, false);
-  for (int64_t P : Perm) {
-    if (P < 0)
-      P += R;
-    if (P < 0 || P >= R || Seen[P])
-      return std::nullopt; // The node kernel reports it.
-    Seen[P] = true;
+  for (int64_t P : *Perm) {
     V.Sizes.push_back(S[P]);
     V.Strides.push_back(In[P]);
   }

@@ -78,29 +78,16 @@ bool lowerLinear(LowerContext &C, const ir::Node &N, const Tensor &Wt,
         BiasT = T;
         BiasSlot = C.slotOf(Other);
         Y = U->output(0);
-        U = C.soleConsumer(Y);
       }
     }
-    // A residual: an Add of a run-time value of the product's shape, as a
-    // binary post-op.
-    if (U && U->op() == ir::OpKind::Add && U->input(0) != U->input(1)) {
-      const ir::Value *R = U->input(0) == Y ? U->input(1) : U->input(0);
-      if (C.SlotOf.count(R) && C.isF32(R) && !C.constantOf(R) &&
-          C.shapeOf(R) == YS) {
-        ResNode = U;
-        Residual = R;
-        Y = U->output(0);
-        U = C.soleConsumer(Y);
-      }
-    }
-    if (U && U->input(0) == Y) {
-      Activation Ac = standaloneActivation(C, *U);
-      if (Ac.Ok) {
-        Act = Ac;
-        ActNode = U;
-        Y = U->output(0);
-      }
-    }
+    // Then a residual (a binary post-op) and an activation.
+    FusedTail T = fusedTail(C, Y, YS);
+    ResNode = T.SumNode;
+    Residual = T.Residual;
+    ActNode = T.ActNode;
+    if (ActNode)
+      Act = T.Act;
+    Y = T.Out;
   }
 
   memory::desc SrcMD = plainDesc({M, K});

@@ -9,7 +9,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "KernelUtils.h"
-#include "nngraph/ir/SliceGeometry.h"
+#include "nngraph/ir/ViewGeometry.h"
 
 #include <algorithm>
 #include <cstring>

@@ -1,15 +1,17 @@
-//===- SliceGeometry.h - What Slice keeps of one axis -----------*- C++ -*-===//
+//===- ViewGeometry.h - What Slice and Transpose keep -----------*- C++ -*-===//
 //
-// ONNX Slice on one axis, in one place for shape inference, the reference
-// kernel and the cpu backend's views: negative bounds count from the end,
-// out-of-range bounds are clamped (to [0, extent] going forward, to
-// [-1, extent - 1] going backward).
+// The geometry of ONNX's view ops, in one place for shape inference, the
+// kernels and the cpu backend's views: Slice on one axis (negative bounds
+// count from the end, out-of-range bounds are clamped: to [0, extent] going
+// forward, to [-1, extent - 1] going backward), and Transpose's perm.
 //
 //===----------------------------------------------------------------------===//
 #pragma once
 
 #include <algorithm>
 #include <cstdint>
+#include <optional>
+#include <vector>
 
 namespace nng::ir {
 
@@ -38,6 +40,26 @@ inline SliceAxis sliceAxis(int64_t Extent, int64_t Start, int64_t End,
   Start = std::clamp<int64_t>(Start, 0, Extent - 1);
   End = std::clamp<int64_t>(End, -1, Extent - 1);
   return {Start, Start > End ? 1 + (Start - End - 1) / -Step : 0};
+}
+
+/// Transpose's perm for rank Rank: Given (each axis of [0, Rank) once), or
+/// the reversed axes when Given is empty (the attribute's absence);
+/// nullopt when Given is not a permutation.
+inline std::optional<std::vector<int64_t>>
+transposePerm(const std::vector<int64_t> &Given, int64_t Rank) {
+  std::vector<int64_t> Perm = Given;
+  if (Perm.empty())
+    for (int64_t D = Rank; D-- > 0;)
+      Perm.push_back(D);
+  if (static_cast<int64_t>(Perm.size()) != Rank)
+    return std::nullopt;
+  std::vector<bool> Seen(static_cast<size_t>(Rank), false);
+  for (int64_t P : Perm) {
+    if (P < 0 || P >= Rank || Seen[P])
+      return std::nullopt;
+    Seen[P] = true;
+  }
+  return Perm;
 }
 
 } // namespace nng::ir
