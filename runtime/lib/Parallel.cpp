@@ -3,6 +3,8 @@
 #include "nngraph/runtime/Parallel.h"
 
 #include <algorithm>
+#include <atomic>
+#include <cstdlib>
 #include <exception>
 #include <mutex>
 
@@ -12,7 +14,37 @@
 
 namespace nng {
 
-int numThreads() {
+namespace {
+
+/// The process's thread count; 0 until first read.
+std::atomic<int> Setting{0};
+
+/// A positive integer from the environment variable Name, or 0.
+int positiveEnv(const char *Name) {
+  const char *S = std::getenv(Name);
+  if (!S || !*S)
+    return 0;
+  char *End = nullptr;
+  long V = std::strtol(S, &End, 10);
+  return (*End == '\0' && V > 0 && V < 4096) ? static_cast<int>(V) : 0;
+}
+
+/// NNGRAPH_NUM_THREADS, else OMP_NUM_THREADS (as OpenMP read it), else two
+/// threads (or one on a one-core machine).
+int initialSetting() {
+  if (int N = positiveEnv("NNGRAPH_NUM_THREADS"))
+    return N;
+#ifdef _OPENMP
+  if (std::getenv("OMP_NUM_THREADS"))
+    return omp_get_max_threads();
+  return std::min(2, omp_get_num_procs());
+#else
+  return 1;
+#endif
+}
+
+/// The calling thread's OpenMP thread count.
+int threadIcv() {
 #ifdef _OPENMP
   return omp_get_max_threads();
 #else
@@ -20,12 +52,42 @@ int numThreads() {
 #endif
 }
 
-void setNumThreads(int N) {
+void setThreadIcv(int N) {
 #ifdef _OPENMP
   omp_set_num_threads(std::max(1, N));
 #else
   (void)N;
 #endif
+}
+
+} // namespace
+
+int defaultNumThreads() {
+  int S = Setting.load(std::memory_order_relaxed);
+  if (S == 0) {
+    int Expected = 0;
+    Setting.compare_exchange_strong(Expected, initialSetting());
+    S = Setting.load(std::memory_order_relaxed);
+  }
+  return S;
+}
+
+int numThreads() { return std::max(1, std::min(defaultNumThreads(), threadIcv())); }
+
+void setNumThreads(int N) {
+  N = std::max(1, N);
+  Setting.store(N, std::memory_order_relaxed);
+  setThreadIcv(N);
+}
+
+ThreadScope::ThreadScope(int N) : Saved(threadIcv()) {
+  if (N != Saved)
+    setThreadIcv(N);
+}
+
+ThreadScope::~ThreadScope() {
+  if (threadIcv() != Saved)
+    setThreadIcv(Saved);
 }
 
 void parallelFor(int64_t Begin, int64_t End, int64_t Grain,

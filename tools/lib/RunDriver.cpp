@@ -21,6 +21,7 @@
 #include "nngraph/passes/PassManager.h"
 #include "nngraph/passes/Pipelines.h"
 #include "nngraph/runtime/Error.h"
+#include "nngraph/runtime/Parallel.h"
 
 #include <nlohmann/json.hpp>
 
@@ -51,6 +52,7 @@ struct RunOptions {
   bool Profile = false;
   int OptLevel = 2;
   int IdleMs = 0;
+  int Threads = 0; ///< 0: the process default (nng::defaultNumThreads).
 };
 
 void describeOptions(CLI::App &App, RunOptions &O) {
@@ -101,6 +103,12 @@ void describeOptions(CLI::App &App, RunOptions &O) {
                "them); cpu backend only.\n"
                "  e.g. nngraph-run model.onnx --backend cpu --repeat 20 "
                "--profile");
+  App.add_option("--threads", O.Threads,
+                 "Threads of the parallel loops and oneDNN; default "
+                 "NNGRAPH_NUM_THREADS, else OMP_NUM_THREADS, else 2.\n"
+                 "  e.g. nngraph-run model.onnx --backend cpu --threads 4")
+      ->check(CLI::Range(1, 4096))
+      ->option_text("T");
   App.add_option("--idle", O.IdleMs,
                  "After the runs, stay idle MS milliseconds and report the "
                  "CPU time the process used meanwhile (threads that spin "
@@ -185,6 +193,10 @@ void printStats(std::ostream &Out, const backends::CpuExecutableStats &S) {
   Out << "memory: arena " << S.ArenaBytes << " bytes (" << S.NaiveBytes
       << " without reuse), packed weights " << S.WeightBytes << " bytes, "
       << S.Specializations << " shape signature(s) compiled\n";
+  if (S.ProvenClamps || S.ExactReruns)
+    Out << "speculation: " << S.ProvenClamps
+        << " clamps by oneDNN on operands proven finite, " << S.ExactReruns
+        << " runs redone exactly (a NaN met a guard)\n";
   for (const std::string &F : S.Fallbacks)
     Out << "fallback: " << F << "\n";
 }
@@ -227,7 +239,8 @@ void printText(std::ostream &Out, const RunOptions &O, const ir::Graph &G,
   if (O.OptLevel > 0)
     Out << "optimized: -O" << O.OptLevel << ", " << G.numNodes()
         << (G.numNodes() == 1 ? " node\n" : " nodes\n");
-  Out << "backend: " << O.Backend << "\n";
+  Out << "backend: " << O.Backend << " (" << nng::numThreads()
+      << (nng::numThreads() == 1 ? " thread" : " threads") << ")\n";
   std::vector<std::string> Syms = inputSymbols(G);
   if (!Syms.empty()) {
     Out << "dims:";
@@ -286,6 +299,7 @@ void printJson(std::ostream &Out, const RunOptions &O, const ir::Graph &G,
   J["model"] = O.Model;
   J["graph"] = G.name();
   J["backend"] = O.Backend;
+  J["threads"] = nng::numThreads();
   J["opt_level"] = O.OptLevel;
   J["nodes"] = {{"loaded", R.LoadedNodes}, {"compiled", G.numNodes()}};
   J["seed"] = O.Seed;
@@ -332,6 +346,8 @@ void printJson(std::ostream &Out, const RunOptions &O, const ir::Graph &G,
                   {"arena_bytes", R.Cpu->ArenaBytes},
                   {"arena_bytes_without_reuse", R.Cpu->NaiveBytes},
                   {"packed_weight_bytes", R.Cpu->WeightBytes},
+                  {"proven_clamps", R.Cpu->ProvenClamps},
+                  {"exact_reruns", R.Cpu->ExactReruns},
                   {"fallbacks", R.Cpu->Fallbacks}};
 #endif
   Out << J.dump(2) << "\n";
@@ -348,6 +364,8 @@ int runRunDriver(const std::vector<std::string> &Args, std::ostream &Out,
   if (auto Status = parseCommandLine(App, Args, Out, Err))
     return *Status;
 
+  if (O.Threads > 0)
+    nng::setNumThreads(O.Threads);
   DimBindings Dims;
   backends::Backend *B = nullptr;
   try {

@@ -54,18 +54,6 @@ bool allSmall(const KernelContext &C) {
   return true;
 }
 
-/// Sets the calling thread's OpenMP thread count to one for its lifetime.
-class SerialScope {
-public:
-  SerialScope() : Saved(numThreads()) { setNumThreads(1); }
-  ~SerialScope() { setNumThreads(Saved); }
-  SerialScope(const SerialScope &) = delete;
-  SerialScope &operator=(const SerialScope &) = delete;
-
-private:
-  int Saved;
-};
-
 } // namespace
 
 NodeKernel nodeKernelFor(const ir::Node &N) {
@@ -84,9 +72,11 @@ NodeKernel chooseKernel(const ir::Node &N) {
   if (keepsThreads(N.op()))
     return Chosen;
   return [K = std::move(Chosen)](KernelContext &C) {
-    if (numThreads() <= 1 || !allSmall(C))
+    if (numThreads() <= 1 || !allSmall(C)) {
+      ThreadScope Threads(numThreads()); // oneDNN's count, from any thread.
       return K(C);
-    SerialScope Serial;
+    }
+    ThreadScope Serial(1);
     K(C);
   };
 }
@@ -99,12 +89,24 @@ public:
 
   std::vector<Tensor> run(const std::vector<Tensor> &Inputs) override {
     checkInputs(*G, Inputs);
+    ThreadScope Threads(numThreads());
     std::lock_guard<std::mutex> Lock(Mu);
     Entry &E = lookup(Inputs);
     Last = &E;
     if (E.P) {
-      E.P->Profile = Profiling;
-      return E.P->run(Inputs);
+      // A speculative program (ValueBounds.cpp) whose proof failed: the
+      // exact one, compiled the first time it is needed.
+      Program *P = E.P.get();
+      if (P->Speculative && P->proofStale())
+        P = &exact(E);
+      P->Profile = Profiling;
+      std::vector<Tensor> Out = P->run(Inputs);
+      if (!(P->Speculative && P->GuardTripped))
+        return Out;
+      ++ExactReruns;
+      Program &X = exact(E);
+      X.Profile = Profiling;
+      return X.run(Inputs);
     }
     if (!Interp)
       Interp = reference::makeInterpreter(G->clone(), chooseKernel, "cpu");
@@ -122,6 +124,7 @@ public:
       S.ProfiledRuns = P.ProfiledRuns;
     }
     S.Specializations = Compiled;
+    S.ExactReruns = ExactReruns;
     return S;
   }
 
@@ -136,7 +139,14 @@ private:
     std::vector<DType> Types;
     std::vector<Shape> Shapes;
     std::unique_ptr<Program> P;
+    std::unique_ptr<Program> Exact; ///< Without speculation, when needed.
   };
+
+  Program &exact(Entry &E) {
+    if (!E.Exact)
+      E.Exact = compileProgram(*G, E.Types, E.Shapes, /*Speculate=*/false);
+    return *E.Exact;
+  }
   /// Signatures kept (most recently used last); older ones are dropped.
   static constexpr size_t MaxEntries = 8;
 
@@ -171,6 +181,7 @@ private:
   std::unique_ptr<Executable> Interp;
   const Entry *Last = nullptr;
   int64_t Compiled = 0;
+  int64_t ExactReruns = 0;
   bool Profiling = false;
   mutable std::mutex Mu;
 };

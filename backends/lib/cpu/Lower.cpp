@@ -181,9 +181,11 @@ Tensor shapeOnly(const Shape &S, DType T) {
 
 std::unique_ptr<Program> compileProgram(const ir::Graph &G,
                                         const std::vector<DType> &Types,
-                                        const std::vector<Shape> &Shapes) {
+                                        const std::vector<Shape> &Shapes,
+                                        bool Speculate) {
   auto P = std::make_unique<Program>();
   LowerContext C(G, *P);
+  C.Speculate = Speculate;
   for (size_t I = 0; I < G.inputs().size(); ++I) {
     const ir::Value *V = G.inputs()[I];
     int S = C.B.newInput(I, Types[I], Shapes[I], V->name());

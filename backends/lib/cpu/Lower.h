@@ -31,6 +31,13 @@ struct LowerContext {
   /// The static dtype and shape of the outputs of the node being lowered
   /// (and of nodes a lowering fuses: it adds theirs with typeOf()).
   std::unordered_map<const ir::Value *, std::pair<DType, Shape>> PendingTypes;
+  /// False: compile the exact program (no clamp speculates on bounds).
+  bool Speculate = true;
+  /// Magnitude bounds computed so far (ValueBounds.cpp); nullopt: none.
+  std::unordered_map<const ir::Value *, std::optional<double>> Bounds;
+  /// Clip nodes (or FusedConv nodes, for their activation) run by an own
+  /// clamp loop that reports a NaN in its input.
+  std::unordered_set<const ir::Node *> GuardedClamps;
 
   LowerContext(const ir::Graph &G, Program &P) : G(G), B(P) {}
 
@@ -92,10 +99,13 @@ NodeKernel nodeKernelFor(const ir::Node &N);
 
 /// Compiles G for inputs of these dtypes and shapes; null when some value
 /// keeps a shape only known at run time (data-dependent), so the caller
-/// runs the graph node by node instead.
+/// runs the graph node by node instead. Speculate: clamps after values with
+/// proven bounds may be oneDNN's (ValueBounds.cpp); false compiles the exact
+/// program that redoes a run whose speculation failed.
 std::unique_ptr<Program> compileProgram(const ir::Graph &G,
                                         const std::vector<DType> &Types,
-                                        const std::vector<Shape> &Shapes);
+                                        const std::vector<Shape> &Shapes,
+                                        bool Speculate = true);
 
 /// A constant to reorder once into a primitive's weights layout.
 struct WeightToPack {
@@ -129,6 +139,8 @@ inline dnnl::memory::desc anyF32(const dnnl::memory::dims &D) {
 struct Epilogue {
   enum Kind { None, Clamp, Leaky } K = None;
   float Lo = 0, Hi = 0, Alpha = 0;
+  /// The loop reports a NaN in its input (Program::GuardTripped).
+  bool Guard = false;
 };
 
 /// An activation fused into a primitive: a chain of eltwise post-ops whose
@@ -161,13 +173,30 @@ struct FusedTail {
   Activation Act;
   const ir::Value *Out = nullptr; ///< The last value fused (Y for none).
 };
-FusedTail fusedTail(LowerContext &C, const ir::Value *Y, const Shape &YS);
+/// YBound, when given, computes the bound of Y (ValueBounds.cpp), for a
+/// clamp after it.
+FusedTail fusedTail(LowerContext &C, const ir::Value *Y, const Shape &YS,
+                    const std::function<std::optional<double>()> &YBound = {});
 
 /// The activation of a FusedConv/FusedGemm node.
 Activation fusedNodeActivation(const ir::Node &N);
 /// The activation node Act (Relu, Clip with constant bounds, LeakyRelu,
 /// Tanh, Elu, HardSwish, Gelu) as a fused activation.
 Activation standaloneActivation(LowerContext &C, const ir::Node &Act);
+// --- Magnitude bounds and speculative clamps (ValueBounds.cpp) ----------------
+
+/// A bound B on V: every element is finite with |x| <= B unless a guarded
+/// clamp met a NaN in this run; nullopt when none is known.
+std::optional<double> valueBound(LowerContext &C, const ir::Value *V);
+/// The bound of convolution N's result before any activation or sum.
+std::optional<double> convResultBound(LowerContext &C, const ir::Node &N);
+/// Makes A, an activation after a value bounded by PreBound (nullopt: none),
+/// oneDNN's clip post-op when it is a clamp to a finite range holding 0 and
+/// the bound is known (the program speculates), else a guarded own loop
+/// when its range is finite (ClampNode: the node it computes).
+void speculateClamp(LowerContext &C, Activation &A,
+                    std::optional<double> PreBound, const ir::Node &ClampNode);
+
 /// Emits the own loop E over the f32 buffer slot Slot, in place.
 void emitEpilogue(LowerContext &C, int Slot, const Epilogue &E,
                   std::string Desc);
@@ -186,7 +215,8 @@ void emitEpilogue(LowerContext &C, int Slot, const Epilogue &E,
 
 /// Y = X < Lo ? Lo : (X > Hi ? Hi : X) over N floats (Y may be X): exactly
 /// the reference's Relu/Clip, NaN stays NaN. Lo/Hi may be -inf/+inf.
-void clampFloats(const float *X, float *Y, int64_t N, float Lo, float Hi);
+/// Returns true when X held a NaN.
+bool clampFloats(const float *X, float *Y, int64_t N, float Lo, float Hi);
 /// Y = X < 0 ? X * Alpha : X (LeakyRelu; Y may be X).
 void leakyReluFloats(const float *X, float *Y, int64_t N, float Alpha);
 

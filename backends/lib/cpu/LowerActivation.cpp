@@ -121,7 +121,8 @@ Activation standaloneActivation(LowerContext &C, const ir::Node &Act) {
   return {};
 }
 
-FusedTail fusedTail(LowerContext &C, const ir::Value *Y, const Shape &YS) {
+FusedTail fusedTail(LowerContext &C, const ir::Value *Y, const Shape &YS,
+                    const std::function<std::optional<double>()> &YBound) {
   FusedTail T;
   T.Out = Y;
   const ir::Node *U = C.soleConsumer(Y);
@@ -136,6 +137,18 @@ FusedTail fusedTail(LowerContext &C, const ir::Value *Y, const Shape &YS) {
   }
   if (U && U->input(0) == T.Out) {
     Activation A = standaloneActivation(C, *U);
+    if (A.Ok && A.needsOwnLoop()) {
+      // A clamp: oneDNN's when what it clamps is proven finite.
+      std::optional<double> Pre;
+      if (C.Speculate && YBound) {
+        Pre = YBound();
+        if (Pre && T.Residual) {
+          std::optional<double> R = valueBound(C, T.Residual);
+          Pre = R ? std::optional<double>(*Pre + *R) : std::nullopt;
+        }
+      }
+      speculateClamp(C, A, Pre, *U);
+    }
     if (A.Ok) {
       T.Act = A;
       T.ActNode = U;
@@ -166,9 +179,10 @@ public:
     if (P.Slots[In].Kind == SlotKind::Input)
       X = static_cast<const float *>(
           static_cast<const Tensor &>(P.tensorOf(In)).rawData());
-    if (E.K == Epilogue::Clamp)
-      clampFloats(X, Y, Count, E.Lo, E.Hi);
-    else
+    if (E.K == Epilogue::Clamp) {
+      if (clampFloats(X, Y, Count, E.Lo, E.Hi) && E.Guard)
+        P.GuardTripped = true;
+    } else
       leakyReluFloats(X, Y, Count, E.Alpha);
   }
 };
@@ -219,6 +233,8 @@ bool lowerActivation(LowerContext &C, const ir::Node &N) {
   Activation A = standaloneActivation(C, N);
   if (!A.Ok)
     return false;
+  if (A.needsOwnLoop())
+    speculateClamp(C, A, C.Speculate ? valueBound(C, X) : std::nullopt, N);
   // A single post-op is an eltwise primitive; Relu's two-op chain would be
   // oneDNN's slow reference eltwise: the own loop does it in one pass.
   if (A.PostOps.size() == 1)

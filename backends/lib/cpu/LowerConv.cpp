@@ -43,6 +43,9 @@ bool lowerConv(LowerContext &C, const ir::Node &N) {
     Act = fusedNodeActivation(N);
     if (!Act.Ok)
       return false;
+    if (Act.needsOwnLoop())
+      speculateClamp(C, Act,
+                     C.Speculate ? convResultBound(C, N) : std::nullopt, N);
   }
   const ir::Value *Y = N.output(0);
   const ir::Node *SumNode = nullptr;
@@ -50,7 +53,7 @@ bool lowerConv(LowerContext &C, const ir::Node &N) {
   const ir::Node *ActNode = nullptr;
   const Shape &YS = C.shapeOf(Y);
   if (N.op() == ir::OpKind::Conv) {
-    FusedTail T = fusedTail(C, Y, YS);
+    FusedTail T = fusedTail(C, Y, YS, [&] { return convResultBound(C, N); });
     SumNode = T.SumNode;
     Residual = T.Residual;
     ActNode = T.ActNode;

@@ -16,6 +16,7 @@
 #include "nngraph/runtime/Parallel.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <cstring>
 
@@ -27,13 +28,18 @@ namespace {
 constexpr int64_t ElementGrain = 1 << 15;
 
 // (No __restrict: X and Y may be the same buffer.)
+/// The clamp of X into Y; true when X held a NaN (an OR of compares, which
+/// vectorizes with the loop).
 NNG_VECTOR_CLONES
-void clampRange(const float *X, float *Y, int64_t N, float Lo, float Hi) {
+bool clampRange(const float *X, float *Y, int64_t N, float Lo, float Hi) {
+  int NaN = 0;
   for (int64_t I = 0; I < N; ++I) {
     float V = X[I];
+    NaN |= V != V;
     V = V < Lo ? Lo : V;
     Y[I] = V > Hi ? Hi : V;
   }
+  return NaN != 0;
 }
 
 NNG_VECTOR_CLONES
@@ -46,10 +52,13 @@ void leakyRange(const float *X, float *Y, int64_t N, float Alpha) {
 
 } // namespace
 
-void clampFloats(const float *X, float *Y, int64_t N, float Lo, float Hi) {
+bool clampFloats(const float *X, float *Y, int64_t N, float Lo, float Hi) {
+  std::atomic<bool> NaN{false};
   parallelFor(0, N, ElementGrain, [&](int64_t B, int64_t E) {
-    clampRange(X + B, Y + B, E - B, Lo, Hi);
+    if (clampRange(X + B, Y + B, E - B, Lo, Hi))
+      NaN.store(true, std::memory_order_relaxed);
   });
+  return NaN.load(std::memory_order_relaxed);
 }
 
 void leakyReluFloats(const float *X, float *Y, int64_t N, float Alpha) {

@@ -82,7 +82,18 @@ void Program::bindInputs(
   }
 }
 
+bool Program::proofStale() {
+  if (!Stale)
+    for (const auto &[T, Version] : ProofDeps)
+      if (T.storage()->version() != Version) {
+        Stale = true;
+        break;
+      }
+  return Stale;
+}
+
 std::vector<Tensor> Program::run(const std::vector<Tensor> &Inputs) {
+  GuardTripped = false;
   // Inputs that are views (strided) are made dense once for the run.
   std::vector<Tensor> Dense;
   const std::vector<Tensor> *In = &Inputs;

@@ -107,6 +107,22 @@ public:
   std::vector<double> StepMs;
   int64_t ProfiledRuns = 0;
   std::shared_ptr<Storage> Arena;
+  /// Some clamp is oneDNN's on a value with a proven bound (ValueBounds.cpp):
+  /// a run is valid only when no guarded clamp met a NaN and the constants
+  /// the bounds came from are unchanged.
+  bool Speculative = false;
+  /// Set during a run by a guarded clamp that met a NaN.
+  bool GuardTripped = false;
+  /// The constants the bounds came from, with their storage versions.
+  std::vector<std::pair<Tensor, uint64_t>> ProofDeps;
+  /// True when a constant the bounds came from changed since compile (it
+  /// stays true: the executable runs the exact program from then on).
+  bool proofStale();
+
+private:
+  bool Stale = false;
+
+public:
   const std::vector<Tensor> *RunInputs = nullptr; ///< During run().
   dnnl::stream *Stream = nullptr;                 ///< During run().
 

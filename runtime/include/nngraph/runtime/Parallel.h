@@ -41,9 +41,29 @@ private:
 void parallelFor(int64_t Begin, int64_t End, int64_t Grain,
                  FunctionRef<void(int64_t, int64_t)> Body);
 
-/// Number of threads parallelFor uses.
+/// The process's thread count: NNGRAPH_NUM_THREADS, else OMP_NUM_THREADS,
+/// else two (one on a one-core machine), until setNumThreads changes it.
+int defaultNumThreads();
+/// Threads parallelFor uses on the calling thread: defaultNumThreads(), or
+/// fewer where the calling thread's OpenMP count is lower (omp_set_num_threads,
+/// a ThreadScope).
 int numThreads();
-/// Sets the number of threads (also oneDNN's, since both use OpenMP).
+/// Sets the process's thread count (and the calling thread's OpenMP count).
 void setNumThreads(int N);
+
+/// Sets the calling thread's OpenMP thread count (which oneDNN's primitives
+/// use) to N for its lifetime, then restores it. Executables open one with
+/// numThreads() around a run, so oneDNN uses the process's count from any
+/// thread without changing the caller's own OpenMP setting.
+class ThreadScope {
+public:
+  explicit ThreadScope(int N);
+  ~ThreadScope();
+  ThreadScope(const ThreadScope &) = delete;
+  ThreadScope &operator=(const ThreadScope &) = delete;
+
+private:
+  int Saved;
+};
 
 } // namespace nng

@@ -66,6 +66,11 @@ struct CpuExecutableStats {
   int64_t NaiveBytes = 0;        ///< Arena bytes without buffer reuse.
   int64_t WeightBytes = 0;       ///< Weights packed into primitive layouts.
   int64_t WeightRefreshes = 0;   ///< Repacks since compile (weights changed).
+  /// Clamps (ReLU6) done by oneDNN post-ops because their operand is proven
+  /// finite; runs redone by the exact program when that proof failed (a NaN
+  /// met by a guard, constants changed).
+  int64_t ProvenClamps = 0;
+  int64_t ExactReruns = 0;
   std::vector<std::string> Fallbacks; ///< Nodes run by node kernels.
   /// With profiling on (setCpuProfiling): each step's description and its
   /// wall time summed over ProfiledRuns runs, in schedule order.
