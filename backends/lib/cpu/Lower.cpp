@@ -297,16 +297,17 @@ std::unique_ptr<Program> compileProgram(const ir::Graph &G,
 void emitPrimitive(LowerContext &C, const ir::Node &N, dnnl::primitive Prim,
                    const dnnl::primitive_desc_base &PD,
                    std::vector<PrimitiveArg> Args, const std::vector<int> &Reads,
-                   int Out, std::optional<WeightToPack> W) {
+                   int Out, std::vector<WeightToPack> Ws) {
   auto St = std::make_unique<PrimitiveStep>();
   St->Desc = N.describe();
   St->Prim = std::move(Prim);
   for (const PrimitiveArg &A : Args)
     St->arg(A.Arg, A.Slot, A.MD);
-  if (W) {
-    dnnl::memory::desc Packed = PD.weights_desc();
-    St->Weights.emplace_back(std::move(W->T), W->UserMD, Packed);
-    St->Args.emplace(DNNL_ARG_WEIGHTS, St->Weights.back().Packed);
+  St->Weights.reserve(Ws.size()); // Args keep memories of its elements.
+  for (WeightToPack &W : Ws) {
+    dnnl::memory::desc Packed = W.PackedMD ? W.PackedMD : PD.weights_desc();
+    St->Weights.emplace_back(std::move(W.T), W.UserMD, Packed);
+    St->Args.emplace(W.Arg, St->Weights.back().Packed);
     C.program().Stats.WeightBytes += static_cast<int64_t>(Packed.get_size());
   }
   for (int R : Reads)

@@ -111,16 +111,20 @@ std::unique_ptr<Program> compileProgram(const ir::Graph &G,
 struct WeightToPack {
   Tensor T;
   dnnl::memory::desc UserMD; ///< T's own (plain or strided) layout.
+  /// The argument it is bound to, and its layout there (empty: the
+  /// primitive's weights_desc()).
+  int Arg = DNNL_ARG_WEIGHTS;
+  dnnl::memory::desc PackedMD = {};
 };
 
 /// Emits a step executing Prim, built from PD, with Args; it reads the
 /// slots Reads and writes Out. PD's scratchpad (user mode) gets a buffer of
-/// the arena; W, when given, is packed into PD's weights layout and bound
-/// as DNNL_ARG_WEIGHTS (repacked when it changes).
+/// the arena; each of Ws is packed into its layout and bound to its
+/// argument (repacked when it changes).
 void emitPrimitive(LowerContext &C, const ir::Node &N, dnnl::primitive Prim,
                    const dnnl::primitive_desc_base &PD,
                    std::vector<PrimitiveArg> Args, const std::vector<int> &Reads,
-                   int Out, std::optional<WeightToPack> W = std::nullopt);
+                   int Out, std::vector<WeightToPack> Ws = {});
 
 /// Emits one of the backend's own loops: a step running Fn, reading the
 /// slots Reads and writing Out, counted under the own-loop statistics.

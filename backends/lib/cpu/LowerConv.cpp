@@ -9,7 +9,11 @@
 //   post-op: the destination starts as the residual, in place when the
 //   residual dies at that Add and already has the destination's layout;
 // - an activation after that (FusedConv's, or the sole consumer's; see
-//   LowerActivation.cpp for which become post-ops and which own loops).
+//   LowerActivation.cpp for which become post-ops and which own loops);
+// - after a pointwise (1x1) convolution whose activation is post-ops, the
+//   3x3 depthwise convolution (stride 1 or 2, padding 1) that is its sole
+//   consumer, with its own activation: oneDNN's depthwise post-op, which
+//   never writes the pointwise result to memory (MobileNet's expansion).
 //
 //===----------------------------------------------------------------------===//
 
@@ -18,6 +22,74 @@
 namespace nng::backends::cpu {
 
 using dnnl::memory;
+
+namespace {
+
+/// A depthwise convolution fused after a pointwise one.
+struct DepthwiseTail {
+  const ir::Node *Dw = nullptr;
+  const Tensor *W = nullptr;
+  const ir::Value *Bias = nullptr;
+  int64_t Stride = 1;
+  Shape Out;      ///< The depthwise convolution's result shape.
+  FusedTail Tail; ///< What the depthwise convolution fuses after it.
+};
+
+/// True when Win is a 2-d window of Kernel x Kernel, the given stride on
+/// both axes, padding Pad at the start and no dilation.
+bool isSquareWindow(const reference::Window &Win, int64_t Kernel,
+                    int64_t Stride, int64_t Pad) {
+  if (Win.rank() != 2)
+    return false;
+  for (size_t I = 0; I < 2; ++I)
+    if (Win.Kernel[I] != Kernel || Win.Strides[I] != Stride ||
+        Win.Dilations[I] != 1 || Win.PadBegin[I] != Pad)
+      return false;
+  return true;
+}
+
+/// The 3x3 depthwise convolution (stride 1 or 2, padding 1, output
+/// ceil(in / stride)) that is the sole consumer of Y, a pointwise
+/// convolution's (activated) result of shape YS, as oneDNN's depthwise
+/// post-op takes it; nullopt when there is none.
+std::optional<DepthwiseTail> depthwiseAfter(LowerContext &C, const ir::Value *Y,
+                                            const Shape &YS) {
+  const ir::Node *D = C.soleConsumer(Y);
+  if (!D || D->op() != ir::OpKind::Conv || D->input(0) != Y)
+    return std::nullopt;
+  int64_t Channels = YS[1];
+  const Tensor *W = C.constantOf(D->input(1));
+  if (!W || W->dtype() != DType::F32 ||
+      W->shape() != Shape({Channels, 1, 3, 3}) ||
+      D->attrInt("group") != Channels)
+    return std::nullopt;
+  const ir::Value *Bias = D->hasInput(2) ? D->input(2) : nullptr;
+  if (Bias && (!C.constantOf(Bias) || !C.isF32(Bias)))
+    return std::nullopt;
+  KernelContext KC{*D, {}, {}, {}, {}};
+  reference::Window Win = reference::forwardWindow(KC, YS, {3, 3}, true, false);
+  int64_t Stride = Win.rank() == 2 ? Win.Strides[0] : 0;
+  if ((Stride != 1 && Stride != 2) || !isSquareWindow(Win, 3, Stride, 1))
+    return std::nullopt;
+  for (size_t I = 0; I < 2; ++I)
+    if (Win.Out[I] != (Win.In[I] + Stride - 1) / Stride)
+      return std::nullopt;
+  // oneDNN takes no sum after the depthwise post-op.
+  const ir::Node *After = C.soleConsumer(D->output(0));
+  if (After && After->op() == ir::OpKind::Add)
+    return std::nullopt;
+  DepthwiseTail T;
+  T.Dw = D;
+  T.W = W;
+  T.Bias = Bias;
+  T.Stride = Stride;
+  T.Out = Shape({YS[0], Channels, Win.Out[0], Win.Out[1]});
+  T.Tail = fusedTail(C, D->output(0), T.Out,
+                     [&C, D] { return convResultBound(C, *D); });
+  return T;
+}
+
+} // namespace
 
 bool lowerConv(LowerContext &C, const ir::Node &N) {
   const ir::Value *X = N.input(0), *W = N.input(1);
@@ -77,19 +149,80 @@ bool lowerConv(LowerContext &C, const ir::Node &N) {
   memory::dims PadL(Win.PadBegin.begin(), Win.PadBegin.end());
   memory::dims PadR(Win.PadEnd.begin(), Win.PadEnd.end());
 
-  dnnl::post_ops Ops;
-  if (SumNode)
-    Ops.append_sum(1.0f);
-  Act.appendTo(Ops);
-  dnnl::primitive_attr Attr;
-  Attr.set_post_ops(Ops);
-  Attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
   memory::desc BiasMD =
       Bias ? plainDesc({Dst[1]}) : memory::desc();
-  dnnl::convolution_forward::desc D(
-      dnnl::prop_kind::forward_inference, dnnl::algorithm::convolution_direct,
-      anyF32(Src), anyF32(Wei), BiasMD, anyF32(Dst), Strides, Dil, PadL, PadR);
-  dnnl::convolution_forward::primitive_desc PD(D, Attr, cpuEngine());
+  using ConvPD = dnnl::convolution_forward::primitive_desc;
+  auto MakePD = [&](const DepthwiseTail *Dw, const memory::desc &SrcMD) {
+    dnnl::convolution_forward::desc D(
+        dnnl::prop_kind::forward_inference,
+        dnnl::algorithm::convolution_direct, SrcMD, anyF32(Wei), BiasMD,
+        anyF32(Dst), Strides, Dil, PadL, PadR);
+    dnnl::post_ops Ops;
+    if (SumNode)
+      Ops.append_sum(1.0f);
+    Act.appendTo(Ops);
+    if (Dw) {
+      Ops.append_dw(memory::data_type::f32,
+                    Dw->Bias ? memory::data_type::f32 : memory::data_type::undef,
+                    memory::data_type::f32, 3, Dw->Stride, 1, 0, {1.0f});
+      Dw->Tail.Act.appendTo(Ops);
+    }
+    dnnl::primitive_attr Attr;
+    Attr.set_post_ops(Ops);
+    Attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
+    return ConvPD(D, Attr, cpuEngine());
+  };
+  auto Vectorized = [](const ConvPD &P) {
+    std::string Impl = P.impl_info_str();
+    // ("ref_fused_convolution:..." runs two primitives through a buffer.)
+    return Impl.rfind("ref", 0) != 0 &&
+           (Impl.find("jit") != std::string::npos ||
+            Impl.find("brg") != std::string::npos);
+  };
+  // The producer's layout when it is one oneDNN chose (blocked, nhwc) and a
+  // vectorized kernel takes it (no reorder between them), else the layout
+  // this primitive prefers. With a depthwise post-op: only a vectorized
+  // kernel (nullopt: none).
+  const ValueSlot &XS0 = C.slotOfValue(X);
+  auto Choose = [&](const DepthwiseTail *Dw) -> std::optional<ConvPD> {
+    if (XS0.Blocked) {
+      try {
+        ConvPD P = MakePD(Dw, XS0.MD);
+        if (Vectorized(P))
+          return P;
+      } catch (const dnnl::error &) {
+      }
+    }
+    if (!Dw)
+      return MakePD(nullptr, anyF32(Src));
+    // oneDNN's choice, else its channel-blocked layouts (its fused kernels
+    // take those; its nhwc pair is two primitives through a buffer).
+    for (memory::format_tag Tag :
+         {memory::format_tag::any, memory::format_tag::nChw16c,
+          memory::format_tag::nChw8c}) {
+      try {
+        ConvPD P = MakePD(Dw, memory::desc(Src, memory::data_type::f32, Tag));
+        if (Vectorized(P))
+          return P;
+      } catch (const dnnl::error &) {
+      }
+    }
+    return std::nullopt;
+  };
+
+  // A depthwise convolution after a pointwise one, when oneDNN has a
+  // vectorized kernel for the pair.
+  std::optional<DepthwiseTail> Dw;
+  if (!SumNode && !Act.needsOwnLoop() && Group == 1 &&
+      isSquareWindow(Win, 1, 1, 0) && Win.PadEnd == std::vector<int64_t>{0, 0})
+    Dw = depthwiseAfter(C, Y, YS);
+  std::optional<ConvPD> FusedPD;
+  if (Dw && !(FusedPD = Choose(&*Dw)))
+    Dw.reset();
+  ConvPD PD = FusedPD ? *FusedPD : *Choose(nullptr);
+  Shape OutShape = Dw ? Dw->Out : YS;
+  if (Dw)
+    Y = Dw->Tail.Out;
 
   // Operands: the source in the primitive's layout (a reorder only when the
   // producer's differs), the residual as the destination's start.
@@ -121,7 +254,7 @@ bool lowerConv(LowerContext &C, const ir::Node &N) {
       ++C.program().Stats.DnnlSteps;
     }
   } else {
-    C.PendingTypes[Y] = {DType::F32, YS};
+    C.PendingTypes[Y] = {DType::F32, OutShape};
     OutSlot = C.defineBuffer(Y, PD.dst_desc());
   }
 
@@ -132,10 +265,33 @@ bool lowerConv(LowerContext &C, const ir::Node &N) {
     Args.push_back({DNNL_ARG_BIAS, C.slotOf(Bias), BiasMD});
     Reads.push_back(C.slotOf(Bias));
   }
+  std::vector<WeightToPack> Ws = {{*Wt, plainDesc(WeiPlainDims)}};
+  if (Dw) {
+    constexpr int DwWeights = DNNL_ARG_ATTR_POST_OP_DW | DNNL_ARG_WEIGHTS;
+    constexpr int DwBias = DNNL_ARG_ATTR_POST_OP_DW | DNNL_ARG_BIAS;
+    Ws.push_back({*Dw->W, plainDesc({YS[1], 1, 1, 3, 3}), DwWeights,
+                  PD.query_md(dnnl::query::exec_arg_md, DwWeights)});
+    if (Dw->Bias) {
+      int B = C.slotOf(Dw->Bias);
+      Args.push_back(
+          {DwBias, B, PD.query_md(dnnl::query::exec_arg_md, DwBias)});
+      Reads.push_back(B);
+    }
+  }
   emitPrimitive(C, N, dnnl::convolution_forward(PD), PD, std::move(Args),
-                Reads, OutSlot, WeightToPack{*Wt, plainDesc(WeiPlainDims)});
+                Reads, OutSlot, std::move(Ws));
   if (Act.needsOwnLoop())
     emitEpilogue(C, OutSlot, Act.Own, N.describe() + " activation");
+  if (Dw) {
+    if (Dw->Tail.Act.needsOwnLoop())
+      emitEpilogue(C, OutSlot, Dw->Tail.Act.Own,
+                   Dw->Dw->describe() + " activation");
+    for (const ir::Node *F : {Dw->Dw, Dw->Tail.ActNode})
+      if (F) {
+        C.Done.insert(F);
+        ++C.program().Stats.FusedNodes;
+      }
+  }
   if (SumNode) {
     C.Done.insert(SumNode);
     ++C.program().Stats.FusedNodes;

@@ -122,7 +122,7 @@ bool lowerLinear(LowerContext &C, const ir::Node &N, const Tensor &Wt,
     Reads.push_back(R);
   }
   emitPrimitive(C, N, dnnl::matmul(PD), PD, std::move(Args), Reads, Out,
-                WeightToPack{Wt, WeiUser});
+                {WeightToPack{Wt, WeiUser}});
   if (Act.needsOwnLoop())
     emitEpilogue(C, Out, Act.Own, N.describe() + " activation");
   for (const ir::Node *F : {AddNode, ResNode, ActNode})
