@@ -143,8 +143,10 @@ inline dnnl::memory::desc anyF32(const dnnl::memory::dims &D) {
 struct Epilogue {
   enum Kind { None, Clamp, Leaky } K = None;
   float Lo = 0, Hi = 0, Alpha = 0;
-  /// The loop reports a NaN in its input (Program::GuardTripped).
+  /// The loop reports a NaN in its input (Program::GuardTripped): the
+  /// clamp GuardNode computes is guarded once the loop is emitted.
   bool Guard = false;
+  const ir::Node *GuardNode = nullptr;
 };
 
 /// An activation fused into a primitive: a chain of eltwise post-ops whose

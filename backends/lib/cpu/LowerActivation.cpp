@@ -194,6 +194,8 @@ void emitOwnLoop(LowerContext &C, int In, int Out, const Epilogue &E,
   St->Out = Out;
   St->E = E;
   St->Desc = std::move(Desc);
+  if (E.Guard && E.GuardNode)
+    C.GuardedClamps.insert(E.GuardNode);
   C.B.reads(In);
   C.B.writes(Out);
   C.B.emit(std::move(St));

@@ -262,8 +262,8 @@ void speculateClamp(LowerContext &C, Activation &A,
     return;
   }
   if (Finite) {
-    A.Own.Guard = true;
-    C.GuardedClamps.insert(&ClampNode);
+    A.Own.Guard = true; // GuardedClamps gets ClampNode when it is emitted.
+    A.Own.GuardNode = &ClampNode;
   }
 }
 
