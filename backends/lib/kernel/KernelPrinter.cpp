@@ -17,7 +17,11 @@ namespace nng::backends::kernel {
 
 namespace {
 
-std::string dimName(int D) { return "d" + std::to_string(D); }
+std::string dimName(int D) {
+  std::string S = "d"; // Not "d" + to_string(): GCC 12's -Wrestrict misfires.
+  S += std::to_string(D);
+  return S;
+}
 
 /// F in the shortest form that reads back exactly, marked as a float.
 std::string floatLiteral(float F) {
