@@ -97,7 +97,7 @@ enum class Op : uint8_t {
   // Leaves.
   Const, ///< A constant (f32, i32 or bool).
   Load,  ///< The element of an input buffer at the current point.
-  Dim,   ///< The run-time size of domain dim `I` (i32).
+  Dim,   ///< The run-time size of domain dim `I` (i32; wraps past 2^31).
   Index, ///< The current index along domain dim `I` (i32); the inner dim's
          ///< only inside loops and reductions.
   // Unary.
