@@ -67,6 +67,25 @@ TEST(JitElementwise, GeluSizesAndThreadSplit) {
   }
 }
 
+TEST(JitElementwise, ConstantFills) {
+  NNG_REQUIRE_JIT();
+  // Stores of constants may become memset calls after O3: the JIT links
+  // them against the process.
+  KernelBuilder B("fill", 2);
+  int Z = B.output("z", DType::F32, {0, 1});
+  int M = B.output("m", DType::I32, {0, 1});
+  int O = B.output("o", DType::BF16, {0, 1});
+  B.beginLoop();
+  B.store(Z, B.constF32(0));
+  B.store(M, B.constI32(-1));
+  B.store(O, B.constF32(1));
+  B.endLoop();
+  Kernel K = B.finish();
+  std::mt19937 R(9);
+  for (std::vector<int64_t> S : {std::vector<int64_t>{3, 1000}, {1, 5}})
+    expectClose(K, runBoth(K, S, makeBuffers(K, S, R)), 0, 0);
+}
+
 TEST(JitRows, SoftmaxAgainstInterpreter) {
   NNG_REQUIRE_JIT();
   std::mt19937 R(3);

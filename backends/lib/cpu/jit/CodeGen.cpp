@@ -466,8 +466,8 @@ Function *Emitter::emit(const TargetInfo &T) {
   int R = K.Rank;
   std::vector<Value *> Size(R);
   for (int D = 0; D < R; ++D)
-    Size[D] = B.CreateLoad(I64, B.CreateConstGEP1_64(I64, Sizes, D),
-                           "d" + std::to_string(D));
+    Size[D] =
+        B.CreateLoad(I64, B.CreateConstGEP1_64(I64, Sizes, D), "d" + Twine(D));
   InnerSize = Size[R - 1];
   SizeV = Size;
   size_t NB = K.Buffers.size();
