@@ -20,7 +20,7 @@ const std::vector<std::string> &presetPassNames(int Level) {
       {"shape-infer", "canonicalize", "fold-conv-bn", "fold-conv-mul-add",
        "fuse-pad-into-conv", "fuse-transposes", "fuse-reshapes",
        "recover-layernorm", "recover-gelu", "fuse-matmul-add", "cse",
-       "dedup-initializers", "canonicalize", "dce"},
+       "dedup-initializers", "canonicalize", "dce", "form-fused-regions"},
   };
   NNG_CHECK(Level >= 0 && Level <= MaxOptLevel, "unknown optimization level ",
             Level, "; valid levels: 0, 1, 2");

@@ -15,6 +15,7 @@
 #include "nngraph/frontend/onnx/OnnxExport.h"
 #include "nngraph/frontend/onnx/OnnxImport.h"
 #include "nngraph/ir/FusedActivation.h"
+#include "nngraph/ir/Parser.h"
 #include "nngraph/ir/ShapeInference.h"
 #include "nngraph/runtime/Error.h"
 
@@ -207,3 +208,36 @@ TEST(OnnxFusedExport, BadActivationIsRefusedNamingTheNode) {
     EXPECT_NE(What.find("Swish"), std::string::npos) << What;
   }
 }
+
+namespace {
+
+TEST(OnnxFusedExport, FusedRegionsExportAsTheirBodies) {
+  // y = LayerNormalization(x + r) with scale; z = Softmax(x / 2): two
+  // regions written back as their nodes, keeping names and results.
+  auto G = ir::parseGraph(R"(graph "regions" {
+    input %x: f32[N,3,8]
+    init %r: f32[8] = [0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8]
+    init %g: f32[8] = [1.0, 0.5, 1.5, 1.0, 0.5, 1.5, 1.0, 0.5]
+    %y: f32[N,3,8] = nng.FusedRegion(%x, %r, %g) {body = "graph { input %x: f32[N,3,8] input %r: f32[8] input %g: f32[8] %a: f32[N,3,8] = Add(%x, %r) %y: f32[N,3,8] = LayerNormalization(%a, %g) {axis = -1, epsilon = 1e-05} output %y }"}
+    %z: f32[N,3,8] = nng.FusedRegion(%x) {body = "graph { input %x: f32[N,3,8] init %two: f32[] = [2.0] %p: f32[N,3,8] = Div(%x, %two) %z: f32[N,3,8] = Softmax(%p) {axis = -1} output %z }"}
+    output %y, %z
+  })");
+  frontend::OnnxExportOptions O;
+  O.Check = true;
+  std::string Bytes = frontend::exportOnnxToBytes(*G, O);
+  auto Back = frontend::importOnnxFromBytes(Bytes, "regions.onnx");
+  EXPECT_FALSE(hasNngOp(*Back));
+  EXPECT_TRUE(hasOp(*Back, OpKind::LayerNormalization));
+  EXPECT_TRUE(hasOp(*Back, OpKind::Softmax));
+  ASSERT_EQ(Back->outputs().size(), 2u);
+  EXPECT_EQ(Back->outputs()[0]->name(), "y");
+  EXPECT_EQ(Back->outputs()[1]->name(), "z");
+  Tensor X = wave({2, 3, 8}, 0.4, 2.0);
+  std::vector<Tensor> Want = backends::runReference(*G, {X});
+  std::vector<Tensor> Got = backends::runReference(*Back, {X});
+  for (size_t I = 0; I < 2; ++I)
+    for (int64_t E = 0; E < Want[I].numel(); ++E)
+      EXPECT_NEAR(Got[I].getFlat(E), Want[I].getFlat(E), 1e-6) << I << " " << E;
+}
+
+} // namespace

@@ -20,9 +20,9 @@ TEST(PipelinesTest, PresetContents) {
   EXPECT_EQ(presetPipeline(0), "");
   EXPECT_EQ(presetPipeline(1), "canonicalize,cse,dce");
   const auto &O2 = presetPassNames(2);
-  ASSERT_EQ(O2.size(), 14u);
+  ASSERT_EQ(O2.size(), 15u);
   EXPECT_EQ(O2.front(), "shape-infer");
-  EXPECT_EQ(O2.back(), "dce");
+  EXPECT_EQ(O2.back(), "form-fused-regions");
 }
 
 TEST(PipelinesTest, PresetsUseOnlyRegisteredPasses) {

@@ -13,7 +13,10 @@
 #include "nngraph/runtime/BuildInfo.h"
 #include "nngraph/tools/OptDriver.h"
 #include "CommandLine.h"
+#include "nngraph/backends/cpu/KernelJit.h"
+#include "nngraph/backends/kernel/RegionKernel.h"
 #include "nngraph/frontend/ModelIO.h"
+#include "nngraph/ir/FusedRegion.h"
 #include "nngraph/frontend/onnx/OnnxExport.h"
 #include "nngraph/ir/OpDocs.h"
 #include "nngraph/ir/Printer.h"
@@ -113,8 +116,13 @@ void describeOptions(CLI::App &App, OptOptions &O) {
                  "(Graphviz: one box per op with its name, op and scope, "
                  "edges labelled with value types).\n"
                  "  e.g. nngraph-opt model.nng --emit onnx -o model.onnx\n"
-                 "  e.g. nngraph-opt model.nng --emit dot | dot -Tsvg")
-      ->check(CLI::IsMember({"text", "onnx", "dot"}))
+                 "  e.g. nngraph-opt model.nng --emit dot | dot -Tsvg\n"
+                 "'kernel' prints the kernel IR of each nng.FusedRegion and "
+                 "'llvm' its LLVM IR as the JIT compiles it (symbolic dims "
+                 "stand for sizes other than 1).\n"
+                 "  e.g. nngraph-opt model.nng -p form-fused-regions "
+                 "--emit kernel")
+      ->check(CLI::IsMember({"text", "onnx", "dot", "kernel", "llvm"}))
       ->option_text("FORMAT");
   App.add_option("-p,--pipeline", O.Pipeline,
                  "Comma-separated passes to run in order, each optionally "
@@ -226,6 +234,48 @@ std::string dotEscape(std::string_view S) {
 
 /// G as a Graphviz digraph: inputs, initializers and outputs as ellipses,
 /// one box per node (name, op, scope), edges labelled with value types.
+/// The kernel IR (or LLVM IR) of every fused region of G, each after a
+/// comment naming the region; symbolic dims become sizes other than 1.
+std::string printRegionKernels(const ir::Graph &G, bool Llvm) {
+  std::ostringstream OS;
+  std::map<std::string, int64_t> Symbols;
+  int Count = 0;
+  for (const auto &N : G.nodes()) {
+    if (N->op() != ir::OpKind::FusedRegion)
+      continue;
+    std::vector<ir::TensorType> Types;
+    for (const ir::Value *V : N->inputs()) {
+      ir::TensorType T = V->type();
+      if (!T.hasRank())
+        fail(ErrorKind::Unsupported, N->describe(), ": input %", V->name(),
+             " has no known rank; its kernel cannot be printed");
+      for (ir::Dim &D : T.dims())
+        if (!D.isStatic())
+          D = ir::Dim(Symbols.emplace(D.isSymbolic() ? D.symbol() : "?",
+                                      1000003 + Symbols.size())
+                          .first->second);
+      Types.push_back(T);
+    }
+    std::vector<const ir::TensorType *> Ptrs;
+    for (const ir::TensorType &T : Types)
+      Ptrs.push_back(&T);
+    auto Body = ir::instantiateRegionBody(N->attrString("body"), Ptrs,
+                                          N->describe());
+    std::string Name = "region" + std::to_string(Count++);
+    backends::kernel::RegionKernel RK =
+        backends::kernel::buildRegionKernel(*Body, Name);
+    OS << "# " << N->describe() << "\n";
+    if (Llvm)
+      OS << backends::cpu::KernelJit::global().llvmIR(RK.K, /*Optimized=*/true);
+    else
+      OS << backends::kernel::printKernel(RK.K);
+    OS << "\n";
+  }
+  if (Count == 0)
+    OS << "# no nng.FusedRegion nodes (run -p form-fused-regions or -O2)\n";
+  return OS.str();
+}
+
 std::string printDot(const ir::Graph &G) {
   std::ostringstream OS;
   std::map<const ir::Value *, std::string> Source;
@@ -488,6 +538,16 @@ int runOptDriver(const std::vector<std::string> &Args, std::istream &In,
     bool ToFile = O.Output != "-";
     bool Onnx =
         O.Emit.empty() ? ToFile && isOnnxPath(O.Output) : O.Emit == "onnx";
+    if (O.Emit == "kernel" || O.Emit == "llvm") {
+      std::string Text = printRegionKernels(*G, O.Emit == "llvm");
+      if (ToFile) {
+        frontend::writeFileAtomic(O.Output, Text);
+        return ExitSuccess;
+      }
+      Out << Text;
+      Out.flush();
+      return Out ? ExitSuccess : ExitInputError;
+    }
     if (O.Emit == "dot") {
       std::string Dot = printDot(*G);
       if (ToFile) {

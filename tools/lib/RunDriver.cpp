@@ -16,6 +16,7 @@
 #include "nngraph/runtime/BuildConfig.h"
 #if NNGRAPH_HAVE_ONEDNN
 #include "nngraph/backends/cpu/CpuBackend.h"
+#include "nngraph/backends/cpu/KernelJit.h"
 #endif
 #include "nngraph/frontend/ModelIO.h"
 #include "nngraph/passes/PassManager.h"
@@ -179,6 +180,16 @@ struct RunResult {
 };
 #if NNGRAPH_HAVE_ONEDNN
 
+/// What the JIT did in this process, as JSON.
+nlohmann::json jitJson() {
+  backends::cpu::JitStats J = backends::cpu::KernelJit::global().stats();
+  return {{"compiled", J.Compiled},
+          {"disk_hits", J.DiskHits},
+          {"memory_hits", J.MemoryHits},
+          {"corrupt_entries", J.CorruptEntries},
+          {"ms", J.CompileMs + J.LoadMs + J.LinkMs}};
+}
+
 /// The --stats block as text.
 void printStats(std::ostream &Out, const backends::CpuExecutableStats &S) {
   if (!S.Compiled) {
@@ -197,6 +208,20 @@ void printStats(std::ostream &Out, const backends::CpuExecutableStats &S) {
     Out << "speculation: " << S.ProvenClamps
         << " clamps by oneDNN on operands proven finite, " << S.ExactReruns
         << " runs redone exactly (a NaN met a guard)\n";
+  if (S.JitKernels) {
+    backends::cpu::JitStats J = backends::cpu::KernelJit::global().stats();
+    char Buf[200];
+    std::snprintf(Buf, sizeof(Buf),
+                  "jit: %lld fused-region kernels per run; %lld compiled, "
+                  "%lld from the disk cache (%s), %lld reused; %.1f ms\n",
+                  static_cast<long long>(S.JitKernels),
+                  static_cast<long long>(J.Compiled),
+                  static_cast<long long>(J.DiskHits),
+                  backends::cpu::KernelJit::global().cacheDir().c_str(),
+                  static_cast<long long>(J.MemoryHits),
+                  J.CompileMs + J.LoadMs + J.LinkMs);
+    Out << Buf;
+  }
   for (const std::string &F : S.Fallbacks)
     Out << "fallback: " << F << "\n";
 }
@@ -347,6 +372,8 @@ void printJson(std::ostream &Out, const RunOptions &O, const ir::Graph &G,
                   {"arena_bytes_without_reuse", R.Cpu->NaiveBytes},
                   {"packed_weight_bytes", R.Cpu->WeightBytes},
                   {"proven_clamps", R.Cpu->ProvenClamps},
+                  {"jit_kernels", R.Cpu->JitKernels},
+                  {"jit", jitJson()},
                   {"exact_reruns", R.Cpu->ExactReruns},
                   {"fallbacks", R.Cpu->Fallbacks}};
 #endif

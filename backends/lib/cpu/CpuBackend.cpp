@@ -17,6 +17,8 @@
 #include "nngraph/backends/cpu/CpuBackend.h"
 #include "DnnlKernel.h"
 #include "Lower.h"
+#include "nngraph/backends/cpu/KernelJit.h"
+#include "nngraph/ir/FusedRegion.h"
 #include "nngraph/ir/Verifier.h"
 #include "nngraph/runtime/Parallel.h"
 
@@ -220,9 +222,20 @@ bool setCpuProfiling(Executable &E, bool On) {
 
 std::unique_ptr<Executable> compileCpu(const ir::Graph &G, CpuMode M) {
   ir::verifyOrThrow(G);
+  std::unique_ptr<ir::Graph> C = G.clone();
+  // Without the JIT, fused regions run best as their nodes (each on its
+  // kernel) rather than through the reference's run of their bodies.
+  if (!cpu::kernelJitAvailable()) {
+    std::vector<ir::Node *> Regions;
+    for (const auto &N : C->nodes())
+      if (N->op() == ir::OpKind::FusedRegion)
+        Regions.push_back(N.get());
+    for (ir::Node *N : Regions)
+      ir::inlineFusedRegion(*C, N);
+  }
   if (M == CpuMode::NodeByNode)
-    return reference::makeInterpreter(G.clone(), cpu::chooseKernel, "cpu");
-  return std::make_unique<cpu::CompiledExecutable>(G.clone());
+    return reference::makeInterpreter(std::move(C), cpu::chooseKernel, "cpu");
+  return std::make_unique<cpu::CompiledExecutable>(std::move(C));
 }
 
 bool cpuServesWithDnnl(const ir::Node &N) {

@@ -83,6 +83,7 @@ bool lowerAlias(LowerContext &C, const ir::Node &N);
 bool lowerSoftmax(LowerContext &C, const ir::Node &N);
 bool lowerLayerNorm(LowerContext &C, const ir::Node &N);
 bool lowerCopy(LowerContext &C, const ir::Node &N);
+bool lowerFusedRegion(LowerContext &C, const ir::Node &N);
 
 /// The lowering of op K, or null (KernelTable.def).
 LowerFn lowerFnFor(ir::OpKind K);

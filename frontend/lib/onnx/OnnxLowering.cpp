@@ -5,7 +5,8 @@
 // - "nng" ops expand into standard ops (nng.Gelu -> Erf-based chain, or the
 //   Tanh-based chain for approximate='tanh'; nng.FusedConv / nng.FusedGemm
 //   -> Conv / Gemm followed by their activation as a standard op), except
-//   nng.ModuleCall (a leaf module), which stays for the custom domain;
+//   nng.ModuleCall (a leaf module), which stays for the custom domain, and
+//   nng.FusedRegion, which becomes its body's nodes;
 // - a value that is a graph output twice gets an Identity copy (ONNX names
 //   outputs by value);
 // - ops whose table semantics are newer than the target opset are kept
@@ -19,6 +20,7 @@
 #include "OnnxLowering.h"
 #include "OnnxSequences.h"
 #include "nngraph/ir/FusedActivation.h"
+#include "nngraph/ir/FusedRegion.h"
 #include "nngraph/runtime/Error.h"
 
 #include <algorithm>
@@ -264,9 +266,16 @@ void distinctOutputs(ir::Graph &G) {
 }
 
 void lowerForOnnx(ir::Graph &G, int Opset) {
+  // Fused regions become their bodies' nodes again (which may be nng ops).
+  std::vector<ir::Node *> Nodes;
+  for (const auto &N : G.nodes())
+    if (N->op() == OpKind::FusedRegion)
+      Nodes.push_back(N.get());
+  for (ir::Node *N : Nodes)
+    ir::inlineFusedRegion(G, N);
+  Nodes.clear();
   distinctOutputs(G);
   prepareSequencesForOnnx(G);
-  std::vector<ir::Node *> Nodes;
   for (const auto &N : G.nodes())
     Nodes.push_back(N.get());
   // First the nng ops, whose expansions may need opset lowering in turn.

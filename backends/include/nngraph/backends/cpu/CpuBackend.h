@@ -59,6 +59,7 @@ struct CpuExecutableStats {
   int64_t DnnlSteps = 0;         ///< oneDNN primitives per run (reorders too).
   int64_t Reorders = 0;          ///< Layout reorders of activations per run.
   int64_t OwnKernels = 0;        ///< Steps served by the backend's own loops.
+  int64_t JitKernels = 0;        ///< Of those, fused regions' JIT kernels.
   int64_t FusedNodes = 0;        ///< Nodes folded into another node's step.
   int64_t AliasNodes = 0;        ///< Reshape-like nodes that cost nothing.
   int64_t FoldedNodes = 0;       ///< Nodes computed once at compile time.

@@ -1,0 +1,50 @@
+//===- RegionKernel.h - A fused region's body as one kernel -----*- C++ -*-===//
+//
+// Translates the body of an nng.FusedRegion (ir/FusedRegion.h), instantiated
+// with static shapes, into one kernel of the kernel IR: the domain is the
+// shape of the region's outputs with size-1 axes dropped and neighbouring
+// axes merged where every buffer follows both or neither (a row region keeps
+// the reduced last axis apart); each input follows the domain axes it does
+// not broadcast along; scalar constants of the body are inline constants.
+// Elementwise nodes become expressions evaluated at each point (recomputed
+// in every block that needs them); a row reduction (Softmax, LogSoftmax,
+// LayerNormalization over the last axis) becomes reductions over the inner
+// axis followed by the loop storing the outputs. regionCanHold says which
+// nodes the translator takes, so the pass that forms regions asks it.
+//
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include "nngraph/backends/kernel/KernelIR.h"
+#include "nngraph/ir/Graph.h"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace nng::backends::kernel {
+
+/// True when node N (f32, its op and attributes) can be an elementwise
+/// member of a fused region.
+bool regionCanHoldElementwise(const ir::Node &N);
+/// True when node N is a row reduction a fused region can hold: Softmax or
+/// LogSoftmax over the last axis, LayerNormalization over the last axis
+/// whose mean and inverse-deviation outputs are unused.
+bool regionCanHoldRowReduction(const ir::Node &N);
+
+/// A fused region's kernel and how to launch it.
+struct RegionKernel {
+  Kernel K;
+  /// The domain sizes (after merging axes).
+  std::vector<int64_t> Sizes;
+  /// Per kernel buffer: the index of the body input it reads (>= 0), or
+  /// -1 - I for body output I.
+  std::vector<int> Binding;
+};
+
+/// The kernel of Body, whose inputs and outputs all have static shapes.
+/// Throws Error (kind Unsupported) saying which node or value it cannot
+/// translate.
+RegionKernel buildRegionKernel(const ir::Graph &Body, std::string Name);
+
+} // namespace nng::backends::kernel

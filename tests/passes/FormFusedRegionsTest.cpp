@@ -1,0 +1,279 @@
+//===- FormFusedRegionsTest.cpp - Fused regions: formed, run, compiled ----===//
+//
+// form-fused-regions on hand-written and random graphs: every region's
+// result on the reference backend equals the unfused graph's, and the cpu
+// backend's JIT kernel of each region matches the unfused graph on the
+// reference backend within f32 tolerance (NaN where it has NaN). Random
+// graphs draw elementwise chains with broadcast operands (scalars, rows,
+// columns, full tensors), constants, and a Softmax, LogSoftmax or
+// LayerNormalization with prologue and epilogue, over a fixed seed.
+//
+//===----------------------------------------------------------------------===//
+
+#include "nngraph/backends/Backend.h"
+#include "nngraph/backends/cpu/KernelJit.h"
+#include "nngraph/backends/reference/ReferenceBackend.h"
+#include "nngraph/ir/FusedRegion.h"
+#include "nngraph/ir/Parser.h"
+#include "nngraph/ir/ShapeInference.h"
+#include "nngraph/passes/PassRegistry.h"
+#include "nngraph/runtime/BuildConfig.h"
+#if NNGRAPH_HAVE_ONEDNN
+#include "nngraph/backends/cpu/CpuBackend.h"
+#endif
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <limits>
+#include <random>
+
+using namespace nng;
+
+namespace {
+
+using rt::Tensor;
+
+Tensor randomTensor(const Shape &S, std::mt19937 &Gen, bool Specials) {
+  std::uniform_real_distribution<double> U(-2, 2);
+  Tensor T = Tensor::empty(S, DType::F32);
+  for (int64_t I = 0; I < T.numel(); ++I)
+    T.setFlat(I, U(Gen));
+  if (Specials && T.numel() > 3) {
+    T.setFlat(1, std::numeric_limits<double>::quiet_NaN());
+    T.setFlat(T.numel() - 2, std::numeric_limits<double>::infinity());
+  }
+  return T;
+}
+
+int64_t countOp(const ir::Graph &G, ir::OpKind K) {
+  int64_t N = 0;
+  for (const auto &Node : G.nodes())
+    N += Node->op() == K;
+  return N;
+}
+
+/// Got matches Want: NaN where Want is NaN, equal infinities, else within
+/// 1e-4 relative (1e-5 absolute).
+void expectClose(const Tensor &Got, const Tensor &Want, const std::string &What) {
+  ASSERT_EQ(Got.shape(), Want.shape()) << What;
+  for (int64_t I = 0; I < Want.numel(); ++I) {
+    double G = Got.getFlat(I), W = Want.getFlat(I);
+    if (std::isnan(W)) {
+      ASSERT_TRUE(std::isnan(G)) << What << " element " << I << ": " << G;
+      continue;
+    }
+    if (std::isinf(W)) {
+      ASSERT_EQ(G, W) << What << " element " << I;
+      continue;
+    }
+    ASSERT_NEAR(G, W, 1e-5 + 1e-4 * std::fabs(W))
+        << What << " element " << I;
+  }
+}
+
+bool runPass(ir::Graph &G) {
+  return passes::createPass("form-fused-regions")->run(G);
+}
+
+/// Checks G after the pass against G before it, on the reference backend
+/// and (with oneDNN and LLVM) on the cpu backend, whose regions must all be
+/// JIT kernels.
+void checkRegions(const ir::Graph &Before, const ir::Graph &After,
+                  const std::vector<Tensor> &In, const std::string &What) {
+  std::vector<Tensor> Want = backends::runReference(Before, In);
+  std::vector<Tensor> Ref = backends::runReference(After, In);
+  ASSERT_EQ(Want.size(), Ref.size());
+  for (size_t I = 0; I < Want.size(); ++I)
+    expectClose(Ref[I], Want[I], What + " (reference) output " + std::to_string(I));
+#if NNGRAPH_HAVE_ONEDNN
+  auto Exe = backends::getBackend("cpu").compile(After);
+  std::vector<Tensor> Got = Exe->run(In);
+  for (size_t I = 0; I < Want.size(); ++I)
+    expectClose(Got[I], Want[I], What + " (cpu) output " + std::to_string(I));
+  if (backends::cpu::kernelJitAvailable()) {
+    auto S = backends::cpuExecutableStats(*Exe);
+    ASSERT_TRUE(S);
+    EXPECT_EQ(S->JitKernels, countOp(After, ir::OpKind::FusedRegion)) << What;
+    EXPECT_TRUE(S->Fallbacks.empty()) << What << ": " << S->Fallbacks.front();
+  }
+#endif
+}
+
+TEST(FormFusedRegions, ChainAndRowRegion) {
+  auto G = ir::parseGraph(R"(graph "g" {
+    input %x: f32[N,4,16]
+    input %r: f32[N,4,16]
+    init %b: f32[16] = [0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0, 1.1, 1.2, 1.3, 1.4, 1.5, 1.6]
+    init %g: f32[16] = [1.0, 0.9, 0.8, 0.7, 0.6, 0.5, 0.4, 0.3, 0.2, 0.1, 1.0, 0.9, 0.8, 0.7, 0.6, 0.5]
+    init %two: f32[] = [2.0]
+    %a = Add(%x, %b)
+    %e = Erf(%a)
+    %m = Mul(%e, %two)
+    %s = Add(%m, %r)
+    %l = LayerNormalization(%s, %g, %b) {axis = -1, epsilon = 1e-5}
+    %o = Relu(%l)
+    %p = Div(%x, %two)
+    %q = Softmax(%p) {axis = -1}
+    output %o, %q, %a
+  })");
+  auto Before = G->clone();
+  ASSERT_TRUE(runPass(*G));
+  EXPECT_EQ(countOp(*G, ir::OpKind::FusedRegion), 2);
+  EXPECT_EQ(countOp(*G, ir::OpKind::LayerNormalization), 0);
+  EXPECT_EQ(G->numNodes(), 2u);
+  std::mt19937 Gen(7);
+  for (int64_t N : {1, 3}) {
+    std::vector<Tensor> In{randomTensor({N, 4, 16}, Gen, false),
+                           randomTensor({N, 4, 16}, Gen, N == 3)};
+    checkRegions(*Before, *G, In, "batch " + std::to_string(N));
+  }
+}
+
+TEST(FormFusedRegions, RegionsPrintParseAndInline) {
+  auto G = ir::parseGraph(R"(graph "g" {
+    input %x: f32[2,8]
+    input %y: f32[8]
+    %a = Add(%x, %y)
+    %t = Tanh(%a)
+    output %t
+  })");
+  ASSERT_TRUE(runPass(*G));
+  ASSERT_EQ(G->numNodes(), 1u);
+  const ir::Node &R = *G->nodes()[0];
+  // The body is one line of the text format, and parses back.
+  EXPECT_EQ(R.attrString("body").find('\n'), std::string::npos);
+  auto Body = ir::parseRegionBody(R.attrString("body"), "test");
+  EXPECT_EQ(Body->numNodes(), 2u);
+  EXPECT_EQ(R.output(0)->name(), "t");
+  ir::inlineFusedRegion(*G, G->nodes()[0].get());
+  ASSERT_EQ(G->numNodes(), 2u);
+  EXPECT_EQ(G->nodes()[1]->op(), ir::OpKind::Tanh);
+  EXPECT_EQ(G->outputs()[0]->name(), "t");
+}
+
+TEST(FormFusedRegions, LeavesLibraryPostOpsAndReadersInBetween) {
+  auto G = ir::parseGraph(R"(graph "g" {
+    input %x: f32[4,8]
+    input %w: f32[8,8]
+    input %c: f32[8]
+    %m = MatMul(%x, %w)
+    %a = Add(%m, %c)
+    %r = Relu(%a)
+    %e = Exp(%x)
+    %s = ReduceSum(%e) {keepdims = 1}
+    %d = Div(%e, %s)
+    output %r, %d
+  })");
+  EXPECT_FALSE(runPass(*G));
+  EXPECT_EQ(countOp(*G, ir::OpKind::FusedRegion), 0);
+}
+
+/// A random graph over x[N,R,C] (N symbolic) with broadcast operands.
+std::unique_ptr<ir::Graph> randomGraph(std::mt19937 &Gen, int Case) {
+  auto G = std::make_unique<ir::Graph>();
+  G->setName("random" + std::to_string(Case));
+  int64_t R = 1 + Gen() % 5, C = 1 + Gen() % 37;
+  ir::Value *X = G->addInput(
+      "x", ir::TensorType(DType::F32, {ir::Dim::symbol("N"), ir::Dim(R),
+                                       ir::Dim(C)}));
+  std::vector<Shape> OperandShapes = {Shape{}, Shape{C}, Shape{R, 1},
+                                      Shape{1, R, C}, Shape{R, C}};
+  int Inputs = 0, Inits = 0;
+  auto Operand = [&]() -> ir::Value * {
+    Shape S = OperandShapes[Gen() % OperandShapes.size()];
+    if (Gen() % 2) {
+      std::vector<ir::Dim> D;
+      for (int64_t E : S)
+        D.push_back(ir::Dim(E));
+      return G->addInput("in" + std::to_string(Inputs++),
+                         ir::TensorType(DType::F32, D));
+    }
+    std::uniform_real_distribution<double> U(0.5, 1.5);
+    Tensor T = Tensor::empty(S, DType::F32);
+    for (int64_t I = 0; I < T.numel(); ++I)
+      T.setFlat(I, U(Gen));
+    return G->addInitializer("k" + std::to_string(Inits++), T);
+  };
+  const ir::OpKind Binary[] = {ir::OpKind::Add, ir::OpKind::Sub,
+                               ir::OpKind::Mul, ir::OpKind::Div,
+                               ir::OpKind::Max, ir::OpKind::Min};
+  const ir::OpKind Unary[] = {ir::OpKind::Relu,    ir::OpKind::Tanh,
+                              ir::OpKind::Sigmoid, ir::OpKind::Exp,
+                              ir::OpKind::Abs,     ir::OpKind::Neg,
+                              ir::OpKind::Erf,     ir::OpKind::HardSwish};
+  ir::Value *V = X;
+  int Steps = 2 + Gen() % 6;
+  bool Reduced = false;
+  std::vector<ir::Value *> Outs;
+  for (int S = 0; S < Steps; ++S) {
+    std::string Name = "v" + std::to_string(S);
+    int Kind = Gen() % 10;
+    if (Kind < 5) {
+      ir::Value *B = Operand();
+      V = G->addNode(Binary[Gen() % 6],
+                     Gen() % 2 ? std::vector<ir::Value *>{V, B}
+                               : std::vector<ir::Value *>{B, V},
+                     {Name})
+              ->output();
+    } else if (Kind < 9 || Reduced) {
+      ir::OpKind U = Unary[Gen() % 8];
+      if (U == ir::OpKind::Exp) // Keep magnitudes moderate.
+        V = G->addNode(ir::OpKind::Tanh, {V}, {Name + "t"})->output();
+      V = G->addNode(U, {V}, {Name})->output();
+    } else {
+      Reduced = true;
+      int Which = Gen() % 3;
+      if (Which == 2) {
+        Tensor Scale = Tensor::empty(Shape{C}, DType::F32);
+        for (int64_t I = 0; I < C; ++I)
+          Scale.setFlat(I, 0.5 + 0.01 * I);
+        ir::AttrMap A;
+        A.set("epsilon", ir::Attribute(1e-5f));
+        V = G->addNode(ir::OpKind::LayerNormalization,
+                       {V, G->addInitializer("scale", Scale)}, {Name},
+                       std::move(A))
+                ->output();
+      } else {
+        V = G->addNode(Which ? ir::OpKind::Softmax : ir::OpKind::LogSoftmax,
+                       {V}, {Name})
+                ->output();
+      }
+    }
+    if (Gen() % 4 == 0)
+      Outs.push_back(V); // An intermediate read outside the region.
+  }
+  if (Outs.empty() || Outs.back() != V)
+    Outs.push_back(V);
+  for (ir::Value *O : Outs)
+    G->addOutput(O);
+  ir::inferTypes(*G);
+  return G;
+}
+
+TEST(FormFusedRegions, RandomGraphsMatchUnfused) {
+  std::mt19937 Gen(20261125);
+  int Formed = 0;
+  for (int Case = 0; Case < 60; ++Case) {
+    std::unique_ptr<ir::Graph> G = randomGraph(Gen, Case);
+    std::string Text = "case " + std::to_string(Case);
+    auto Before = G->clone();
+    bool Changed = runPass(*G);
+    Formed += Changed;
+    int64_t N = 1 + Gen() % 3;
+    std::vector<Tensor> In;
+    for (const ir::Value *V : G->inputs()) {
+      Shape S;
+      for (const ir::Dim &D : V->type().dims())
+        S.push_back(D.isSymbolic() ? N : D.value());
+      In.push_back(randomTensor(S, Gen, Case % 5 == 0));
+    }
+    SCOPED_TRACE(Text);
+    checkRegions(*Before, *G, In, Text);
+    if (HasFatalFailure())
+      return;
+  }
+  EXPECT_GT(Formed, 30);
+}
+
+} // namespace
