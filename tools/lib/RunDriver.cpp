@@ -432,6 +432,7 @@ int runRunDriver(const std::vector<std::string> &Args, std::ostream &Out,
     R.Inputs = makeDeterministicInputs(*G, Dims, O.Seed);
     auto Start = std::chrono::steady_clock::now();
     std::unique_ptr<backends::Executable> Exe = B->compile(*G);
+    Exe->prepare(R.Inputs); // Specialise for these inputs (JIT included).
     R.CompileMs = millisSince(Start);
 #if NNGRAPH_HAVE_ONEDNN
     if (O.Profile && !backends::setCpuProfiling(*Exe, true))

@@ -115,6 +115,13 @@ public:
     return Interp->run(Inputs);
   }
 
+  void prepare(const std::vector<Tensor> &Inputs) override {
+    checkInputs(*G, Inputs);
+    ThreadScope Threads(numThreads());
+    std::lock_guard<std::mutex> Lock(Mu);
+    lookup(Inputs);
+  }
+
   CpuExecutableStats stats() const {
     std::lock_guard<std::mutex> Lock(Mu);
     CpuExecutableStats S;

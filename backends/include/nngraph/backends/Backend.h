@@ -29,6 +29,11 @@ public:
   /// graph output. Throws Error naming the input when a tensor does not fit
   /// its declared type.
   virtual std::vector<nng::rt::Tensor> run(const std::vector<nng::rt::Tensor> &Inputs) = 0;
+  /// Does now what the first run() with inputs of these dtypes and shapes
+  /// would do before running (the cpu backend: specialise and compile the
+  /// schedule, JIT kernels included), so it can be timed as compile time.
+  /// The default does nothing.
+  virtual void prepare(const std::vector<nng::rt::Tensor> &Inputs) {}
 };
 
 /// A way to execute graphs.
