@@ -20,11 +20,6 @@ using namespace cputest;
 
 #if NNGRAPH_HAVE_ONEDNN
 
-ir::Value *add(ir::Graph &G, ir::OpKind K, std::vector<ir::Value *> In,
-               const std::string &Out, ir::AttrMap A = {}) {
-  return G.addNode(K, std::move(In), {Out}, std::move(A))->output();
-}
-
 ir::AttrMap convAttrs(int64_t Pad) {
   ir::AttrMap A;
   A.set("pads", Ints{Pad, Pad, Pad, Pad});

@@ -20,11 +20,6 @@ using namespace cputest;
 
 #if NNGRAPH_HAVE_ONEDNN
 
-ir::Value *add(ir::Graph &G, ir::OpKind K, std::vector<ir::Value *> In,
-               const std::string &Out, ir::AttrMap A = {}) {
-  return G.addNode(K, std::move(In), {Out}, std::move(A))->output();
-}
-
 /// x[N,16,H,W] -> conv 3x3 -> Act -> conv 1x1 (to 96) -> Act -> depthwise
 /// 3x3 (Stride, padding 1) -> Act -> conv 1x1 (to 24). Act is Relu or a
 /// ReLU6 Clip.

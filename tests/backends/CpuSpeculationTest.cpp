@@ -21,11 +21,6 @@ using namespace cputest;
 
 #if NNGRAPH_HAVE_ONEDNN
 
-ir::Value *add(ir::Graph &G, ir::OpKind K, std::vector<ir::Value *> In,
-               const std::string &Out, ir::AttrMap A = {}) {
-  return G.addNode(K, std::move(In), {Out}, std::move(A))->output();
-}
-
 /// x[N,8,10,10] -> conv 3x3 -> relu6 (c0) -> depthwise 3x3 -> relu6 ->
 /// conv 1x1, + c0 -> relu6. W1Scale scales the depthwise weights.
 std::unique_ptr<ir::Graph> relu6Chain(float W1Scale = 1.0f) {

@@ -35,6 +35,12 @@ using Floats = std::vector<float>;
                       "(NNGRAPH_ENABLE_ONEDNN=OFF), there is no cpu backend";  \
   } while (0)
 
+/// Adds a one-output node K(In) named Out to G; returns its result.
+inline ir::Value *add(ir::Graph &G, ir::OpKind K, std::vector<ir::Value *> In,
+                      const std::string &Out, ir::AttrMap A = {}) {
+  return G.addNode(K, std::move(In), {Out}, std::move(A))->output();
+}
+
 /// Uniform [Lo, Hi) values of dtype T.
 inline Tensor rnd(Shape S, unsigned Seed, double Lo = -1, double Hi = 1,
            DType T = DType::F32) {

@@ -255,12 +255,7 @@ TEST(JitStrided, PermutedGatheredAndExplicitStrides) {
   // A reduction over C of x[N, C, HW] through the permuted domain
   // [N, HW, C] (the inner loads are a gather with stride HW).
   {
-    KernelBuilder B("sum_c", 3);
-    int X = B.input("x", DType::F32, {0, 2, 1});
-    int Y = B.output("y", DType::F32, {0, 1});
-    B.beginReduce(ReduceKind::Add);
-    B.store(Y, B.endReduce(B.load(X)));
-    Kernel K = B.finish();
+    Kernel K = sumOverCKernel();
     for (std::vector<int64_t> S :
          {std::vector<int64_t>{2, 5, 3}, {3, 7, 40}, {1, 1, 17}})
       expectClose(K, runBoth(K, S, makeBuffers(K, S, R)), 2e-6, 1e-6,

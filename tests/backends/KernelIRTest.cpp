@@ -282,12 +282,7 @@ TEST(KernelInterp, LayerNormAndMeanVarByHand) {
 
 TEST(KernelInterp, ReductionOverNonLastAxis) {
   // Sum over C of x[N, C, HW]: domain [N, HW, C], x follows [d0, d2, d1].
-  KernelBuilder B("sum_c", 3);
-  int X = B.input("x", DType::F32, {0, 2, 1});
-  int Y = B.output("y", DType::F32, {0, 1});
-  B.beginReduce(ReduceKind::Add);
-  B.store(Y, B.endReduce(B.load(X)));
-  Kernel K = B.finish();
+  Kernel K = sumOverCKernel();
   std::vector<float> Xs(2 * 3 * 4), Ys(2 * 4);
   for (size_t I = 0; I < Xs.size(); ++I)
     Xs[I] = float(I);

@@ -216,6 +216,17 @@ inline void expectClose(const Kernel &K, const BothRuns &R, double Rtol = 1e-5,
 
 /// softmax over the last axis, with the reference's row maximum (0 when it
 /// is not finite).
+/// The sum over C of x[N, C, HW] as the permuted domain [N, HW, C] (x
+/// follows [d0, d2, d1]; the inner loads are a gather with stride HW).
+inline Kernel sumOverCKernel() {
+  KernelBuilder B("sum_c", 3);
+  int X = B.input("x", DType::F32, {0, 2, 1});
+  int Y = B.output("y", DType::F32, {0, 1});
+  B.beginReduce(ReduceKind::Add);
+  B.store(Y, B.endReduce(B.load(X)));
+  return B.finish();
+}
+
 inline Kernel softmaxKernel(DType T) {
   KernelBuilder B("softmax", 2);
   int X = B.input("x", T, {0, 1});
