@@ -56,11 +56,27 @@ bool LowerContext::diesAt(const ir::Value *V, const ir::Node &Now,
       return false;
   int S = SlotOf.at(V);
   int Buf = B.P.Slots[S].Buffer;
+  // Other slots on the same bytes: views of V, or values whose bytes an
+  // in-place step took over earlier. Each must be dead by Now.
+  std::unordered_set<int> Sharing;
   for (size_t I = 0; I < B.P.Slots.size(); ++I)
     if (static_cast<int>(I) != S && B.P.Slots[I].Kind == SlotKind::Buffer &&
         B.P.Slots[I].Buffer == Buf)
+      Sharing.insert(static_cast<int>(I));
+  if (Sharing.empty())
+    return true;
+  std::unordered_set<int> Known;
+  for (const auto &[W, WS] : SlotOf) {
+    if (!Sharing.count(WS))
+      continue;
+    Known.insert(WS);
+    if (G.isOutput(W))
       return false;
-  return true;
+    for (const ir::Use &U : W->uses())
+      if (U.User != Except && Order.at(U.User) >= At)
+        return false;
+  }
+  return Known.size() == Sharing.size(); // A slot of no value: keep it.
 }
 
 int LowerContext::defineBuffer(const ir::Value *V,
