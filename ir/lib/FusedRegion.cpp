@@ -18,6 +18,13 @@
 
 namespace nng::ir {
 
+namespace {
+/// "Where: ", or nothing for an empty Where.
+std::string prefix(std::string_view Where) {
+  return Where.empty() ? std::string() : std::string(Where) + ": ";
+}
+} // namespace
+
 std::string printRegionBody(const Graph &Body) {
   PrintOptions O;
   O.InlineLimit = -1; // Bodies hold scalar constants only: always inline.
@@ -54,7 +61,7 @@ std::unique_ptr<Graph> parseRegionBody(std::string_view Body,
   try {
     return parseGraph(Body, "fused region body");
   } catch (const Error &E) {
-    fail(ErrorKind::Verify, std::string(Where), ": the body of the fused region "
+    fail(ErrorKind::Verify, prefix(Where), "the body of the fused region "
          "does not parse: ", E.what());
   }
 }
@@ -65,14 +72,14 @@ instantiateRegionBody(std::string_view Body,
                       std::string_view Where) {
   std::unique_ptr<Graph> G = parseRegionBody(Body, Where);
   if (G->inputs().size() != InTypes.size())
-    fail(ErrorKind::Verify, std::string(Where), ": the fused region has ",
+    fail(ErrorKind::Verify, prefix(Where), "the fused region has ",
          InTypes.size(), " inputs but its body ", G->inputs().size());
   for (size_t I = 0; I < InTypes.size(); ++I) {
     if (!InTypes[I])
-      fail(ErrorKind::Verify, std::string(Where), ": input ", I,
+      fail(ErrorKind::Verify, prefix(Where), "input ", I,
            " of a fused region is absent");
     if (InTypes[I]->dtype() != G->inputs()[I]->type().dtype())
-      fail(ErrorKind::Verify, std::string(Where), ": input ", I,
+      fail(ErrorKind::Verify, prefix(Where), "input ", I,
            " of the fused region is ", InTypes[I]->toString(),
            " but its body's %", G->inputs()[I]->name(), " is ",
            G->inputs()[I]->type().toString());
@@ -135,7 +142,7 @@ void inferFusedRegion(InferContext &C) {
     In.push_back(C.hasInput(I) ? &C.inputType(I) : nullptr);
   std::unique_ptr<Graph> G;
   try {
-    G = instantiateRegionBody(C.attrString("body"), In, "nng.FusedRegion");
+    G = instantiateRegionBody(C.attrString("body"), In, "");
   } catch (const Error &E) {
     C.fail(E.what());
   }
