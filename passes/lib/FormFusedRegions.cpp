@@ -1,7 +1,8 @@
 //===- FormFusedRegions.cpp - form-fused-regions: elementwise groups ------===//
 //
-// Groups chains of f32 elementwise nodes of one shape (operands broadcast),
-// with at most one row reduction (Softmax, LogSoftmax, LayerNormalization
+// Groups chains of f32 elementwise nodes of one shape (operands broadcast;
+// a Transpose of a value from outside may start a chain: its loads become
+// permuted), with at most one row reduction (Softmax, LogSoftmax, LayerNormalization
 // over the last axis) and its elementwise prologue and epilogue, into
 // nng.FusedRegion nodes whose body holds the group (ir/FusedRegion.h); a
 // backend runs a region as one kernel (the cpu backend: kernel IR and LLVM
@@ -61,17 +62,21 @@ public:
       Order.push_back(NP.get());
     for (ir::Node *N : Order) {
       bool Reduction = backends::kernel::regionCanHoldRowReduction(*N);
-      if (!Reduction && !backends::kernel::regionCanHoldElementwise(*N))
+      // A Transpose only starts a region (its loads become permuted): what
+      // it transposes comes from outside.
+      bool Transpose = backends::kernel::regionCanHoldTranspose(*N);
+      if (!Reduction && !Transpose &&
+          !backends::kernel::regionCanHoldElementwise(*N))
         continue;
       if (!N->isPure() || !N->output(0)->type().hasRank())
         continue;
-      if (!Reduction && followsLibraryOp(G, *N, 0)) {
+      if (!Reduction && !Transpose && followsLibraryOp(G, *N, 0)) {
         bumpStatistic("left-to-library");
         continue;
       }
       const ir::TensorType &T = N->output(0)->type();
       std::optional<size_t> Joined;
-      for (ir::Value *V : N->inputs()) {
+      for (ir::Value *V : Transpose ? std::vector<ir::Value *>{} : N->inputs()) {
         if (!V || !V->producer())
           continue;
         auto It = RegionOf.find(V->producer());

@@ -130,6 +130,41 @@ TEST(FormFusedRegions, ChainAndRowRegion) {
   }
 }
 
+TEST(FormFusedRegions, TransposedInputsAreReadInPlace) {
+  // A Transpose of an input starts a region (its loads are permuted): the
+  // attention glue of a transformer (heads swapped with the sequence, then
+  // scaled; the output projection swapped back, plus the residual, then
+  // LayerNorm), and a transpose of every axis.
+  auto G = ir::parseGraph(R"(graph "g" {
+    input %q: f32[5,N,4,8]
+    input %o: f32[5,N,16]
+    input %x: f32[N,5,16]
+    input %z: f32[3,N,7]
+    init %g: f32[16] = [1.0, 0.9, 0.8, 0.7, 0.6, 0.5, 0.4, 0.3, 0.2, 0.1, 1.0, 0.9, 0.8, 0.7, 0.6, 0.5]
+    init %c: f32[] = [2.828427]
+    %qt = Transpose(%q) {perm = [1, 2, 0, 3]}
+    %qs = Div(%qt, %c)
+    %ot = Transpose(%o) {perm = [1, 0, 2]}
+    %r = Add(%x, %ot)
+    %l = LayerNormalization(%r, %g) {axis = -1, epsilon = 1e-5}
+    %zt = Transpose(%z) {perm = [2, 1, 0]}
+    %zs = Sigmoid(%zt)
+    output %qs, %l, %zs
+  })");
+  auto Before = G->clone();
+  ASSERT_TRUE(runPass(*G));
+  EXPECT_EQ(countOp(*G, ir::OpKind::FusedRegion), 3);
+  EXPECT_EQ(countOp(*G, ir::OpKind::Transpose), 0);
+  std::mt19937 Gen(11);
+  for (int64_t N : {1, 2}) {
+    std::vector<Tensor> In{randomTensor({5, N, 4, 8}, Gen, false),
+                           randomTensor({5, N, 16}, Gen, N == 2),
+                           randomTensor({N, 5, 16}, Gen, false),
+                           randomTensor({3, N, 7}, Gen, false)};
+    checkRegions(*Before, *G, In, "batch " + std::to_string(N));
+  }
+}
+
 TEST(FormFusedRegions, RegionsPrintParseAndInline) {
   auto G = ir::parseGraph(R"(graph "g" {
     input %x: f32[2,8]

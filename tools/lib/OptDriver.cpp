@@ -235,30 +235,36 @@ std::string dotEscape(std::string_view S) {
 /// G as a Graphviz digraph: inputs, initializers and outputs as ellipses,
 /// one box per node (name, op, scope), edges labelled with value types.
 /// The kernel IR (or LLVM IR) of every fused region of G, each after a
-/// comment naming the region; symbolic dims become sizes other than 1.
+/// comment naming the region. The graph's symbolic input dims stand for
+/// sizes other than 1 (distinct per symbol), propagated through the graph
+/// (shape arithmetic folded) so every region input has a static shape.
 std::string printRegionKernels(const ir::Graph &G, bool Llvm) {
-  std::ostringstream OS;
+  std::unique_ptr<ir::Graph> C = G.clone();
   std::map<std::string, int64_t> Symbols;
+  for (ir::Value *V : C->inputs()) {
+    ir::TensorType T = V->type();
+    if (!T.hasRank())
+      fail(ErrorKind::Unsupported, "input %", V->name(),
+           " has no known rank; kernels cannot be printed");
+    for (ir::Dim &D : T.dims())
+      if (!D.isStatic())
+        D = ir::Dim(Symbols
+                        .emplace(D.isSymbolic() ? D.symbol() : "?" + V->name(),
+                                 1000003 + 2 * Symbols.size())
+                        .first->second);
+    V->setType(T);
+  }
+  passes::PassManager PM;
+  PM.addPipeline("shape-infer,canonicalize,shape-infer");
+  PM.run(*C);
+  std::ostringstream OS;
   int Count = 0;
-  for (const auto &N : G.nodes()) {
+  for (const auto &N : C->nodes()) {
     if (N->op() != ir::OpKind::FusedRegion)
       continue;
-    std::vector<ir::TensorType> Types;
-    for (const ir::Value *V : N->inputs()) {
-      ir::TensorType T = V->type();
-      if (!T.hasRank())
-        fail(ErrorKind::Unsupported, N->describe(), ": input %", V->name(),
-             " has no known rank; its kernel cannot be printed");
-      for (ir::Dim &D : T.dims())
-        if (!D.isStatic())
-          D = ir::Dim(Symbols.emplace(D.isSymbolic() ? D.symbol() : "?",
-                                      1000003 + Symbols.size())
-                          .first->second);
-      Types.push_back(T);
-    }
     std::vector<const ir::TensorType *> Ptrs;
-    for (const ir::TensorType &T : Types)
-      Ptrs.push_back(&T);
+    for (const ir::Value *V : N->inputs())
+      Ptrs.push_back(&V->type());
     auto Body = ir::instantiateRegionBody(N->attrString("body"), Ptrs,
                                           N->describe());
     std::string Name = "region" + std::to_string(Count++);

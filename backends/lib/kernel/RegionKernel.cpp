@@ -13,8 +13,10 @@
 #include "nngraph/backends/kernel/RegionKernel.h"
 #include "nngraph/runtime/Error.h"
 
+#include <algorithm>
 #include <cmath>
 #include <unordered_map>
+#include <unordered_set>
 
 namespace nng::backends::kernel {
 
@@ -91,6 +93,11 @@ bool regionCanHoldElementwise(const ir::Node &N) {
   }
 }
 
+bool regionCanHoldTranspose(const ir::Node &N) {
+  return N.op() == OpKind::Transpose && isF32(N.input(0)) &&
+         isF32(N.output(0)) && rankOf(N.input(0)) > 0;
+}
+
 bool regionCanHoldRowReduction(const ir::Node &N) {
   switch (N.op()) {
   case OpKind::Softmax:
@@ -137,10 +144,19 @@ private:
   std::string Name;
   const ir::Node *Reduction = nullptr;
   Shape Domain;
-  /// Per merged domain dim: its size; per body input: the merged dims it
-  /// follows.
+  /// A buffer read: a body input, directly or through a Transpose (Key is
+  /// the value loaded: the input or the Transpose's result).
+  struct Access {
+    const ir::Value *Key;
+    int Input; ///< The body input's index.
+    /// Per domain axis: the axis of the input it follows, counted among
+    /// the input's axes that are not 1; -1 where it broadcasts.
+    std::vector<int> AxisOf;
+    std::vector<int> Dims = {}; ///< The merged dims, in its axis order.
+  };
+  std::vector<Access> Accesses;
+  /// Per merged domain dim: its size.
   std::vector<int64_t> Sizes;
-  std::vector<std::vector<int>> InputDims;
   int OutRank = 0; ///< Merged rank.
   std::unique_ptr<KernelBuilder> B;
   std::unordered_map<const ir::Value *, int> InputBuffer;
@@ -155,7 +171,7 @@ void Translator::findReduction() {
         unsupported("two row reductions (" + Reduction->describe() + ", " +
                     N->describe() + ")");
       Reduction = N.get();
-    } else if (!regionCanHoldElementwise(*N)) {
+    } else if (!regionCanHoldElementwise(*N) && !regionCanHoldTranspose(*N)) {
       unsupported(N->describe() + " cannot be part of a fused region");
     }
   }
@@ -178,43 +194,92 @@ void Translator::planDomain() {
   if (Reduction && Static(Reduction->input(0)) != Domain)
     unsupported("the reduction's input is not of the region's shape");
   size_t R = Domain.rank();
-  // Per domain axis: which inputs follow it (size equal, not 1).
-  std::vector<std::vector<bool>> Follows(R);
-  std::vector<Shape> InShapes;
-  for (const ir::Value *V : Body.inputs()) {
+  /// The position of axis I of S among S's axes that are not 1.
+  auto Compressed = [](const Shape &S, int64_t I) {
+    int64_t P = 0;
+    for (int64_t J = 0; J < I; ++J)
+      P += S[J] != 1;
+    return static_cast<int>(P);
+  };
+  // The accesses: body inputs read directly (broadcast, right-aligned), and
+  // body inputs read through a Transpose of the region's shape.
+  std::unordered_set<const ir::Value *> ReadDirectly;
+  for (const auto &N : Body.nodes())
+    if (N->op() != OpKind::Transpose)
+      for (const ir::Value *V : N->inputs())
+        if (V)
+          ReadDirectly.insert(V);
+  for (const ir::Value *V : Body.outputs())
+    ReadDirectly.insert(V);
+  for (size_t I = 0; I < Body.inputs().size(); ++I) {
+    const ir::Value *V = Body.inputs()[I];
+    if (!ReadDirectly.count(V))
+      continue;
     Shape S = Static(V);
     if (S.rank() > R)
       unsupported("input %" + V->name() + " has a higher rank than the region");
-    InShapes.push_back(S);
-  }
-  for (size_t A = 0; A < R; ++A)
-    for (const Shape &S : InShapes) {
-      int64_t Off = static_cast<int64_t>(A) - static_cast<int64_t>(R - S.rank());
+    Access A{V, static_cast<int>(I), std::vector<int>(R, -1)};
+    for (size_t Ax = 0; Ax < R; ++Ax) {
+      int64_t Off = static_cast<int64_t>(Ax) - static_cast<int64_t>(R - S.rank());
       int64_t Size = Off >= 0 ? S[Off] : 1;
-      if (Size != 1 && Size != Domain[A])
+      if (Size != 1 && Size != Domain[Ax])
         unsupported("an input of shape " + S.toString() +
                     " does not broadcast to " + Domain.toString());
-      Follows[A].push_back(Size != 1);
+      if (Size != 1)
+        A.AxisOf[Ax] = Compressed(S, Off);
     }
+    Accesses.push_back(std::move(A));
+  }
+  for (const auto &N : Body.nodes()) {
+    if (N->op() != OpKind::Transpose)
+      continue;
+    const ir::Value *In = N->input(0);
+    auto Pos = std::find(Body.inputs().begin(), Body.inputs().end(), In);
+    if (Pos == Body.inputs().end())
+      unsupported(N->describe() + " transposes a value computed in the region");
+    Shape S = Static(In);
+    if (S.rank() != R || Static(N->output(0)) != Domain)
+      unsupported(N->describe() + " is not of the region's shape");
+    std::vector<int64_t> Perm = N->attrs().has("perm")
+                                    ? N->attrInts("perm")
+                                    : std::vector<int64_t>();
+    if (Perm.empty())
+      for (size_t Ax = R; Ax-- > 0;)
+        Perm.push_back(static_cast<int64_t>(Ax));
+    Access A{N->output(0), static_cast<int>(Pos - Body.inputs().begin()),
+             std::vector<int>(R, -1)};
+    for (size_t Ax = 0; Ax < R; ++Ax)
+      if (S[Perm[Ax]] != 1)
+        A.AxisOf[Ax] = Compressed(S, Perm[Ax]);
+    Accesses.push_back(std::move(A));
+  }
   // Merge axes: drop size-1 axes (a row region keeps its last one), merge a
-  // neighbour with the same followers (never the row region's last axis).
+  // neighbour when every access follows both, in order and adjacent, or
+  // neither (never the row region's last axis).
+  auto Mergeable = [&](size_t P, size_t A) {
+    for (const Access &X : Accesses) {
+      int BP = X.AxisOf[P], BA = X.AxisOf[A];
+      if ((BP < 0) != (BA < 0) || (BP >= 0 && BA != BP + 1))
+        return false;
+    }
+    return true;
+  };
   std::vector<std::vector<size_t>> Groups;
-  std::vector<bool> GroupFollows;
   for (size_t A = 0; A < R; ++A) {
     bool Last = A + 1 == R;
     if (Domain[A] == 1 && !(Reduction && Last))
       continue;
-    bool CanMerge = !Groups.empty() && !(Reduction && Last) &&
-                    Follows[Groups.back().back()] == Follows[A];
-    if (CanMerge)
+    if (!Groups.empty() && !(Reduction && Last) &&
+        Mergeable(Groups.back().back(), A))
       Groups.back().push_back(A);
     else
       Groups.push_back({A});
   }
   if (Groups.empty()) { // Every axis is 1: a domain of one point.
     Sizes = {1};
-    InputDims.assign(Body.inputs().size(), {0});
     OutRank = 1;
+    for (Access &X : Accesses)
+      X.Dims.clear();
     return;
   }
   OutRank = static_cast<int>(Groups.size());
@@ -224,11 +289,16 @@ void Translator::planDomain() {
       Size *= Domain[A];
     Sizes.push_back(Size);
   }
-  InputDims.assign(Body.inputs().size(), {});
-  for (size_t I = 0; I < Body.inputs().size(); ++I)
+  // Each access follows the merged dims in its own axis order.
+  for (Access &X : Accesses) {
+    std::vector<std::pair<int, int>> ByAxis;
     for (int D = 0; D < OutRank; ++D)
-      if (Follows[Groups[D].front()][I])
-        InputDims[I].push_back(D);
+      if (X.AxisOf[Groups[D].front()] >= 0)
+        ByAxis.push_back({X.AxisOf[Groups[D].front()], D});
+    std::sort(ByAxis.begin(), ByAxis.end());
+    for (const auto &[Axis, D] : ByAxis)
+      X.Dims.push_back(D);
+  }
 }
 
 std::vector<float> Translator::scalarOf(const ir::Value *V) {
@@ -409,13 +479,13 @@ RegionKernel Translator::run() {
   B = std::make_unique<KernelBuilder>(Name, OutRank);
   RegionKernel RK;
   RK.Sizes = Sizes;
-  for (size_t I = 0; I < Body.inputs().size(); ++I) {
-    const ir::Value *V = Body.inputs()[I];
-    if (!V->hasUses())
+  for (size_t I = 0; I < Accesses.size(); ++I) {
+    const Access &X = Accesses[I];
+    if (!X.Key->hasUses() && !Body.isOutput(X.Key))
       continue;
-    InputBuffer[V] =
-        B->input("in" + std::to_string(I), DType::F32, InputDims[I]);
-    RK.Binding.push_back(static_cast<int>(I));
+    InputBuffer[X.Key] =
+        B->input("in" + std::to_string(I), DType::F32, X.Dims);
+    RK.Binding.push_back(X.Input);
   }
   std::vector<int> All(OutRank);
   for (int D = 0; D < OutRank; ++D)

@@ -3,9 +3,11 @@
 // Translates the body of an nng.FusedRegion (ir/FusedRegion.h), instantiated
 // with static shapes, into one kernel of the kernel IR: the domain is the
 // shape of the region's outputs with size-1 axes dropped and neighbouring
-// axes merged where every buffer follows both or neither (a row region keeps
-// the reduced last axis apart); each input follows the domain axes it does
-// not broadcast along; scalar constants of the body are inline constants.
+// axes merged where every buffer follows both, adjacent and in order, or
+// neither (a row region keeps the reduced last axis apart); each input
+// follows the domain axes it does not broadcast along, permuted when the
+// region reads it through a Transpose; scalar constants of the body are
+// inline constants.
 // Elementwise nodes become expressions evaluated at each point (recomputed
 // in every block that needs them); a row reduction (Softmax, LogSoftmax,
 // LayerNormalization over the last axis) becomes reductions over the inner
@@ -27,6 +29,9 @@ namespace nng::backends::kernel {
 /// True when node N (f32, its op and attributes) can be an elementwise
 /// member of a fused region.
 bool regionCanHoldElementwise(const ir::Node &N);
+/// True when node N is a Transpose a fused region can hold: of a value from
+/// outside the region (its loads become permuted).
+bool regionCanHoldTranspose(const ir::Node &N);
 /// True when node N is a row reduction a fused region can hold: Softmax or
 /// LogSoftmax over the last axis, LayerNormalization over the last axis
 /// whose mean and inverse-deviation outputs are unused.
