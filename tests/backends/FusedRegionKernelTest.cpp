@@ -53,6 +53,12 @@ TEST(FusedRegionKernel, ReportsBadBodies) {
   EXPECT_NE(Run(AddRelu, 1).find("has 1 inputs but its body 2"),
             std::string::npos)
       << Run(AddRelu, 1);
+  std::string Mismatch =
+      Run("graph { input %a: i32[3] %y: i32[3] = Neg(%a) output %y }", 1);
+  EXPECT_NE(Mismatch.find("input 0 of the fused region is f32[3] but its "
+                          "body's %a is i32[3]"),
+            std::string::npos)
+      << Mismatch;
 }
 
 #if NNGRAPH_HAVE_ONEDNN
@@ -87,6 +93,35 @@ TEST(FusedRegionKernel, CpuBackendCompilesOneKernel) {
   }
   EXPECT_EQ(S->JitKernels, 1);
   EXPECT_TRUE(S->Fallbacks.empty());
+}
+
+TEST(FusedRegionKernel, CpuBackendRunsWhatTheTranslatorDeclines) {
+  // Floor has no kernel-IR form: the region runs its body node by node in a
+  // fallback step, with the reference's results, and --stats names it
+  // (without LLVM: as its nodes, each on its own kernel).
+  ir::Graph G;
+  ir::Value *A = G.addInput("a", ir::TensorType(DType::F32, Shape{2, 3}));
+  ir::AttrMap Attrs;
+  Attrs.set("body", ir::Attribute(std::string(
+                        "graph { input %a: f32[2,3] %f: f32[2,3] = Floor(%a) "
+                        "%y: f32[2,3] = Relu(%f) output %y }")));
+  G.addOutput(G.addNode(OpKind::FusedRegion, {A}, {"y"}, Attrs)->output());
+  ir::inferTypes(G);
+  std::vector<Tensor> In{reftest::f32({-1.5, 0.5, 2.5, -0.25, 3.75, 1}, {2, 3})};
+  auto Cpu = backends::getBackend("cpu").compile(G);
+  EXPECT_EQ(Cpu->run(In).at(0).toDoubleVector(),
+            (std::vector<double>{0, 0, 2, 0, 3, 1}));
+  auto S = backends::cpuExecutableStats(*Cpu);
+  ASSERT_TRUE(S);
+  EXPECT_EQ(S->JitKernels, 0);
+  if (!backends::cpu::kernelJitAvailable()) {
+    // Without LLVM the backend runs regions as their nodes.
+    EXPECT_TRUE(S->Fallbacks.empty());
+    return;
+  }
+  ASSERT_EQ(S->Fallbacks.size(), 1u);
+  EXPECT_NE(S->Fallbacks[0].find("FusedRegion"), std::string::npos)
+      << S->Fallbacks[0];
 }
 #endif
 

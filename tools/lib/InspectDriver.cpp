@@ -312,10 +312,7 @@ int runInspectDriver(const std::vector<std::string> &Args, std::ostream &Out,
   try {
     std::unique_ptr<ir::Graph> G = frontend::loadModel(O.Model);
     std::vector<std::string> Syms = inputSymbols(*G);
-    for (const auto &[Name, Value] : Dims)
-      if (!std::binary_search(Syms.begin(), Syms.end(), Name))
-        fail(ErrorKind::InvalidArgument, "--dim ", Name, "=", Value,
-             ": the model's inputs have no symbolic dim '", Name, "'");
+    checkDimBindings(*G, Dims);
     // Concrete input types, then every type inferred for them.
     for (ir::Value *V : G->inputs()) {
       Shape S = concreteShape(V->type(), Dims, "input %" + V->name());

@@ -406,19 +406,8 @@ int runRunDriver(const std::vector<std::string> &Args, std::ostream &Out,
 
   try {
     std::unique_ptr<ir::Graph> G = frontend::loadModel(O.Model);
-    std::vector<std::string> Syms = inputSymbols(*G);
-    for (const auto &[Name, Value] : Dims)
-      if (!std::binary_search(Syms.begin(), Syms.end(), Name)) {
-        std::string Known;
-        for (const std::string &S : Syms) {
-          if (!Known.empty())
-            Known += ", ";
-          Known += S;
-        }
-        fail(ErrorKind::InvalidArgument, "--dim ", Name, "=", Value,
-             ": the model's inputs have no symbolic dim '", Name, "' (",
-             Known.empty() ? "they have none" : "they have: " + Known, ")");
-      }
+    checkDimBindings(*G, Dims);
+
 
     RunResult R;
     R.LoadedNodes = G->numNodes();

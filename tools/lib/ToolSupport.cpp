@@ -41,6 +41,20 @@ std::vector<std::string> inputSymbols(const ir::Graph &G) {
   return {Syms.begin(), Syms.end()};
 }
 
+void checkDimBindings(const ir::Graph &G, const DimBindings &Dims) {
+  std::vector<std::string> Syms = inputSymbols(G);
+  for (const auto &[Name, Value] : Dims) {
+    if (std::binary_search(Syms.begin(), Syms.end(), Name))
+      continue;
+    std::string Known;
+    for (const std::string &S : Syms)
+      Known += (Known.empty() ? "" : ", ") + S;
+    fail(ErrorKind::InvalidArgument, "--dim ", Name, "=", Value,
+         ": the model's inputs have no symbolic dim '", Name, "' (",
+         Known.empty() ? "they have none" : "they have: " + Known, ")");
+  }
+}
+
 std::string_view toolsVersion() { return NNGRAPH_VERSION_STRING; }
 
 } // namespace nng::tools

@@ -40,6 +40,10 @@ std::optional<double> checked(double B) {
 
 /// Records that the bounds depend on constant T's current values.
 void dependOn(LowerContext &C, const Tensor &T) {
+  // Once per storage: runs check these versions.
+  for (const auto &[D, Version] : C.program().ProofDeps)
+    if (D.storage() == T.storage())
+      return;
   C.program().ProofDeps.emplace_back(T, T.storage()->version());
 }
 

@@ -43,6 +43,10 @@ void parseDimBinding(std::string_view Text, DimBindings &Dims);
 /// The names of the symbolic dims used by G's inputs, sorted.
 std::vector<std::string> inputSymbols(const ir::Graph &G);
 
+/// Throws Error(InvalidArgument) for a --dim binding that names no symbolic
+/// dim of G's inputs, listing the ones they have.
+void checkDimBindings(const ir::Graph &G, const DimBindings &Dims);
+
 /// The version string of the tools ("0.1.0").
 std::string_view toolsVersion();
 
