@@ -126,6 +126,8 @@ constexpr std::pair<std::string_view, OpTrait> TraitNames[] = {
     {"impure", OpTrait::Impure},
     {"random", OpTrait::Random},
     {"random_in_training", OpTrait::RandomInTraining},
+    {"quantizable", OpTrait::Quantizable},
+    {"value_preserving", OpTrait::ValuePreserving},
 };
 
 uint32_t parseTraits(std::string_view Op, std::string_view Spec) {

@@ -43,6 +43,9 @@ enum class OpTrait : uint32_t {
   Impure = 1u << 4,           ///< Calls out (nng.ModuleCall).
   Random = 1u << 5,           ///< Draws random numbers.
   RandomInTraining = 1u << 6, ///< Random unless training_mode is off.
+  Quantizable = 1u << 7,      ///< Has int8 kernels: static PTQ wraps it in Q/DQ.
+  ValuePreserving = 1u << 8,  ///< Outputs copy input elements: a quantized
+                              ///< tensor passes with its scale.
 };
 
 class InferContext;
