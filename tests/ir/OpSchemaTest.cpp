@@ -141,7 +141,15 @@ TEST(OpSchema, TraitsComeFromTheTable) {
   EXPECT_TRUE(hasTrait(OpKind::Dropout, OpTrait::RandomInTraining));
   EXPECT_FALSE(hasTrait(OpKind::Reshape, OpTrait::Elementwise));
   EXPECT_EQ(getOpSchema(OpKind::Mul).traitNames(), "elementwise commutative");
-  EXPECT_EQ(getOpSchema(OpKind::Reshape).traitNames(), "");
+  EXPECT_EQ(getOpSchema(OpKind::Reshape).traitNames(), "value_preserving");
+  EXPECT_EQ(getOpSchema(OpKind::Softmax).traitNames(), "");
+  EXPECT_TRUE(hasTrait(OpKind::Conv, OpTrait::Quantizable));
+  EXPECT_FALSE(hasTrait(OpKind::Softmax, OpTrait::Quantizable));
+  // A quantized tensor passes value-preserving ops unchanged; none of them
+  // computes new values, so none is also quantizable.
+  for (const OpSchema &S : allOpSchemas())
+    if (S.has(OpTrait::ValuePreserving))
+      EXPECT_FALSE(S.has(OpTrait::Quantizable)) << S.Name;
   // Every commutative op is elementwise and takes at least two inputs.
   for (const OpSchema &S : allOpSchemas())
     if (S.has(OpTrait::Commutative)) {

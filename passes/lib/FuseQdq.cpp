@@ -1,0 +1,202 @@
+//===- FuseQdq.cpp - fuse-qdq: Q/DQ around Conv, MatMul -> QLinear ops ---===//
+//
+// The QDQ form a quantizer writes says "this Conv runs on int8" with float
+// ops between DequantizeLinear and QuantizeLinear. This pass turns
+//
+//   QuantizeLinear(Conv(DQ(x_q), DQ(w_q), DQ(b_q)), y_s, y_zp)
+//   QuantizeLinear(MatMul(DQ(a_q), DQ(b_q)), y_s, y_zp)
+//
+// into QLinearConv and QLinearMatMul, which backends run with int8
+// kernels. A Relu between the Conv and the Q is absorbed when the Q
+// saturates at 0 anyway (u8 with a constant zero point 0). Requirements,
+// each a counted decline: activations per tensor (a one-element scale),
+// Conv weights with a constant all-zero zero point quantized per tensor or
+// along axis 0, a bias that is an i32 DequantizeLinear at scale x_s * w_s
+// (rel. 1e-6) with zero point 0, and no other reader of the float result.
+// The result differs from the QDQ graph's only by rounding order: integer
+// accumulation is exact, and the requantization multiplies by
+// x_s * w_s / y_s once instead of rounding through float (at most one
+// quantization step).
+//
+//===----------------------------------------------------------------------===//
+
+#include "FusionUtils.h"
+#include "nngraph/ir/ShapeInference.h"
+#include "nngraph/passes/Passes.h"
+
+#include <cmath>
+
+namespace nng::passes {
+namespace {
+
+using namespace fusion;
+using ir::Node;
+using ir::OpKind;
+using ir::Value;
+
+/// The DequantizeLinear producing V, or null.
+Node *dequantizer(const Value *V) {
+  Node *P = V ? V->producer() : nullptr;
+  return P && P->op() == OpKind::DequantizeLinear ? P : nullptr;
+}
+
+/// The zero-point operand of a Q/DQ node, or null when absent.
+Value *zeroPoint(const Node &N) { return N.hasInput(2) ? N.input(2) : nullptr; }
+
+/// A 0-d zero of T (u8 or i8).
+rt::Tensor zeroOf(DType T) {
+  return T == DType::I8 ? rt::Tensor::scalar<int8_t>(0)
+                        : rt::Tensor::scalar<uint8_t>(0);
+}
+
+/// True when V is a constant with one element (a per-tensor parameter).
+bool oneElementConstant(const Value *V) {
+  const rt::Tensor *T = ir::constantValue(V);
+  return T && T->numel() == 1;
+}
+
+/// True when V is absent or a constant holding only zeros.
+bool zeroConstant(const Value *V) {
+  if (!V)
+    return true;
+  const rt::Tensor *T = ir::constantValue(V);
+  if (!T)
+    return false;
+  for (int64_t I = 0, N = T->numel(); I < N; ++I)
+    if (T->getFlat(I) != 0)
+      return false;
+  return true;
+}
+
+class QdqFusion final : public RewritePattern {
+public:
+  QdqFusion() : RewritePattern(OpKind::QuantizeLinear, "fuse-qdq") {}
+
+  bool matchAndRewrite(Node &Q, PatternRewriter &R) const override {
+    ir::Graph &G = R.graph();
+    if (!oneElementConstant(Q.input(1)) ||
+        (zeroPoint(Q) && !oneElementConstant(zeroPoint(Q))))
+      return R.decline(Q, "output scale or zero point is not one constant");
+    Value *Y = Q.input(0);
+    Node *P = Y->producer();
+    Node *Relu = nullptr;
+    if (P && P->op() == OpKind::Relu) {
+      DType QT = Q.output(0)->type().dtype();
+      if (QT != DType::U8 || !zeroConstant(zeroPoint(Q)))
+        return R.decline(Q, "Relu before a Q that does not saturate at 0");
+      if (!hasSingleUse(G, Y))
+        return R.decline(Q, "the Relu result has other readers");
+      Relu = P;
+      Y = P->input(0);
+      P = Y->producer();
+    }
+    if (!P || (P->op() != OpKind::Conv && P->op() != OpKind::MatMul))
+      return R.decline(Q, "not the result of a Conv or MatMul");
+    if (!hasSingleUse(G, Y))
+      return R.decline(Q, "the float result has other readers");
+    Node *DX = dequantizer(P->input(0)), *DW = dequantizer(P->input(1));
+    if (!DX || !DW)
+      return R.decline(Q, "an operand is not dequantized");
+    if (!oneElementConstant(DX->input(1)) ||
+        (zeroPoint(*DX) && !oneElementConstant(zeroPoint(*DX))))
+      return R.decline(Q, "the input is not quantized per tensor");
+    bool Conv = P->op() == OpKind::Conv;
+    const ir::TensorType &WT = DW->input(0)->type();
+    if (Conv) {
+      if (!ir::constantValue(DW->input(0)) || !zeroConstant(zeroPoint(*DW)))
+        return R.decline(Q, "Conv weights are not constant with zero point 0");
+      if (!oneElementConstant(DW->input(1)) && DW->attrInt("axis") != 0)
+        return R.decline(Q, "Conv weights are not quantized along axis 0");
+    } else if (!oneElementConstant(DW->input(1))) {
+      int64_t Axis = DW->attrInt("axis");
+      if (!WT.hasRank() || WT.rank() != 2 || (Axis != 1 && Axis != -1))
+        return R.decline(Q, "B is not quantized per tensor or per column");
+      if (zeroPoint(*DW) && !ir::constantValue(zeroPoint(*DW)))
+        return R.decline(Q, "B's zero point is not constant");
+    }
+    Value *Bias = nullptr;
+    if (Conv && P->hasInput(2) && !(Bias = biasOperand(*P, *DX, *DW)))
+      return R.decline(Q, "the bias is not i32 at scale x_s * w_s");
+
+    std::vector<Value *> In;
+    auto Operands = [&](Node &D) {
+      In.push_back(D.input(0));
+      In.push_back(D.input(1));
+      Value *Z = zeroPoint(D);
+      if (!Z) // ONNX's default zero point: 0 of the quantized type.
+        Z = R.addConstant(D.input(0)->name() + "_zero_point",
+                          zeroOf(D.input(0)->type().dtype()));
+      In.push_back(Z);
+    };
+    Operands(*DX);
+    Operands(*DW);
+    In.push_back(Q.input(1));
+    In.push_back(zeroPoint(Q) ? zeroPoint(Q)
+                              : R.addConstant(Q.output(0)->name() + "_zero_point",
+                                              zeroOf(DType::U8)));
+    if (Bias)
+      In.push_back(Bias);
+    Node *Fused =
+        Conv ? R.create(OpKind::QLinearConv, In,
+                        {G.uniqueName(Q.output(0)->name() + ".qconv")},
+                        P->attrs(), &Q)
+             : R.create(OpKind::QLinearMatMul, In,
+                        {G.uniqueName(Q.output(0)->name() + ".qmatmul")}, {},
+                        &Q);
+    Fused->setName(P->name());
+    Fused->setScope(P->scope());
+    replaceAndTakeName(R, Q.output(0), Fused->output(0));
+    R.eraseNode(&Q);
+    if (Relu)
+      R.eraseNode(Relu);
+    R.eraseNode(P);
+    return true;
+  }
+
+private:
+  /// The i32 bias of Conv P when its DequantizeLinear has zero point 0
+  /// and scale x_s * w_s; else null.
+  static Value *biasOperand(const Node &P, const Node &DX, const Node &DW) {
+    Node *DB = dequantizer(P.input(2));
+    if (!DB || DB->input(0)->type().dtype() != DType::I32 ||
+        !ir::constantValue(DB->input(0)) || !zeroConstant(zeroPoint(*DB)))
+      return nullptr;
+    const rt::Tensor *Sb = ir::constantValue(DB->input(1));
+    const rt::Tensor *Sx = ir::constantValue(DX.input(1));
+    const rt::Tensor *Sw = ir::constantValue(DW.input(1));
+    if (!Sb || !Sx || !Sw)
+      return nullptr;
+    int64_t N = Sb->numel();
+    if (Sw->numel() != N && Sw->numel() != 1)
+      return nullptr;
+    double X = Sx->getFlat(0);
+    for (int64_t I = 0; I < N; ++I) {
+      double Want = X * Sw->getFlat(Sw->numel() == 1 ? 0 : I);
+      if (!(std::fabs(Sb->getFlat(I) - Want) <= 1e-6 * std::fabs(Want)))
+        return nullptr;
+    }
+    return DB->input(0);
+  }
+};
+
+class FuseQdqPass final : public Pass {
+public:
+  std::string_view name() const override { return "fuse-qdq"; }
+  std::string_view summary() const override {
+    return "turn Q/DQ around Conv and MatMul into QLinearConv and "
+           "QLinearMatMul (int8 kernels)";
+  }
+  bool run(ir::Graph &G) override {
+    std::vector<std::unique_ptr<RewritePattern>> Patterns;
+    Patterns.push_back(std::make_unique<QdqFusion>());
+    return applyFusionPatterns(G, Patterns, *this);
+  }
+};
+
+} // namespace
+
+std::unique_ptr<Pass> createFuseQdqPass() {
+  return std::make_unique<FuseQdqPass>();
+}
+
+} // namespace nng::passes
