@@ -2,15 +2,26 @@
 //
 // nngraph-run on the bundled small CNN: shapes follow --dim, outputs are
 // deterministic for a seed, --json is one parseable object, and bad command
-// lines (2) are told apart from bad models (1).
+// lines (2) are told apart from bad models (1). --inputs FILE.npz and
+// --save-outputs FILE.npz: the saved outputs equal the reference backend's
+// on the same arrays, the arrays bind the dims (a contradicting --dim is
+// refused), and data that does not fit fails before anything is written.
 //
 //===----------------------------------------------------------------------===//
 
 #include "nngraph/tools/RunDriver.h"
+#include "common/TempDirTest.h"
+#include "nngraph/backends/Inputs.h"
+#include "nngraph/backends/reference/ReferenceBackend.h"
+#include "nngraph/frontend/ModelIO.h"
+#include "nngraph/frontend/weights/Formats.h"
 #include "nngraph/runtime/BuildConfig.h"
 
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 
+#include <algorithm>
+#include <cmath>
 #include <sstream>
 
 using namespace nng;
@@ -99,8 +110,8 @@ TEST(RunDriverTest, StatsSayWhatTheCpuBackendDid) {
 
 TEST(RunDriverTest, ProfileAndIdleReportTheirMeasurements) {
 #if NNGRAPH_HAVE_ONEDNN
-  Result R = runRun({SmallCnn, "--backend", "cpu", "--repeat", "3",
-                     "--profile", "--idle", "20"});
+  Result R = runRun({SmallCnn, "--backend", "cpu", "--repeat", "3", "--profile",
+                     "--idle", "20"});
   ASSERT_EQ(R.Status, 0) << R.Err;
   EXPECT_NE(R.Out.find("profile: 3 run(s), "), std::string::npos) << R.Out;
   EXPECT_NE(R.Out.find(" ms  #"), std::string::npos) << R.Out;
@@ -148,4 +159,152 @@ TEST(RunDriverTest, BadModelsExitOne) {
   EXPECT_EQ(WrongDim.Status, 1);
   EXPECT_NE(WrongDim.Err.find("they have: N"), std::string::npos)
       << WrongDim.Err;
+}
+
+namespace {
+
+class RunDriverIoTest : public test::TempDirTest {
+protected:
+  RunDriverIoTest() : TempDirTest("nngraph-run-test") {}
+
+  /// Writes a batch of Batch deterministic small-CNN inputs to in.npz and
+  /// returns them.
+  rt::Tensor writeInputs(int64_t Batch) {
+    rt::Tensor X = backends::deterministicTensor(
+        DType::F32, Shape{Batch, 1, 28, 28}, /*Seed=*/42);
+    weights::TensorMap M;
+    M.insert("x", X);
+    weights::writeNpz(path("in.npz"), M);
+    return X;
+  }
+};
+
+/// Expects A and B to have one shape and values within Tol (relative to
+/// the larger magnitude, and absolute near zero).
+void expectClose(const rt::Tensor &A, const rt::Tensor &B, double Tol) {
+  ASSERT_EQ(A.shape(), B.shape());
+  for (int64_t I = 0; I < A.numel(); ++I) {
+    double X = A.getFlat(I), Y = B.getFlat(I);
+    EXPECT_LE(std::abs(X - Y), Tol * std::max({1.0, std::abs(X), std::abs(Y)}))
+        << "element " << I << ": " << X << " vs " << Y;
+  }
+}
+
+} // namespace
+
+TEST_F(RunDriverIoTest, SavedOutputsOfFileInputsEqualTheReferenceBackends) {
+  rt::Tensor X = writeInputs(3);
+  auto G = frontend::loadModel(SmallCnn);
+  std::vector<rt::Tensor> Ref = backends::runReference(*G, {X});
+  ASSERT_EQ(Ref.size(), 1u);
+
+  // -O0 on the reference backend computes exactly what runReference does.
+  Result R0 = runRun({SmallCnn, "-O0", "--inputs", path("in.npz"),
+                      "--save-outputs", path("out0.npz")});
+  ASSERT_EQ(R0.Status, 0) << R0.Err;
+  EXPECT_NE(
+      R0.Out.find("input %x: f32[3, 1, 28, 28] (from " + path("in.npz") + ")"),
+      std::string::npos)
+      << R0.Out;
+  EXPECT_NE(R0.Out.find("dims: N=3"), std::string::npos) << R0.Out;
+  EXPECT_NE(R0.Out.find("output %y: f32[3, 10]"), std::string::npos) << R0.Out;
+  EXPECT_NE(R0.Out.find("saved: 1 output to " + path("out0.npz")),
+            std::string::npos)
+      << R0.Out;
+  weights::TensorMap Out0 = weights::readNpz(path("out0.npz"));
+  ASSERT_EQ(Out0.keys(), (std::vector<std::string>{"y"}));
+  EXPECT_TRUE(Out0.at("y").equals(Ref[0])) << Out0.at("y").toString();
+
+  // -O2 folds the batch norms: equal up to float rounding.
+  Result R2 = runRun({SmallCnn, "--inputs", path("in.npz"), "--repeat", "2",
+                      "--save-outputs", path("out2.npz")});
+  ASSERT_EQ(R2.Status, 0) << R2.Err;
+  expectClose(weights::readNpz(path("out2.npz")).at("y"), Ref[0], 1e-5);
+
+#if NNGRAPH_HAVE_ONEDNN
+  Result Cpu = runRun({SmallCnn, "--backend", "cpu", "--inputs", path("in.npz"),
+                       "--save-outputs", path("cpu.npz")});
+  ASSERT_EQ(Cpu.Status, 0) << Cpu.Err;
+  expectClose(weights::readNpz(path("cpu.npz")).at("y"), Ref[0], 1e-4);
+#endif
+}
+
+TEST_F(RunDriverIoTest, JsonSaysWhereTheInputsCameFrom) {
+  writeInputs(2);
+  Result R = runRun({SmallCnn, "--json", "--inputs", path("in.npz"),
+                     "--save-outputs", path("out.npz")});
+  ASSERT_EQ(R.Status, 0) << R.Err;
+  nlohmann::json J = nlohmann::json::parse(R.Out);
+  EXPECT_EQ(J["input_source"], "file");
+  EXPECT_EQ(J["inputs_file"], path("in.npz"));
+  EXPECT_FALSE(J.contains("seed"));
+  EXPECT_EQ(J["saved_outputs"], path("out.npz"));
+  EXPECT_EQ(J["dims"]["N"], 2);
+  EXPECT_EQ(J["inputs"][0]["shape"], (std::vector<int64_t>{2, 1, 28, 28}));
+  Result Random = runRun({SmallCnn, "--json", "--input-seed", "5"});
+  ASSERT_EQ(Random.Status, 0) << Random.Err;
+  nlohmann::json JR = nlohmann::json::parse(Random.Out);
+  EXPECT_EQ(JR["input_source"], "random");
+  EXPECT_EQ(JR["seed"], 5);
+  EXPECT_FALSE(JR.contains("saved_outputs"));
+}
+
+TEST_F(RunDriverIoTest, TheArraysBindTheDimsAndADimMustAgree) {
+  writeInputs(3);
+  Result Agree = runRun({SmallCnn, "--inputs", path("in.npz"), "--dim", "N=3"});
+  ASSERT_EQ(Agree.Status, 0) << Agree.Err;
+  EXPECT_NE(Agree.Out.find("output %y: f32[3, 10]"), std::string::npos);
+  Result Contradict = runRun({SmallCnn, "--inputs", path("in.npz"), "--dim",
+                              "N=2", "--save-outputs", path("out.npz")});
+  EXPECT_EQ(Contradict.Status, 1);
+  EXPECT_NE(Contradict.Err.find("--dim N=2 contradicts --inputs '" +
+                                path("in.npz") +
+                                "', whose input 'x', axis 0 has size 3"),
+            std::string::npos)
+      << Contradict.Err;
+  EXPECT_EQ(files(), (std::vector<std::string>{"in.npz"}));
+}
+
+TEST_F(RunDriverIoTest, DataThatDoesNotFitFailsBeforeAnythingIsWritten) {
+  weights::TensorMap M;
+  M.insert("image",
+           backends::deterministicTensor(DType::F32, Shape{1, 1, 28, 28}, 0));
+  weights::writeNpz(path("bad.npz"), M);
+  Result Key = runRun({SmallCnn, "--inputs", path("bad.npz"), "--save-outputs",
+                       path("out.npz")});
+  EXPECT_EQ(Key.Status, 1);
+  EXPECT_NE(Key.Err.find("no array for graph input 'x'"), std::string::npos)
+      << Key.Err;
+  EXPECT_NE(Key.Err.find("holds 'image'"), std::string::npos) << Key.Err;
+
+  weights::TensorMap S;
+  S.insert("x",
+           backends::deterministicTensor(DType::F32, Shape{1, 3, 28, 28}, 0));
+  weights::writeNpz(path("shape.npz"), S);
+  Result Shape3 = runRun({SmallCnn, "--inputs", path("shape.npz")});
+  EXPECT_EQ(Shape3.Status, 1);
+  EXPECT_NE(Shape3.Err.find("input 'x' (f32[N,1,28,28]), axis 1: expected "
+                            "1, got 3"),
+            std::string::npos)
+      << Shape3.Err;
+
+  Result Missing = runRun({SmallCnn, "--inputs", path("absent.npz")});
+  EXPECT_EQ(Missing.Status, 1);
+  EXPECT_NE(Missing.Err.find(path("absent.npz")), std::string::npos)
+      << Missing.Err;
+  EXPECT_EQ(files(), (std::vector<std::string>{"bad.npz", "shape.npz"}));
+}
+
+TEST_F(RunDriverIoTest, BadInputOutputOptionsExitTwo) {
+  writeInputs(1);
+  // A seed means nothing for data from a file.
+  EXPECT_EQ(runRun({SmallCnn, "--inputs", path("in.npz"), "--input-seed", "3"})
+                .Status,
+            2);
+  EXPECT_EQ(runRun({SmallCnn, "--inputs"}).Status, 2);
+  // Outputs go to .npz files only (a typo never overwrites a model).
+  Result NotNpz = runRun({SmallCnn, "--save-outputs", path("model.nng")});
+  EXPECT_EQ(NotNpz.Status, 2);
+  EXPECT_NE(NotNpz.Err.find("FILE.npz"), std::string::npos) << NotNpz.Err;
+  EXPECT_EQ(files(), (std::vector<std::string>{"in.npz"}));
 }

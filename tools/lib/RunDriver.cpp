@@ -1,11 +1,13 @@
 //===- RunDriver.cpp - The nngraph-run driver -----------------------------===//
 //
-// Command line -> load and verify the model -> optimize it (-O, the
-// nngraph-opt presets; -O2 by default, as ONNX Runtime optimizes a session's
-// graph) -> bind symbolic dims -> make deterministic inputs -> compile on
-// the chosen backend -> run (repeatedly
-// when asked, reporting the median) -> print the outputs' shapes and first
-// values and the times, as text or JSON.
+// Command line -> load and verify the model -> read --inputs FILE.npz when
+// given (checked against the model's inputs; it binds the symbolic dims) ->
+// optimize it (-O, the nngraph-opt presets; -O2 by default, as ONNX Runtime
+// optimizes a session's graph) -> bind symbolic dims -> take the file's
+// arrays or make deterministic inputs -> compile on the chosen backend ->
+// run (repeatedly when asked, reporting the median) -> save the outputs
+// with --save-outputs -> print the outputs' shapes and first values and the
+// times, as text or JSON.
 //
 //===----------------------------------------------------------------------===//
 
@@ -19,6 +21,7 @@
 #include "nngraph/backends/cpu/KernelJit.h"
 #endif
 #include "nngraph/frontend/ModelIO.h"
+#include "nngraph/tools/InputData.h"
 #include "nngraph/passes/PassManager.h"
 #include "nngraph/passes/Pipelines.h"
 #include "nngraph/runtime/Error.h"
@@ -47,6 +50,8 @@ struct RunOptions {
   std::string Backend = "reference";
   bool Json = false;
   std::vector<std::string> DimTexts;
+  std::string InputsPath;      ///< --inputs: arrays instead of random data.
+  std::string SaveOutputsPath; ///< --save-outputs: where the outputs go.
   int Repeat = 1;
   int MaxValues = 8;
   bool Stats = false;
@@ -57,17 +62,36 @@ struct RunOptions {
 };
 
 void describeOptions(CLI::App &App, RunOptions &O) {
-  App.description("nngraph-run: run a model on deterministic inputs and "
-                  "print its outputs and the time taken.");
+  App.description("nngraph-run: run a model on deterministic inputs (or "
+                  "on arrays from an .npz file) and print its outputs and "
+                  "the time taken.");
   App.add_option("model", O.Model,
                  "Model to run: .nng (text format) or .onnx.\n"
                  "  e.g. nngraph-run examples/models/small_cnn.nng")
       ->required();
-  App.add_option("--input-seed", O.Seed,
-                 "Seed of the pseudo-random inputs (floats uniform in "
-                 "[-1, 1), integers in [0, 10)); default 0.\n"
-                 "  e.g. nngraph-run model.nng --input-seed 42")
-      ->option_text("S");
+  CLI::Option *Seed =
+      App.add_option("--input-seed", O.Seed,
+                     "Seed of the pseudo-random inputs (floats uniform in "
+                     "[-1, 1), integers in [0, 10)); default 0.\n"
+                     "  e.g. nngraph-run model.nng --input-seed 42")
+          ->option_text("S");
+  App.add_option("--inputs", O.InputsPath,
+                 "Run on the arrays of FILE.npz instead of pseudo-random "
+                 "inputs: one array per graph input, named after it, with "
+                 "the input's dtype and shape (symbolic dims such as N take "
+                 "the arrays' sizes).\n"
+                 "  e.g. python3 -c 'import numpy; numpy.savez(\"x.npz\", "
+                 "x=numpy.zeros((2,1,28,28), numpy.float32))'\n"
+                 "       nngraph-run model.nng --inputs x.npz")
+      ->excludes(Seed)
+      ->option_text("FILE.npz");
+  App.add_option("--save-outputs", O.SaveOutputsPath,
+                 "Write the outputs of the last run to FILE.npz, one array "
+                 "per graph output, named after it (numpy.load reads it); "
+                 "replaced atomically.\n"
+                 "  e.g. nngraph-run model.nng --inputs x.npz "
+                 "--save-outputs y.npz")
+      ->option_text("FILE.npz");
   App.add_option("--backend", O.Backend,
                  "Backend to run on; default 'reference'.\n"
                  "  e.g. nngraph-run model.nng --backend reference")
@@ -81,7 +105,9 @@ void describeOptions(CLI::App &App, RunOptions &O) {
       ->check(CLI::Range(0, passes::MaxOptLevel))
       ->option_text("LEVEL");
   App.add_option("--dim", O.DimTexts,
-                 "Value of a symbolic dim (repeatable); unbound dims are 1.\n"
+                 "Value of a symbolic dim (repeatable); unbound dims are 1. "
+                 "With --inputs the arrays' shapes bind them, and a --dim "
+                 "must agree.\n"
                  "  e.g. nngraph-run model.nng --dim N=4")
       ->option_text("NAME=VALUE");
   App.add_option("--repeat", O.Repeat,
@@ -119,15 +145,16 @@ void describeOptions(CLI::App &App, RunOptions &O) {
       ->check(CLI::Range(0, 600000))
       ->option_text("MS");
   App.add_flag("--json", O.Json,
-               "Print one JSON object (model, inputs, outputs with shapes "
-               "and first values, times in ms) instead of text.\n"
+               "Print one JSON object (model, inputs and where they came "
+               "from, outputs with shapes and first values, times in ms) "
+               "instead of text.\n"
                "  e.g. nngraph-run model.nng --json");
   App.set_version_flag(
       "--version", std::string(ToolName) + " " + std::string(toolsVersion()) + "\n" +
           nng::buildDescription(),
       "Print the version and exit.");
-  App.footer("Exit status: 0 success; 1 the model cannot be loaded or run; "
-             "2 bad command line.");
+  App.footer("Exit status: 0 success; 1 the model or --inputs cannot be "
+             "loaded, do not fit, or the run fails; 2 bad command line.");
 }
 
 double millisSince(std::chrono::steady_clock::time_point Start) {
@@ -278,7 +305,9 @@ void printText(std::ostream &Out, const RunOptions &O, const ir::Graph &G,
   for (size_t I = 0; I < R.Inputs.size(); ++I)
     Out << "input %" << G.inputs()[I]->name() << ": "
         << dtypeName(R.Inputs[I].dtype()) << R.Inputs[I].shape().toString()
-        << " (seed " << O.Seed << ")\n";
+        << (O.InputsPath.empty() ? " (seed " + std::to_string(O.Seed) + ")"
+                                 : " (from " + O.InputsPath + ")")
+        << "\n";
   for (size_t I = 0; I < R.Outputs.size(); ++I) {
     const nng::rt::Tensor &T = R.Outputs[I];
     Out << "output %" << G.outputs()[I]->name() << ": " << dtypeName(T.dtype())
@@ -290,6 +319,10 @@ void printText(std::ostream &Out, const RunOptions &O, const ir::Graph &G,
       Out << (Vals.empty() ? "" : ", ") << "... (" << T.numel() << " values)";
     Out << "]\n";
   }
+  if (!O.SaveOutputsPath.empty())
+    Out << "saved: " << R.Outputs.size()
+        << (R.Outputs.size() == 1 ? " output to " : " outputs to ")
+        << O.SaveOutputsPath << "\n";
   char Buf[160];
   std::snprintf(Buf, sizeof(Buf),
                 "time: optimize %.3f ms, compile %.3f ms, run %.3f ms",
@@ -327,7 +360,14 @@ void printJson(std::ostream &Out, const RunOptions &O, const ir::Graph &G,
   J["threads"] = nng::numThreads();
   J["opt_level"] = O.OptLevel;
   J["nodes"] = {{"loaded", R.LoadedNodes}, {"compiled", G.numNodes()}};
-  J["seed"] = O.Seed;
+  // Where the inputs came from: "random" (with the seed) or "file".
+  if (O.InputsPath.empty()) {
+    J["input_source"] = "random";
+    J["seed"] = O.Seed;
+  } else {
+    J["input_source"] = "file";
+    J["inputs_file"] = O.InputsPath;
+  }
   json DimsJ = json::object();
   for (const std::string &S : inputSymbols(G)) {
     auto It = Dims.find(S);
@@ -344,6 +384,8 @@ void printJson(std::ostream &Out, const RunOptions &O, const ir::Graph &G,
     OJ["values"] = firstValues(R.Outputs[I], O.MaxValues);
     J["outputs"].push_back(std::move(OJ));
   }
+  if (!O.SaveOutputsPath.empty())
+    J["saved_outputs"] = O.SaveOutputsPath;
   if (O.IdleMs > 0)
     J["idle"] = {{"ms", O.IdleMs}, {"cpu_ms", R.IdleCpuMs}};
   J["time_ms"] = {{"optimize", R.OptimizeMs},
@@ -380,6 +422,35 @@ void printJson(std::ostream &Out, const RunOptions &O, const ir::Graph &G,
   Out << J.dump(2) << "\n";
 }
 
+/// Binds Dims to the sizes Data's arrays gave the symbolic dims; throws
+/// Error(InvalidArgument) for a --dim that says otherwise.
+void bindDimsFromData(const InputData &Data, DimBindings &Dims) {
+  for (const auto &[Sym, Size] : Data.Dims) {
+    auto It = Dims.find(Sym);
+    if (It != Dims.end() && It->second != Size)
+      fail(ErrorKind::InvalidArgument, "--dim ", Sym, "=", It->second,
+           " contradicts --inputs '", Data.Source, "', whose ",
+           Data.DimOrigins.at(Sym), " has size ", Size,
+           "; drop the --dim (the arrays bind ", Sym, ") or change the data");
+    Dims[Sym] = Size;
+  }
+}
+
+/// Data's tensors in the order of G's inputs (G may be the optimized graph).
+std::vector<nng::rt::Tensor> inputsByName(const ir::Graph &G,
+                                          const InputData &Data) {
+  std::vector<nng::rt::Tensor> Inputs;
+  for (const ir::Value *V : G.inputs()) {
+    auto It = std::find(Data.Names.begin(), Data.Names.end(), V->name());
+    if (It == Data.Names.end())
+      fail(ErrorKind::Internal, "the optimized graph has an input '", V->name(),
+           "' that the model had not; run with -O0");
+    Inputs.push_back(
+        Data.Tensors[static_cast<size_t>(It - Data.Names.begin())]);
+  }
+  return Inputs;
+}
+
 } // namespace
 
 int runRunDriver(const std::vector<std::string> &Args, std::ostream &Out,
@@ -398,6 +469,13 @@ int runRunDriver(const std::vector<std::string> &Args, std::ostream &Out,
   try {
     for (const std::string &D : O.DimTexts)
       parseDimBinding(D, Dims);
+    const std::string_view Npz = ".npz";
+    NNG_CHECK(O.SaveOutputsPath.empty() ||
+                  (O.SaveOutputsPath.size() > Npz.size() &&
+                   O.SaveOutputsPath.ends_with(Npz)),
+              "--save-outputs '", O.SaveOutputsPath,
+              "': the outputs are saved as an .npz archive; name the file "
+              "FILE.npz");
     B = &backends::getBackend(O.Backend);
   } catch (const Error &E) {
     printError(Err, ToolName, E);
@@ -407,7 +485,11 @@ int runRunDriver(const std::vector<std::string> &Args, std::ostream &Out,
   try {
     std::unique_ptr<ir::Graph> G = frontend::loadModel(O.Model);
     checkDimBindings(*G, Dims);
-
+    std::optional<InputData> Data;
+    if (!O.InputsPath.empty()) {
+      Data = loadInputData(O.InputsPath, *G);
+      bindDimsFromData(*Data, Dims);
+    }
 
     RunResult R;
     R.LoadedNodes = G->numNodes();
@@ -418,7 +500,8 @@ int runRunDriver(const std::vector<std::string> &Args, std::ostream &Out,
       PM.run(*G);
       R.OptimizeMs = millisSince(Start);
     }
-    R.Inputs = makeDeterministicInputs(*G, Dims, O.Seed);
+    R.Inputs = Data ? inputsByName(*G, *Data)
+                    : makeDeterministicInputs(*G, Dims, O.Seed);
     auto Start = std::chrono::steady_clock::now();
     std::unique_ptr<backends::Executable> Exe = B->compile(*G);
     Exe->prepare(R.Inputs); // Specialise for these inputs (JIT included).
@@ -446,6 +529,12 @@ int runRunDriver(const std::vector<std::string> &Args, std::ostream &Out,
     if (O.Stats || O.Profile)
       R.Cpu = backends::cpuExecutableStats(*Exe);
 #endif
+    if (!O.SaveOutputsPath.empty()) {
+      std::vector<std::string> Names;
+      for (const ir::Value *V : G->outputs())
+        Names.push_back(V->name());
+      saveOutputsNpz(O.SaveOutputsPath, Names, R.Outputs);
+    }
     if (O.Json)
       printJson(Out, O, *G, Dims, R);
     else
