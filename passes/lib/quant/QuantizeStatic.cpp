@@ -230,19 +230,27 @@ public:
   Inserter(ir::Graph &G, const RangeMap &Ranges, const QuantizeOptions &O)
       : G(G), Ranges(Ranges), O(O) {}
 
-  void apply(const NodePlan &P, QuantizeReport &Rep) {
+  void apply(const NodePlan &P, QuantizeReport::NodeEntry &E,
+             QuantizeReport &Rep) {
     Node &N = *P.N;
     for (size_t I : P.Activations) {
       Value *X = N.input(I);
-      if (Dequantized.count(X))
-        continue; // Already read through a DQ.
-      N.setInput(I, pairFor(X, paramsFor(X), /*AllReaders=*/false));
+      if (!Dequantized.count(X)) // Else already read through a DQ.
+        N.setInput(I, pairFor(X, paramsFor(X), /*AllReaders=*/false));
+      E.Inputs.push_back(FloatName.at(N.input(I)));
     }
     if (P.WeightInput >= 0)
       quantizeWeight(P, Rep);
     Value *T = P.Tail;
+    E.Output = T->name();
     pairFor(T, paramsFor(T), /*AllReaders=*/true);
     Rep.QuantizedNodes++;
+  }
+
+  /// Records the float -> dequantized value names (after renames).
+  void finish(QuantizeReport &Rep) const {
+    for (const auto &[D, Name] : FloatName)
+      Rep.Dequantized[Name] = D->name();
   }
 
   /// Value-preserving N with a quantized data input passes it on.
@@ -314,6 +322,7 @@ private:
     }
     Pairs[X] = D;
     Dequantized[D] = QInfo{P, S, Z};
+    FloatName[D] = Base;
     return D;
   }
 
@@ -379,6 +388,8 @@ private:
   const QuantizeOptions &O;
   std::unordered_map<Value *, Value *> Pairs;         ///< x -> DQ(Q(x)).
   std::unordered_map<const Value *, QInfo> Dequantized; ///< DQ results.
+  /// DQ results -> the float value's name in the float graph.
+  std::unordered_map<const Value *, std::string> FloatName;
   std::unordered_map<Value *, WeightEntry> Weights;
 };
 
@@ -428,18 +439,23 @@ void quantizeStatic(ir::Graph &G, const RangeMap &Ranges,
             "with f32 activations", O.KeepFloat.empty() ? "" : " outside --keep-float",
             ")");
   std::unordered_map<const Node *, const NodePlan *> ByNode;
+  std::unordered_map<const Node *, size_t> EntryOf;
   for (const NodePlan &P : GP.Nodes)
     ByNode[P.N] = &P;
+  for (size_t I = 0, J = 0; I < GP.Entries.size(); ++I)
+    if (GP.Entries[I].Quantized)
+      EntryOf[GP.Nodes[J++].N] = I;
   std::vector<Node *> Order;
   for (const auto &NP : G.nodes())
     Order.push_back(NP.get());
   Inserter Ins(G, Ranges, O);
   for (Node *N : Order) {
     if (auto It = ByNode.find(N); It != ByNode.end())
-      Ins.apply(*It->second, Rep);
+      Ins.apply(*It->second, Rep.Nodes[EntryOf.at(N)], Rep);
     else if (ir::hasTrait(N->op(), ir::OpTrait::ValuePreserving))
       Ins.passThrough(*N);
   }
+  Ins.finish(Rep);
   G.topologicalSort();
   createDeadCodeEliminationPass()->run(G); // The float weights.
   ir::inferTypes(G);

@@ -95,8 +95,13 @@ struct QuantizeReport {
     std::string Op;
     bool Quantized = false;
     std::string Reason; ///< Why it stayed float.
+    std::vector<std::string> Inputs; ///< Quantized activations it reads.
+    std::string Output; ///< The activation its int8 result becomes.
   };
   std::vector<NodeEntry> Nodes;
+  /// Every activation given a Q/DQ pair: float name -> the name of its
+  /// dequantized value in the quantized graph.
+  std::map<std::string, std::string> Dequantized;
   int64_t QuantizedNodes = 0;
   int64_t FloatNodes = 0;   ///< Quantizable nodes left float.
   int64_t WeightBytesBefore = 0;
@@ -115,6 +120,30 @@ void quantizeStatic(ir::Graph &G, const RangeMap &Ranges,
 /// Throws Error(InvalidArgument) when nothing is quantizable.
 void quantizeDynamic(ir::Graph &G, const QuantizeOptions &O,
                      QuantizeReport *Report = nullptr);
+
+/// The quantization error of one quantized node's result over a data set:
+/// its dequantized output in the quantized graph against the float graph's
+/// (errors of earlier layers included, as ONNX Runtime's qdq_loss_debug
+/// reports them), and what the node itself added (Drop: the lowest SQNR of
+/// its quantized inputs minus its output's).
+struct LayerSensitivity {
+  std::string Node, Op, Output;
+  double SqnrDb = 0;      ///< 10 log10(sum x^2 / sum (x - x_q)^2).
+  double MaxAbsError = 0; ///< max |x - x_q|.
+  double DropDb = 0;
+};
+struct SensitivityResult {
+  std::vector<LayerSensitivity> Layers; ///< In graph order.
+  double OutputSqnrDb = 0;              ///< Lowest over the graph outputs.
+};
+
+/// Runs Float and Quantized (quantizeStatic's result for Float, with its
+/// Report) on the batches and measures every quantized node's error.
+SensitivityResult measureSensitivity(const ir::Graph &Float,
+                                     const ir::Graph &Quantized,
+                                     const QuantizeReport &Report,
+                                     const std::vector<Batch> &Batches,
+                                     const std::string &Backend = "cpu");
 
 /// True when node N's name or scope matches one of the patterns.
 bool matchesKeepFloat(const ir::Node &N,

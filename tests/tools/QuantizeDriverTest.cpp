@@ -1,0 +1,167 @@
+//===- QuantizeDriverTest.cpp - nngraph-quantize, run in-process ----------===//
+//
+// nngraph-quantize on the bundled small CNN: static quantization with an
+// .npz calibration set writes an ONNX QDQ file that loads back with s8
+// weights and runs close to the float model; --report and --json are
+// parseable; --keep-float, --keep-sensitive and --mode dynamic do what they
+// say; bad calibration data, a missing calibration set and a model with
+// nothing quantizable are errors (status 1) that name the problem and
+// leave no output file.
+//
+//===----------------------------------------------------------------------===//
+
+#include "nngraph/tools/QuantizeDriver.h"
+#include "nngraph/backends/Inputs.h"
+#include "nngraph/backends/reference/ReferenceBackend.h"
+#include "nngraph/frontend/ModelIO.h"
+#include "nngraph/frontend/weights/Formats.h"
+#include "nngraph/runtime/BuildConfig.h"
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+using namespace nng;
+namespace fs = std::filesystem;
+
+namespace {
+
+const std::string SmallCnn =
+    std::string(NNGRAPH_SOURCE_DIR) + "/examples/models/small_cnn.nng";
+
+struct Result {
+  int Status;
+  std::string Out, Err;
+};
+
+Result runQuantize(std::vector<std::string> Args) {
+  Args.insert(Args.begin(), "nngraph-quantize");
+  std::ostringstream Out, Err;
+  int Status = tools::runQuantizeDriver(Args, Out, Err);
+  return {Status, Out.str(), Err.str()};
+}
+
+class QuantizeDriverTest : public ::testing::Test {
+protected:
+  void SetUp() override {
+    Dir = fs::temp_directory_path() /
+          ("nngraph-quantize-test-" + std::to_string(::getpid()) + "-" +
+           ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::remove_all(Dir);
+    fs::create_directories(Dir);
+  }
+  void TearDown() override { fs::remove_all(Dir); }
+
+  /// N random samples for the small CNN's input x, as an .npz.
+  std::string calibration(int64_t N, const std::string &Key = "x") {
+    auto G = frontend::loadModel(SmallCnn);
+    auto In = backends::makeDeterministicInputs(*G, {{"N", N}}, 5);
+    std::string Path = (Dir / ("calib-" + Key + ".npz")).string();
+    weights::TensorMap M;
+    M.insert(Key, In[0]);
+    weights::writeNpz(Path, M);
+    return Path;
+  }
+
+  std::string path(const std::string &Name) { return (Dir / Name).string(); }
+
+  fs::path Dir;
+};
+
+} // namespace
+
+TEST_F(QuantizeDriverTest, StaticWritesQdqOnnxThatRunsCloseToFloat) {
+  std::string Out = path("small.int8.onnx"), Report = path("report.json");
+  Result R = runQuantize({SmallCnn, "-o", Out, "--calibration",
+                          calibration(24), "--batch-size", "10", "--report",
+                          Report});
+  ASSERT_EQ(R.Status, 0) << R.Err;
+  EXPECT_NE(R.Out.find("quantized 4 nodes (static, minmax over 24 samples)"),
+            std::string::npos)
+      << R.Out;
+  EXPECT_NE(R.Err.find("calibration pass 1"), std::string::npos) << R.Err;
+  auto Q = frontend::loadModel(Out);
+  int64_t Qs = 0, I8 = 0;
+  for (const auto &N : Q->nodes())
+    Qs += N->op() == ir::OpKind::QuantizeLinear;
+  for (const ir::Value *V : Q->initializers())
+    I8 += V->type().dtype() == DType::I8 && V->type().rank() > 1;
+  EXPECT_GE(Qs, 4);
+  EXPECT_EQ(I8, 3); // Both convolutions and the classifier.
+  auto Float = frontend::loadModel(SmallCnn);
+  auto In = backends::makeDeterministicInputs(*Float, {{"N", 4}}, 99);
+  auto A = backends::runReference(*Float, In);
+  auto B = backends::runReference(*Q, In);
+  double Err = 0, Mag = 0;
+  for (int64_t I = 0; I < A[0].numel(); ++I) {
+    Err = std::max(Err, std::fabs(A[0].getFlat(I) - B[0].getFlat(I)));
+    Mag = std::max(Mag, std::fabs(A[0].getFlat(I)));
+  }
+  EXPECT_LT(Err, 0.05 * Mag);
+  std::ifstream RS(Report);
+  nlohmann::json J = nlohmann::json::parse(RS);
+  EXPECT_EQ(J["quantized_nodes"], 4);
+  EXPECT_EQ(J["calibration_samples"], 24);
+  EXPECT_EQ(J["method"], "minmax");
+  EXPECT_TRUE(J["ranges"].contains("x"));
+}
+
+TEST_F(QuantizeDriverTest, OptionsKeepFloatSensitivityAndJson) {
+  std::string Calib = calibration(8);
+  Result R = runQuantize({SmallCnn, "-o", path("a.nng"), "--calibration",
+                          Calib, "--keep-float", "fc", "--method",
+                          "percentile", "--json"});
+  ASSERT_EQ(R.Status, 0) << R.Err;
+  nlohmann::json J = nlohmann::json::parse(R.Out);
+  EXPECT_EQ(J["quantized_nodes"], 3);
+  EXPECT_EQ(J["float_nodes"], 1);
+  EXPECT_EQ(J["method"], "percentile");
+
+  R = runQuantize({SmallCnn, "-o", path("b.nng"), "--calibration", Calib,
+                   "--sensitivity", "--keep-sensitive", "1", "--report",
+                   path("b.json")});
+  ASSERT_EQ(R.Status, 0) << R.Err;
+  EXPECT_NE(R.Out.find("output SQNR"), std::string::npos) << R.Out;
+  EXPECT_NE(R.Out.find("1 quantizable nodes kept float"), std::string::npos)
+      << R.Out;
+  std::ifstream RS(path("b.json"));
+  nlohmann::json Rep = nlohmann::json::parse(RS);
+  EXPECT_EQ(Rep["sensitivity"]["layers"].size(), 3u);
+
+  R = runQuantize({SmallCnn, "-o", path("d.onnx"), "--mode", "dynamic"});
+  ASSERT_EQ(R.Status, 0) << R.Err;
+  EXPECT_NE(R.Out.find("quantized 1 nodes (dynamic)"), std::string::npos)
+      << R.Out;
+}
+
+TEST_F(QuantizeDriverTest, BadInputIsAnErrorAndWritesNothing) {
+  std::string Out = path("never.onnx");
+  Result R = runQuantize({SmallCnn, "-o", Out});
+  EXPECT_EQ(R.Status, 1);
+  EXPECT_NE(R.Err.find("needs calibration data"), std::string::npos) << R.Err;
+
+  R = runQuantize({SmallCnn, "-o", Out, "--calibration",
+                   calibration(4, "image")});
+  EXPECT_EQ(R.Status, 1);
+  EXPECT_NE(R.Err.find("'x'"), std::string::npos) << R.Err;
+
+  R = runQuantize({SmallCnn, "-o", Out, "--calibration", calibration(0)});
+  EXPECT_EQ(R.Status, 1);
+  EXPECT_NE(R.Err.find("sample"), std::string::npos) << R.Err;
+
+  std::string Plain = path("relu.nng");
+  std::ofstream(Plain) << "graph \"relu\" {\n  input %x: f32[N,3]\n"
+                          "  %y = Relu(%x)\n  output %y\n}\n";
+  R = runQuantize({Plain, "-o", Out, "--random-calibration", "4"});
+  EXPECT_EQ(R.Status, 1);
+  EXPECT_NE(R.Err.find("nothing"), std::string::npos) << R.Err;
+
+  R = runQuantize({SmallCnn, "-o", Out, "--method", "kl",
+                   "--random-calibration", "4"});
+  EXPECT_EQ(R.Status, 2);
+  EXPECT_FALSE(fs::exists(Out));
+}
