@@ -14,6 +14,7 @@
 #include "nngraph/runtime/Error.h"
 
 #include <algorithm>
+#include <cmath>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -103,6 +104,41 @@ private:
     // Inference needs a structurally sound node.
     if (Diags.size() == Before)
       verifyTypes(N);
+    if (Diags.size() == Before)
+      verifyQuantScales(N, S);
+  }
+
+  /// Constant scales of the quantization ops must be finite and nonzero:
+  /// Q divides by them, and a 0 or NaN scale is a broken quantizer's mark.
+  void verifyQuantScales(const Node &N, const OpSchema &S) {
+    switch (N.op()) {
+    case OpKind::QuantizeLinear:
+    case OpKind::DequantizeLinear:
+    case OpKind::QLinearConv:
+    case OpKind::QLinearMatMul:
+      break;
+    default:
+      return;
+    }
+    for (size_t I = 0; I < N.numInputs() && I < S.Inputs.size(); ++I) {
+      const std::string &Name = S.Inputs[I].Name;
+      if (!N.hasInput(I) || Name.size() < 5 ||
+          Name.compare(Name.size() - 5, 5, "scale") != 0)
+        continue;
+      const nng::rt::Tensor *T = constantValue(N.input(I));
+      if (!T || !isFloatingPoint(T->dtype()))
+        continue;
+      for (int64_t J = 0, E = T->numel(); J < E; ++J) {
+        double X = T->getFlat(J);
+        if (std::isfinite(X) && X != 0)
+          continue;
+        problem(N, Name, " %", N.input(I)->name(), " holds ", X,
+                E > 1 ? " at index " + std::to_string(J) : std::string(),
+                "; a quantization scale must be a finite nonzero number (fix "
+                "the quantizer's calibration or the model file)");
+        break;
+      }
+    }
   }
 
   void verifyCounts(const Node &N, const OpSchema &S) {

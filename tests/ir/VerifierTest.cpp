@@ -11,6 +11,8 @@
 
 #include "nngraph/ir/Verifier.h"
 
+#include <cmath>
+
 using namespace nng;
 using namespace nng::ir;
 using namespace nng::ir::test;
@@ -186,3 +188,23 @@ TEST_F(Verifier, VerifyOrThrowListsEveryProblem) {
 }
 
 } // namespace
+
+TEST_F(Verifier, QuantizationScalesMustBeFiniteAndNonzero) {
+  Value *X = in("f32[2,3]");
+  Value *Zero = G.addInitializer("s0", nng::rt::Tensor::scalar<float>(0.f));
+  Value *Good = G.addInitializer("s1", nng::rt::Tensor::scalar<float>(0.5f));
+  Value *Nan = G.addInitializer(
+      "w_scale", nng::rt::Tensor::fromVector<float>({1.f, std::nanf("")}, Shape{2}));
+  Value *Q8 = G.addInitializer(
+      "q", nng::rt::Tensor::fromVector<int8_t>({1, 2, 3, 4}, Shape{2, 2}));
+  Node *Q = node(OpKind::QuantizeLinear, {X, Zero});
+  Node *D = node(OpKind::DequantizeLinear, {Q8, Nan}, attrs({{"axis", 0}}));
+  Node *Ok = node(OpKind::QuantizeLinear, {X, Good});
+  G.setOutputs({Q->output(), D->output(), Ok->output()});
+  std::string P = problems();
+  EXPECT_TRUE(has(P, "y_scale %s0 holds 0; a quantization scale must be a "
+                     "finite nonzero number"))
+      << P;
+  EXPECT_TRUE(has(P, "x_scale %w_scale holds nan at index 1")) << P;
+  EXPECT_FALSE(has(P, "%s1")) << P;
+}
