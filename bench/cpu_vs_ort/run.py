@@ -85,9 +85,19 @@ def parse_args():
     p.add_argument("--check-values", type=int, default=4096,
                    help="compare the first K output values of nngraph and "
                    "ORT (default 4096; 0: no check)")
+    p.add_argument("--precision", default="f32",
+                   help="comma-separated: f32 (the exports) and/or int8 "
+                   "(each export quantized statically by nngraph-quantize, "
+                   "calibrated on 8 random samples: fine for speed, not for "
+                   "accuracy; both engines run the same QDQ file); "
+                   "default f32")
     p.add_argument("--force-export", action="store_true",
                    help="export the models again even when the files exist")
     args = p.parse_args()
+    args.precision = [x for x in args.precision.split(",") if x]
+    bad = [x for x in args.precision if x not in ("f32", "int8")]
+    if bad or not args.precision:
+        p.error("--precision takes f32 and/or int8")
     args.models = [m for m in args.models.split(",") if m]
     unknown = [m for m in args.models if m not in MODELS]
     if unknown:
@@ -289,8 +299,30 @@ def compare_values(a, b):
 # --- one model ----------------------------------------------------------------
 
 
-def measure(args, model, batch):
-    path = os.path.join(args.out, "models", model + ".onnx")
+def quantized_model(args, model):
+    """models/MODEL.int8.onnx, written by nngraph-quantize (next to
+    nngraph-run) when missing or --force-export; None when it fails."""
+    src = os.path.join(args.out, "models", model + ".onnx")
+    dst = os.path.join(args.out, "models", model + ".int8.onnx")
+    if os.path.exists(dst) and not args.force_export:
+        return dst
+    tool = os.path.join(os.path.dirname(args.nngraph), "nngraph-quantize")
+    cmd = [tool, src, "-o", dst, "--random-calibration", "8"]
+    log("quantizing: " + " ".join(cmd))
+    try:
+        code, out, err, _ = run_child(cmd)
+    except OSError as e:
+        log(f"cannot run {tool}: {e}")
+        return None
+    if code != 0:
+        log(f"nngraph-quantize {exit_text(code)}: {last_lines(err)}")
+        return None
+    return dst
+
+
+def measure(args, model, batch, path=None, label=None):
+    path = path or os.path.join(args.out, "models", model + ".onnx")
+    model = label or model
     nng_rounds, ort_rounds = [], []
     nng_error = ort_error = None
     for r in range(args.rounds):
@@ -413,13 +445,20 @@ def main():
             "work is running; with more runnable threads than cores the "
             "medians (nngraph's OpenMP barriers above all) are noise")
     rows = []
-    for model in args.models:
-        for batch in args.batches:
-            row = measure(args, model, batch)
-            if "skip" in row:
-                print(row["skip"])
-                sys.exit(SKIP_STATUS)
-            rows.append(row)
+    for precision in args.precision:
+        for model in args.models:
+            path, label = None, None
+            if precision == "int8":
+                path, label = quantized_model(args, model), model + " int8"
+                if path is None:
+                    sys.exit(f"cpu_vs_ort: quantizing {model} failed (see "
+                             "above)")
+            for batch in args.batches:
+                row = measure(args, model, batch, path, label)
+                if "skip" in row:
+                    print(row["skip"])
+                    sys.exit(SKIP_STATUS)
+                rows.append(row)
     info["load_average_after"] = load_average()
     info["finished"] = (datetime.datetime.now(datetime.timezone.utc)
                         .strftime("%Y-%m-%d %H:%M UTC"))
