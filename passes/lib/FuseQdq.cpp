@@ -7,7 +7,8 @@
 //   QuantizeLinear(MatMul(DQ(a_q), DQ(b_q)), y_s, y_zp)
 //
 // into QLinearConv and QLinearMatMul, which backends run with int8
-// kernels. A Relu between the Conv and the Q is absorbed when the Q
+// kernels, and QuantizeLinear(MaxPool(DQ(x_q))) (any value-preserving op,
+// same scale and zero point on both sides) into MaxPool(x_q), exactly. A Relu between the Conv and the Q is absorbed when the Q
 // saturates at 0 anyway (u8 with a constant zero point 0). Requirements,
 // each a counted decline: activations per tensor (a one-element scale),
 // Conv weights with a constant all-zero zero point quantized per tensor or
@@ -91,7 +92,8 @@ public:
       P = Y->producer();
     }
     if (!P || (P->op() != OpKind::Conv && P->op() != OpKind::MatMul))
-      return R.decline(Q, "not the result of a Conv or MatMul");
+      return Relu ? R.decline(Q, "the Relu does not follow a Conv or MatMul")
+                  : false; // Not this pattern's.
     if (!hasSingleUse(G, Y))
       return R.decline(Q, "the float result has other readers");
     Node *DX = dequantizer(P->input(0)), *DW = dequantizer(P->input(1));
@@ -179,6 +181,56 @@ private:
   }
 };
 
+/// True when A and B are the same value or equal one-element constants.
+bool sameParameter(const Value *A, const Value *B) {
+  if (A == B)
+    return true;
+  if (!A || !B)
+    return false;
+  const rt::Tensor *X = ir::constantValue(A), *Y = ir::constantValue(B);
+  return X && Y && X->numel() == 1 && Y->numel() == 1 &&
+         X->dtype() == Y->dtype() && X->getFlat(0) == Y->getFlat(0);
+}
+
+/// Q(Op(DQ(x_q))) with the same scale and zero point on both sides is
+/// Op(x_q) for an op that only moves or selects values (the
+/// value_preserving trait) and takes 8-bit data: exact, and the int8
+/// tensor flows on without a round trip through float.
+class QdqPassThrough final : public RewritePattern {
+public:
+  QdqPassThrough()
+      : RewritePattern(OpKind::QuantizeLinear, "fuse-qdq-pass-through") {}
+
+  bool matchAndRewrite(Node &Q, PatternRewriter &R) const override {
+    ir::Graph &G = R.graph();
+    Node *P = Q.input(0)->producer();
+    if (!P || !ir::hasTrait(P->op(), ir::OpTrait::ValuePreserving) ||
+        P->numOutputs() != 1 || P->op() == OpKind::GlobalMaxPool)
+      return false; // Not this pattern's (GlobalMaxPool is float only).
+    Node *D = dequantizer(P->input(0));
+    if (!D)
+      return R.decline(Q, "the moved value is not dequantized");
+    if (!oneElementConstant(D->input(1)) ||
+        !sameParameter(D->input(1), Q.input(1)) ||
+        !sameParameter(zeroPoint(*D), zeroPoint(Q)) ||
+        D->input(0)->type().dtype() != Q.output(0)->type().dtype())
+      return R.decline(Q, "scale, zero point or type differ across the op");
+    if (!hasSingleUse(G, P->output(0)))
+      return R.decline(Q, "the moved float value has other readers");
+    std::vector<Value *> In = P->inputs();
+    In[0] = D->input(0);
+    Node *M = R.create(P->op(), In,
+                       {G.uniqueName(Q.output(0)->name() + ".q")},
+                       P->attrs(), &Q);
+    M->setName(P->name());
+    M->setScope(P->scope());
+    replaceAndTakeName(R, Q.output(0), M->output(0));
+    R.eraseNode(&Q);
+    R.eraseNode(P);
+    return true;
+  }
+};
+
 class FuseQdqPass final : public Pass {
 public:
   std::string_view name() const override { return "fuse-qdq"; }
@@ -189,6 +241,7 @@ public:
   bool run(ir::Graph &G) override {
     std::vector<std::unique_ptr<RewritePattern>> Patterns;
     Patterns.push_back(std::make_unique<QdqFusion>());
+    Patterns.push_back(std::make_unique<QdqPassThrough>());
     return applyFusionPatterns(G, Patterns, *this);
   }
 };

@@ -181,6 +181,12 @@ TEST(QuantizeTest, FuseQdqMakesQLinearOpsWithinOneStep) {
   EXPECT_GE(P->statistics().at("fuse-qdq"), 2);
   // conv1's Relu is absorbed (u8, zero point 0).
   EXPECT_EQ(G->lookup("r1_quantized")->producer()->op(), OpKind::QLinearConv);
+  // MaxPool and Flatten move the u8 values themselves.
+  const ir::Node *Pool = G->lookup("p1_quantized")->producer();
+  EXPECT_EQ(Pool->op(), OpKind::MaxPool);
+  EXPECT_EQ(Pool->input(0)->type().dtype(), DType::U8);
+  EXPECT_EQ(G->lookup("f_quantized")->producer()->op(), OpKind::Flatten);
+  EXPECT_EQ(P->statistics().at("fuse-qdq-pass-through"), 2);
   auto In = randomBatches(1, 2, 77)[0];
   double Err = relativeError(*Qdq, *G, In);
   EXPECT_LT(Err, 0.02);
