@@ -18,6 +18,8 @@
 #include "nngraph/passes/Passes.h"
 #include "nngraph/runtime/Error.h"
 
+#include <unordered_map>
+
 namespace nng::passes::quant {
 
 namespace {
@@ -60,8 +62,11 @@ std::string reject(const Node &N) {
   return "";
 }
 
+/// DynamicQuantizeLinear of each activation, shared by its readers.
+using QuantizedInputs = std::unordered_map<Value *, Node *>;
+
 void rewrite(ir::Graph &G, Node &N, const QuantizeOptions &O,
-             QuantizeReport &Rep) {
+             QuantizeReport &Rep, QuantizedInputs &Shared) {
   bool Gemm = N.op() == OpKind::Gemm;
   bool TransB = Gemm && N.attrInt("transB") != 0;
   float Alpha = Gemm ? N.attrFloat("alpha") : 1.f;
@@ -85,11 +90,18 @@ void rewrite(ir::Graph &G, Node &N, const QuantizeOptions &O,
 
   Value *Y = N.output(0);
   std::string Out = Y->name();
-  Node *Dq = G.addNode(OpKind::DynamicQuantizeLinear, {N.input(0)},
-                       {G.uniqueName(Out + "_a_quantized"),
-                        G.uniqueName(Out + "_a_scale"),
-                        G.uniqueName(Out + "_a_zero_point")},
-                       {}, &N);
+  Value *A = N.input(0);
+  Node *&Dq = Shared[A];
+  if (!Dq) {
+    Dq = G.addNode(OpKind::DynamicQuantizeLinear, {A},
+                   {G.uniqueName(A->name() + "_quantized"),
+                    G.uniqueName(A->name() + "_scale"),
+                    G.uniqueName(A->name() + "_zero_point")},
+                   {}, &N);
+    Dq->setScope(N.scope());
+    if (!N.name().empty())
+      Dq->setName(N.name() + "/quantize_input");
+  }
   Node *Mm = G.addNode(OpKind::MatMulInteger,
                        {Dq->output(0), Bq, Dq->output(2), Bz},
                        {G.uniqueName(Out + "_i32")}, {}, &N);
@@ -99,8 +111,9 @@ void rewrite(ir::Graph &G, Node &N, const QuantizeOptions &O,
                          {G.uniqueName(Out + "_f32")}, std::move(CastAttrs), &N);
   Node *Scale = G.addNode(OpKind::Mul, {Dq->output(1), Bs},
                           {G.uniqueName(Out + "_scale")}, {}, &N);
-  Node *Result = G.addNode(OpKind::Mul, {Cast->output(0), Scale->output(0)},
-                           {G.uniqueName(Out + "_scaled")}, {}, &N);
+  Node *Rescale = G.addNode(OpKind::Mul, {Cast->output(0), Scale->output(0)},
+                            {G.uniqueName(Out + "_scaled")}, {}, &N);
+  Node *Result = Rescale, *Bias = nullptr;
   if (Gemm && N.hasInput(2)) {
     Value *C = N.input(2);
     if (Beta != 1.f) {
@@ -109,13 +122,20 @@ void rewrite(ir::Graph &G, Node &N, const QuantizeOptions &O,
       C = G.addNode(OpKind::Mul, {C, BetaV}, {G.uniqueName(Out + "_c")}, {}, &N)
               ->output(0);
     }
-    Result = G.addNode(OpKind::Add, {Result->output(0), C},
-                       {G.uniqueName(Out + "_biased")}, {}, &N);
+    Result = Bias = G.addNode(OpKind::Add, {Rescale->output(0), C},
+                              {G.uniqueName(Out + "_biased")}, {}, &N);
   }
-  for (Node *M : {Dq, Mm, Cast, Scale, Result}) {
+  std::pair<Node *, const char *> Roles[] = {{Mm, "/matmul_integer"},
+                                             {Cast, "/cast"},
+                                             {Scale, "/scale"},
+                                             {Rescale, "/rescale"},
+                                             {Bias, "/bias"}};
+  for (auto [M, Role] : Roles) {
+    if (!M)
+      continue;
     M->setScope(N.scope());
     if (!N.name().empty())
-      M->setName(G.uniqueName(N.name() + "/" + std::string(M->schema().Name)));
+      M->setName(N.name() + Role);
   }
   Value *R = Result->output(0);
   G.replaceAllUsesWith(Y, R);
@@ -153,8 +173,9 @@ void quantizeDynamic(ir::Graph &G, const QuantizeOptions &O,
             "' is dynamically quantizable (MatMul or Gemm with an f32 "
             "activation and a constant 2-D f32 weight",
             O.KeepFloat.empty() ? "" : " outside --keep-float", ")");
+  QuantizedInputs Shared;
   for (Node *N : Todo)
-    rewrite(G, *N, O, Rep);
+    rewrite(G, *N, O, Rep, Shared);
   G.topologicalSort();
   createDeadCodeEliminationPass()->run(G); // The float weights.
   ir::inferTypes(G);
