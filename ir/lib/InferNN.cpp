@@ -193,13 +193,17 @@ void inferDropout(InferContext &C) {
 }
 
 /// Checks a quantization scale (input 1) and zero point (input 2): a scalar
-/// (per-tensor) or a 1-D tensor with one entry per slice along 'axis'.
+/// (per-tensor) or a 1-D tensor with one entry per slice along 'axis'. A
+/// one-entry 1-D scale is per-tensor, as ONNX Runtime reads it (torch's
+/// exporter writes weight scales so).
 static void checkQuantParams(InferContext &C) {
   const TensorType &X = C.inputType(0), &S = C.inputType(1);
   if (S.hasRank() && S.rank() > 1)
     C.fail("scale ", S.toString(),
            " must be a scalar (per-tensor) or 1-D (per-axis)");
-  if (S.hasRank() && S.rank() == 1 && X.hasRank()) {
+  bool OneEntry = S.hasRank() && S.rank() == 1 && S.dim(0).isStatic() &&
+                  S.dim(0).value() == 1;
+  if (S.hasRank() && S.rank() == 1 && X.hasRank() && !OneEntry) {
     int64_t Axis = normalizeAxis(C, C.attrInt("axis"), X.rank());
     if (!dimsCompatible(S.dim(0), X.dim(Axis)))
       C.fail("per-axis scale ", S.toString(), " has ", S.dim(0).toString(),

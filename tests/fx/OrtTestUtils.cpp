@@ -222,6 +222,14 @@ std::string makeTorchReference(const std::string &Arch,
   return runTorchScript(Args, Out);
 }
 
+std::string makeTorchQdqExport(const std::string &OnnxPath,
+                               const std::string &OutDir) {
+  std::string Out;
+  return runTorchScript("qdq --onnx-out " + shellQuote(OnnxPath) + " --out " +
+                            shellQuote(OutDir),
+                        Out);
+}
+
 std::string freshTestDir(const std::string &Tag) {
   static int Counter = 0;
   const auto *Info = ::testing::UnitTest::GetInstance()->current_test_info();

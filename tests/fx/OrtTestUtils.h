@@ -72,6 +72,13 @@ std::string makeTorchReference(const std::string &Arch,
                                const std::string &OnnxPath,
                                const std::string &ExtraArgs = "");
 
+/// Has torch_check.py quantize a small CNN with PyTorch's eager static
+/// quantization and export it as ONNX QDQ to OnnxPath; OutDir receives the
+/// input "x" and torch's quantized output "y" as a tensor folder. Returns
+/// the skip reason, or "" on success.
+std::string makeTorchQdqExport(const std::string &OnnxPath,
+                               const std::string &OutDir);
+
 /// A fresh empty folder for the running test (under the gtest temp dir).
 std::string freshTestDir(const std::string &Tag);
 

@@ -45,16 +45,16 @@ QuantParams quantParams(KernelContext &C, const Tensor &X) {
   } else {
     P.ZeroPoint.assign(P.Scale.size(), 0);
   }
-  if (S.rank() == 1 && !(S.numel() == 1 && X.rank() == 0)) {
+  // A one-entry scale is per-tensor whatever 'axis' says (ONNX Runtime
+  // reads it so; torch's exporter writes weight and bias scales so).
+  if (S.rank() == 1 && S.numel() != 1) {
     int64_t R = static_cast<int64_t>(X.rank());
     int64_t Axis = normAxis(C, C.attrInt("axis"), R);
     P.Channels = X.size(Axis);
     if (S.numel() != P.Channels) {
-      if (S.numel() != 1)
-        C.fail("per-axis scale ", S.shape().toString(),
-               " must have one value "
-               "per entry of axis ",
-               Axis, " of ", X.shape().toString());
+      C.fail("per-axis scale ", S.shape().toString(),
+             " must have one value per entry of axis ", Axis, " of ",
+             X.shape().toString());
     } else {
       P.PerAxis = true;
       for (int64_t D = Axis + 1; D < R; ++D)

@@ -186,6 +186,45 @@ def cmd_make(a):
     return 0
 
 
+def cmd_qdq(a):
+    """A small CNN quantized by PyTorch's eager static quantization
+    (qnnpack: per-tensor s8 weights, u8 activations; Conv+ReLU fused),
+    exported to ONNX as QDQ, with an input and torch's quantized output."""
+    torch.manual_seed(a.seed)
+    torch.set_num_threads(int(os.environ.get("OMP_NUM_THREADS", "2")))
+    q = torch.ao.quantization
+
+    class Net(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.quant, self.dequant = q.QuantStub(), q.DeQuantStub()
+            self.conv1 = torch.nn.Conv2d(3, 8, 3, padding=1)
+            self.relu = torch.nn.ReLU()
+            self.conv2 = torch.nn.Conv2d(8, 4, 3, stride=2, padding=1)
+
+        def forward(self, x):
+            x = self.relu(self.conv1(self.quant(x)))
+            return self.dequant(self.conv2(x))
+
+    torch.backends.quantized.engine = "qnnpack"
+    model = Net().eval()
+    model.qconfig = q.get_default_qconfig("qnnpack")
+    q.fuse_modules(model, [["conv1", "relu"]], inplace=True)
+    prepared = q.prepare(model)
+    with torch.no_grad():
+        for _ in range(4):
+            prepared(torch.randn(2, 3, 8, 8))
+    quantized = q.convert(prepared)
+    x = torch.randn(2, 3, 8, 8)
+    with torch.no_grad():
+        y = quantized(x)
+    torch.onnx.export(quantized, x, a.onnx_out, opset_version=13,
+                      input_names=["x"], output_names=["y"])
+    write_dir(a.out, [("x", x.numpy()), ("y", y.numpy())],
+              {"torch_version": torch.__version__})
+    return 0
+
+
 def main():
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     sub = p.add_subparsers(dest="cmd", required=True)
@@ -202,8 +241,12 @@ def main():
     m.add_argument("--seq", type=int, default=128)
     m.add_argument("--seed", type=int, default=0)
     m.add_argument("--opset", type=int, default=17)
+    qd = sub.add_parser("qdq", help="a torch-quantized CNN exported as QDQ")
+    qd.add_argument("--onnx-out", required=True)
+    qd.add_argument("--out", required=True)
+    qd.add_argument("--seed", type=int, default=0)
     a = p.parse_args()
-    return cmd_run(a) if a.cmd == "run" else cmd_make(a)
+    return {"run": cmd_run, "make": cmd_make, "qdq": cmd_qdq}[a.cmd](a)
 
 
 if __name__ == "__main__":
