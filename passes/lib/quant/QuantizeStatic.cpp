@@ -209,8 +209,9 @@ GraphPlan planGraph(const ir::Graph &G, const QuantizeOptions &O) {
   GraphPlan GP;
   for (const auto &NP : G.nodes()) {
     Node &N = *NP;
-    if (!ir::hasTrait(N.op(), ir::OpTrait::Quantizable))
-      continue;
+    if (!ir::hasTrait(N.op(), ir::OpTrait::Quantizable) ||
+        N.numOutputs() < 1 || !isF32(N.output(0)))
+      continue; // Not a float computation (shape arithmetic, ...).
     QuantizeReport::NodeEntry E{nodeLabel(N),
                                 std::string(N.schema().Name), false, ""};
     if (matchesKeepFloat(N, O.KeepFloat)) {
