@@ -43,13 +43,34 @@ dnnl::memory::desc stridedDesc(const dnnl::memory::dims &Dims,
 }
 
 dnnl::memory::desc plainDesc(const dnnl::memory::dims &Dims) {
+  return plainDesc(Dims, dnnl::memory::data_type::f32);
+}
+
+dnnl::memory::desc plainDesc(const dnnl::memory::dims &Dims,
+                             dnnl::memory::data_type T) {
   dnnl::memory::dims St(Dims.size());
   int64_t Acc = 1;
   for (size_t D = Dims.size(); D-- > 0;) {
     St[D] = Acc;
     Acc *= Dims[D];
   }
-  return stridedDesc(Dims, St);
+  return dnnl::memory::desc(Dims, T, St);
+}
+
+std::optional<dnnl::memory::data_type> dnnlType(DType T) {
+  using DT = dnnl::memory::data_type;
+  switch (T) {
+  case DType::F32:
+    return DT::f32;
+  case DType::U8:
+    return DT::u8;
+  case DType::I8:
+    return DT::s8;
+  case DType::I32:
+    return DT::s32;
+  default:
+    return std::nullopt;
+  }
 }
 
 dnnl::memory::dims padDims(dnnl::memory::dims D, size_t R) {

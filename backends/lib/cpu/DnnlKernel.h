@@ -46,6 +46,11 @@ dnnl::memory::desc stridedDesc(const dnnl::memory::dims &Dims,
                                const dnnl::memory::dims &Strides);
 /// Dims with leading 1s up to rank R.
 dnnl::memory::dims padDims(dnnl::memory::dims D, size_t R);
+/// oneDNN's data type of T (f32, u8, s8, s32); nullopt for the others.
+std::optional<dnnl::memory::data_type> dnnlType(DType T);
+/// A row-major memory descriptor of Dims with data type T.
+dnnl::memory::desc plainDesc(const dnnl::memory::dims &Dims,
+                             dnnl::memory::data_type T);
 
 /// True when T is present and f32 (the only dtype the primitives serve).
 inline bool isF32(const Tensor &T) {

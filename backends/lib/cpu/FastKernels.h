@@ -1,7 +1,8 @@
 //===- FastKernels.h - f32 loops of the cpu backend (internal) -*- C++ -*-===//
 //
 // Loops the cpu backend prefers to both oneDNN and the reference kernel
-// for some f32 ops (FastKernels.cpp, FastPool.cpp).
+// for some f32 ops (FastKernels.cpp, FastPool.cpp) and for linear
+// (de)quantization (QuantKernels.cpp).
 //
 //===----------------------------------------------------------------------===//
 #pragma once
@@ -23,5 +24,9 @@ bool runTranspose(reference::KernelContext &C);
 /// MaxPool and nng.MaxPoolGrad on f32 (FastPool.cpp).
 bool runFastMaxPool(reference::KernelContext &C);
 bool runFastMaxPoolGrad(reference::KernelContext &C);
+/// QuantizeLinear of f32 and DequantizeLinear of u8, i8 and i32 tensors,
+/// per tensor or per axis (QuantKernels.cpp).
+bool runQuantizeLinear(reference::KernelContext &C);
+bool runDequantizeLinear(reference::KernelContext &C);
 
 } // namespace nng::backends::cpu

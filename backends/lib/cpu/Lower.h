@@ -84,6 +84,9 @@ bool lowerSoftmax(LowerContext &C, const ir::Node &N);
 bool lowerLayerNorm(LowerContext &C, const ir::Node &N);
 bool lowerCopy(LowerContext &C, const ir::Node &N);
 bool lowerFusedRegion(LowerContext &C, const ir::Node &N);
+bool lowerQuantize(LowerContext &C, const ir::Node &N);
+bool lowerQLinearConv(LowerContext &C, const ir::Node &N);
+bool lowerQLinearMatMul(LowerContext &C, const ir::Node &N);
 
 /// The lowering of op K, or null (KernelTable.def).
 LowerFn lowerFnFor(ir::OpKind K);

@@ -18,6 +18,11 @@ Step::~Step() = default;
 
 dnnl::memory::desc plainF32(const Shape &S) { return plainDesc(dimsOf(S)); }
 
+dnnl::memory::desc plainDescOf(DType T, const Shape &S) {
+  std::optional<dnnl::memory::data_type> D = dnnlType(T);
+  return D ? plainDesc(dimsOf(S), *D) : dnnl::memory::desc();
+}
+
 // --- Program -----------------------------------------------------------------
 
 char *Program::bufferData(int S) const {
@@ -53,6 +58,11 @@ Tensor Program::tensorOf(int S) const {
   // Offsets are 64-byte aligned, so a multiple of every element size.
   return Tensor(Arena, V.S, contiguousStrides(V.S),
                 static_cast<int64_t>(Offset / Elem), V.Type);
+}
+
+dnnl::memory::desc Program::layoutOf(int S) const {
+  const ValueSlot &V = Slots[S];
+  return V.MD ? V.MD : plainDescOf(V.Type, V.S);
 }
 
 dnnl::memory
@@ -158,8 +168,8 @@ std::vector<Tensor> Program::run(const std::vector<Tensor> &Inputs) {
 // --- ProgramBuilder ----------------------------------------------------------
 
 namespace {
-bool isPlainLayout(const dnnl::memory::desc &MD, const Shape &S) {
-  return !MD || MD == plainF32(S);
+bool isPlainLayout(const dnnl::memory::desc &MD, DType T, const Shape &S) {
+  return !MD || MD == plainDescOf(T, S);
 }
 } // namespace
 
@@ -171,7 +181,9 @@ int ProgramBuilder::newBuffer(DType T, const Shape &S,
   V.S = S;
   if (T == DType::F32)
     V.MD = MD ? MD : plainF32(S);
-  V.Blocked = T == DType::F32 && !isPlainLayout(V.MD, S);
+  else if (T == DType::U8 || T == DType::I8)
+    V.MD = MD; // An int8 primitive's layout; empty: plain.
+  V.Blocked = !isPlainLayout(V.MD, T, S);
   V.Name = std::move(Name);
   size_t Bytes = V.MD ? V.MD.get_size()
                       : static_cast<size_t>(S.numel()) * dtypeSize(T);
@@ -186,8 +198,7 @@ int ProgramBuilder::aliasOf(int Of, const Shape &S, std::string Name) {
   NNG_CHECK(V.Kind == SlotKind::Buffer && !V.Blocked,
             "internal: alias of a blocked or non-buffer slot");
   V.S = S;
-  if (V.Type == DType::F32)
-    V.MD = plainF32(S);
+  V.MD = V.Type == DType::F32 ? plainF32(S) : dnnl::memory::desc();
   V.PlainTwin = -1;
   V.Name = std::move(Name);
   P.Slots.push_back(std::move(V));
@@ -262,7 +273,7 @@ int ProgramBuilder::plainOf(int S) {
   dnnl::memory::desc From = P.Slots[S].MD;
   reads(S);
   writes(Plain);
-  emit(makeReorderStep(S, From, Plain, P.Slots[Plain].MD));
+  emit(makeReorderStep(S, From, Plain, P.layoutOf(Plain)));
   P.Steps.back()->Desc = "reorder of %" + Name + " to the plain layout";
   ++P.Stats.Reorders;
   P.Slots[S].PlainTwin = Plain;
@@ -270,14 +281,14 @@ int ProgramBuilder::plainOf(int S) {
 }
 
 int ProgramBuilder::inLayout(int S, const dnnl::memory::desc &MD) {
-  if (P.Slots[S].MD == MD)
+  dnnl::memory::desc From = P.layoutOf(S);
+  if (From == MD)
     return S;
   // A plain request of a blocked slot: its twin serves every consumer.
-  if (MD == plainF32(P.Slots[S].S))
+  if (MD == plainDescOf(P.Slots[S].Type, P.Slots[S].S))
     return plainOf(S);
   std::string Name = P.Slots[S].Name;
   int To = newBuffer(P.Slots[S].Type, P.Slots[S].S, MD, Name);
-  dnnl::memory::desc From = P.Slots[S].MD;
   reads(S);
   writes(To);
   emit(makeReorderStep(S, From, To, MD));

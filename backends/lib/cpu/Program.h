@@ -51,7 +51,10 @@ struct ValueSlot {
   Tensor Const;          ///< SlotKind::Constant.
   int Buffer = -1;       ///< SlotKind::Buffer.
   /// The layout of the bytes: oneDNN's description (blocked or plain) for
-  /// f32 slots, empty (zero) for other dtypes, which are always plain.
+  /// f32 slots; for u8 and i8 buffers the layout an int8 primitive or
+  /// QuantizeLinear wrote (LowerQLinear.cpp, LowerQuant.cpp), or empty when
+  /// plain; empty for other dtypes, which are always plain.
+  /// Program::layoutOf fills in the plain description.
   dnnl::memory::desc MD;
   bool Blocked = false;  ///< MD is not the row-major layout of S.
   int PlainTwin = -1;    ///< Slot holding a plain copy (made once), or -1.
@@ -137,6 +140,9 @@ public:
   /// Slot S as a plain tensor: an arena view, the constant or (during a
   /// run) the caller's input. S must not be blocked.
   Tensor tensorOf(int S) const;
+  /// The description of slot S's bytes: its MD, else the row-major one of
+  /// its dtype (empty when oneDNN has no such dtype).
+  dnnl::memory::desc layoutOf(int S) const;
   /// A oneDNN memory over slot S with description MD (its own MD when
   /// empty). Input slots get their handle at each run through
   /// bindInputs(); constants and buffers point at their bytes now.
@@ -152,7 +158,8 @@ public:
   explicit ProgramBuilder(Program &P) : P(P) {}
 
   /// A new slot in a new arena buffer for a value of type T and shape S in
-  /// layout MD (plain when empty), first written by the next emitted step.
+  /// layout MD (plain when empty; f32, u8 or i8 may be blocked), first
+  /// written by the next emitted step.
   int newBuffer(DType T, const Shape &S, const dnnl::memory::desc &MD = {},
                 std::string Name = {});
   /// A slot viewing the bytes of slot Of with another shape (a reshape of a
@@ -239,5 +246,8 @@ std::unique_ptr<PrimitiveStep> makeReorderStep(int From,
 
 /// The row-major f32 description of S (rank 0 as {1}).
 dnnl::memory::desc plainF32(const Shape &S);
+/// The row-major description of a T tensor of shape S; empty when oneDNN
+/// has no dtype T.
+dnnl::memory::desc plainDescOf(DType T, const Shape &S);
 
 } // namespace nng::backends::cpu
