@@ -17,7 +17,8 @@ const std::vector<std::string> &presetPassNames(int Level) {
       /*-O0*/ {},
       /*-O1*/ {"canonicalize", "cse", "dce"},
       /*-O2*/
-      {"shape-infer", "canonicalize", "fold-conv-bn", "fold-conv-mul-add",
+      {"shape-infer", "fuse-qdq", "canonicalize", "fold-conv-bn",
+       "fold-conv-mul-add",
        "fuse-pad-into-conv", "fuse-transposes", "fuse-reshapes",
        "recover-layernorm", "recover-gelu", "fuse-matmul-add", "cse",
        "dedup-initializers", "canonicalize", "dce", "form-fused-regions"},

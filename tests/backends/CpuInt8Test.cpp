@@ -557,6 +557,42 @@ TEST(CpuInt8, OneDimensionalConvolutionFallsBack) {
   EXPECT_EQ(St.Fallbacks.size(), 1u);
 }
 
+TEST(CpuInt8, MaxPoolOfInt8DataIsOneDnnAndExact) {
+  std::mt19937 Gen(31);
+  for (nng::DType T : {nng::DType::U8, nng::DType::I8}) {
+    for (bool Padded : {false, true}) {
+      SCOPED_TRACE(std::string(nng::dtypeName(T)) + (Padded ? " padded" : ""));
+      auto G = std::make_unique<ir::Graph>();
+      G->setName("int8_pool");
+      ir::Value *X =
+          G->addInput("x", ir::TensorType(nng::DType::F32, nng::Shape{2, 16, 9, 9}));
+      ir::Value *S = G->addInitializer("s", Tensor::scalar(0.05f));
+      ir::Value *Z = G->addInitializer(
+          "z", T == nng::DType::U8 ? u8({120}, {}) : Tensor::scalar<int8_t>(-3));
+      ir::Value *Q = add(*G, ir::OpKind::QuantizeLinear, {X, S, Z}, "q");
+      ConvCase A;
+      A.C = 16;
+      A.M = 16;
+      Tensor Zx = T == nng::DType::U8 ? u8({120}, {}) : Tensor::scalar<int8_t>(-3);
+      ir::Value *Y = addQConv(*G, Q, A, 0.05f, Zx, Gen, "c", 0.1f, Zx);
+      ir::AttrMap PA;
+      PA.set("kernel_shape", ir::Attribute(std::vector<int64_t>{3, 3}));
+      PA.set("strides", ir::Attribute(std::vector<int64_t>{2, 2}));
+      if (Padded)
+        PA.set("pads", ir::Attribute(std::vector<int64_t>{1, 1, 1, 1}));
+      ir::Value *P =
+          G->addNode(ir::OpKind::MaxPool, {Y}, {"p"}, std::move(PA))->output(0);
+      ir::Value *S2 = G->addInitializer("s2", Tensor::scalar(0.1f));
+      ir::Value *Z2 = G->addInitializer("z2", Zx);
+      G->addOutput(add(*G, ir::OpKind::DequantizeLinear, {P, S2, Z2}, "y"));
+      ir::inferTypes(*G);
+      backends::CpuExecutableStats St =
+          expectExact(*G, {rnd({2, 16, 9, 9}, 41, -3, 3)});
+      EXPECT_TRUE(St.Fallbacks.empty()) << fallbacksOf(St);
+    }
+  }
+}
+
 #else
 
 TEST(CpuInt8, NeedsOneDnn) { REQUIRE_ONEDNN(); }
@@ -565,3 +601,4 @@ TEST(CpuInt8, NeedsOneDnn) { REQUIRE_ONEDNN(); }
 
 } // namespace
 } // namespace nng
+

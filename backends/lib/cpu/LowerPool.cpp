@@ -5,7 +5,8 @@
 // pooling (and global max pooling) is the backend's own loop
 // (OwnKernels.cpp), since oneDNN's drops NaN where the reference propagates
 // it; it reads NCHW, NHWC and the channel-blocked nChw8c/nChw16c layouts
-// directly and writes the same layout.
+// directly and writes the same layout. Max pooling of u8/s8 data is
+// oneDNN's (exact on integers), in the producer's layout.
 //
 //===----------------------------------------------------------------------===//
 
@@ -143,11 +144,51 @@ bool lowerAvgPool(LowerContext &C, const ir::Node &N, bool Global) {
   return true;
 }
 
+/// MaxPool of u8/s8 data (QDQ models after fuse-qdq): oneDNN's max
+/// pooling in the producer's layout, exact (integers have no NaN).
+bool lowerInt8MaxPool(LowerContext &C, const ir::Node &N, memory::data_type T) {
+  if (N.numOutputs() > 1 && C.needed(N.output(1)))
+    return false; // Indices: the node kernel.
+  if (N.attrInt("ceil_mode") != 0)
+    return false;
+  const ir::Value *X = N.input(0);
+  const Shape &XS = C.shapeOf(X);
+  const Shape &YS = C.PendingTypes.at(N.output(0)).second;
+  KernelContext KC{N, {}, {}, {}, {}};
+  reference::Window W = reference::forwardWindow(
+      KC, XS, N.attrInts("kernel_shape"), /*HasDilations=*/true, false);
+  memory::dims K(W.Kernel.begin(), W.Kernel.end()),
+      St(W.Strides.begin(), W.Strides.end()),
+      PadL(W.PadBegin.begin(), W.PadBegin.end()),
+      PadR(W.PadEnd.begin(), W.PadEnd.end()), Dil;
+  for (int64_t D : W.Dilations)
+    Dil.push_back(D - 1); // oneDNN counts the gaps.
+  int In = C.slotOf(X);
+  memory::desc SrcMD = C.slot(In).MD;
+  dnnl::pooling_v2_forward::desc D(
+      dnnl::prop_kind::forward_inference, dnnl::algorithm::pooling_max, SrcMD,
+      memory::desc(dimsOf(YS), T, memory::format_tag::any), St, K, Dil, PadL,
+      PadR);
+  dnnl::pooling_v2_forward::primitive_desc PD(D, cpuEngine());
+  int Out = C.defineBuffer(N.output(0), PD.dst_desc());
+  emitPrimitive(C, N, dnnl::pooling_v2_forward(PD), PD,
+                {{DNNL_ARG_SRC, In, SrcMD}, {DNNL_ARG_DST, Out, PD.dst_desc()}},
+                {In}, Out);
+  return true;
+}
+
 } // namespace
 
 bool lowerPool(LowerContext &C, const ir::Node &N) {
   const ir::Value *X = N.input(0);
-  if (!C.isF32(X) || C.shapeOf(X).rank() != 4)
+  if (C.shapeOf(X).rank() != 4)
+    return false;
+  DType XT = X->type().dtype();
+  if (N.op() == ir::OpKind::MaxPool && (XT == DType::U8 || XT == DType::I8))
+    return lowerInt8MaxPool(C, N,
+                            XT == DType::U8 ? memory::data_type::u8
+                                            : memory::data_type::s8);
+  if (!C.isF32(X))
     return false;
   switch (N.op()) {
   case ir::OpKind::MaxPool:
