@@ -6,6 +6,9 @@
 // zero_grad, forward, cross_entropy, backward, SGD step; evaluate on the
 // test set in eval mode under NoGradGuard; checkpoint. The learning rate
 // follows CosineAnnealingLR over --epochs, one scheduler step per epoch.
+// The model is either network of Model.h (--model), handled as an
+// nn::ModuleBase; --export / --export-data run after the last epoch
+// (Export.h).
 //
 // Checkpoints (Checkpoint.h, format in README.md) hold the model's
 // state_dict as tensors "model.KEY", the optimizer's state as the bytes of
@@ -16,6 +19,7 @@
 
 #include "Trainer.h"
 #include "Checkpoint.h"
+#include "Export.h"
 #include "FashionMnist.h"
 #include "Model.h"
 #include "OpProfiler.h"
@@ -39,6 +43,7 @@
 #include <optional>
 #include <random>
 #include <sstream>
+#include <stdexcept>
 
 namespace fmnist {
 
@@ -50,6 +55,39 @@ using Clock = std::chrono::steady_clock;
 constexpr const char *ProgramName = "fashion-mnist-train";
 /// Images per evaluation batch (no gradients: memory is no concern).
 constexpr int64_t EvalBatch = 1000;
+
+/// The models of --model, by option value: (value, type name, factory).
+struct ModelKind {
+  const char *Option;
+  const char *TypeName;
+  nng::nn::ModulePtr (*Make)();
+};
+
+const ModelKind ModelKinds[] = {
+    {"cnn", "FashionCnn",
+     [] { return nng::nn::ModulePtr(std::make_shared<FashionCnn>()); }},
+    {"residual", "FashionResNet",
+     [] { return nng::nn::ModulePtr(std::make_shared<FashionResNet>()); }},
+};
+
+const ModelKind &modelKind(const std::string &Option) {
+  for (const ModelKind &K : ModelKinds)
+    if (Option == K.Option)
+      return K;
+  std::string Valid;
+  for (const ModelKind &K : ModelKinds)
+    Valid += std::string(Valid.empty() ? "" : ", ") + K.Option;
+  throw std::invalid_argument("unknown model '" + Option +
+                              "' (valid: " + Valid + ")");
+}
+
+/// The --model value that builds TypeName, or null.
+const char *modelOptionFor(const std::string &TypeName) {
+  for (const ModelKind &K : ModelKinds)
+    if (TypeName == K.TypeName)
+      return K.Option;
+  return nullptr;
+}
 
 double secondsSince(Clock::time_point T) {
   return std::chrono::duration<double>(Clock::now() - T).count();
@@ -88,7 +126,7 @@ struct EvalResult {
   double Accuracy = 0; ///< In percent.
 };
 
-EvalResult evaluate(FashionCnn &Model, const Dataset &Test) {
+EvalResult evaluate(nng::nn::ModuleBase &Model, const Dataset &Test) {
   nng::NoGradGuard NoGrad;
   Model.eval();
   std::vector<int64_t> Order(static_cast<size_t>(Test.Count));
@@ -98,7 +136,7 @@ EvalResult evaluate(FashionCnn &Model, const Dataset &Test) {
   for (int64_t B = 0; B < Test.Count; B += EvalBatch) {
     const int64_t E = std::min(Test.Count, B + EvalBatch);
     Batch Bt = makeBatch(Test, Order, B, E);
-    nng::Tensor Logits = Model(Bt.Images).contiguous();
+    nng::Tensor Logits = Model(Bt.Images).toTensor().contiguous();
     LossSum += nng::F::cross_entropy(Logits, Bt.Labels, nng::Tensor(), "sum")
                    .item<double>();
     const float *L = Logits.data_ptr<float>();
@@ -149,7 +187,8 @@ std::string formatDouble(double V) {
   return Buf;
 }
 
-void saveTrainingCheckpoint(const std::string &Path, FashionCnn &Model,
+void saveTrainingCheckpoint(const std::string &Path,
+                            const nng::nn::ModuleBase &Model,
                             const nng::optim::Optimizer &Opt,
                             const TrainOptions &O, int64_t Epoch,
                             double Accuracy) {
@@ -178,16 +217,20 @@ void saveTrainingCheckpoint(const std::string &Path, FashionCnn &Model,
 /// Restores the model and the optimizer from Path; returns the number of
 /// epochs the checkpoint had completed. Everything is read and checked
 /// before the model changes; the optimizer load checks before it changes.
-int64_t resumeFrom(const std::string &Path, FashionCnn &Model,
+int64_t resumeFrom(const std::string &Path, nng::nn::ModuleBase &Model,
                    nng::optim::Optimizer &Opt, const TrainOptions &O) {
   Checkpoint C = loadCheckpoint(Path);
   if (C.meta("program") != ProgramName)
     throw CheckpointError(Path + ": written by \"" + C.meta("program") +
                           "\", not by " + ProgramName);
-  if (C.meta("model") != Model.type_name())
-    throw CheckpointError(Path + ": holds a \"" + C.meta("model") +
-                          "\" model, this program trains " +
-                          Model.type_name());
+  if (C.meta("model") != Model.type_name()) {
+    const char *Option = modelOptionFor(C.meta("model"));
+    throw CheckpointError(
+        Path + ": holds a \"" + C.meta("model") + "\" model, not the " +
+        Model.type_name() + " of --model " + modelOptionFor(Model.type_name()) +
+        (Option ? std::string("; resume it with --model ") + Option
+                : std::string("; this program cannot train it")));
+  }
   int64_t Epoch = -1;
   std::istringstream(C.meta("epoch")) >> Epoch;
   if (Epoch < 0)
@@ -235,6 +278,16 @@ int64_t resumeFrom(const std::string &Path, FashionCnn &Model,
 
 } // namespace
 
+const std::vector<std::string> &modelNames() {
+  static const std::vector<std::string> Names = [] {
+    std::vector<std::string> N;
+    for (const ModelKind &K : ModelKinds)
+      N.push_back(K.Option);
+    return N;
+  }();
+  return Names;
+}
+
 void train(const TrainOptions &O) {
   if (O.Threads > 0)
     nng::setNumThreads(O.Threads);
@@ -248,7 +301,7 @@ void train(const TrainOptions &O) {
               static_cast<long long>(TestSet.Count), secondsSince(LoadStart));
 
   nng::manual_seed(O.Seed);
-  auto Model = std::make_shared<FashionCnn>();
+  nng::nn::ModulePtr Model = modelKind(O.Model).Make();
   std::printf("model: %s, %lld parameters; SGD lr %g momentum %g "
               "weight_decay %g, cosine schedule over %lld epochs, batch %lld, "
               "%d threads\n",
@@ -301,7 +354,8 @@ void train(const TrainOptions &O) {
       const int64_t End = std::min(TrainSet.Count, Begin + O.BatchSize);
       Batch Bt = makeBatch(TrainSet, Order, Begin, End);
       Opt.zero_grad();
-      nng::Tensor Loss = nng::F::cross_entropy((*Model)(Bt.Images), Bt.Labels);
+      nng::Tensor Loss =
+          nng::F::cross_entropy((*Model)(Bt.Images).toTensor(), Bt.Labels);
       Loss.backward();
       Opt.step();
       Bar.update(B + 1, End - Begin, Loss.item<double>());
@@ -334,6 +388,11 @@ void train(const TrainOptions &O) {
   }
   if (O.Profile)
     Profiler.report(stderr, ProfiledSeconds);
+  if (!O.ExportPath.empty() || !O.ExportDataDir.empty()) {
+    const std::string InputName = exportModel(*Model, O.ExportPath);
+    if (!O.ExportDataDir.empty())
+      exportData(TrainSet, TestSet, O.ExportDataDir, InputName);
+  }
   std::printf("test accuracy: %.1f%%\n", Accuracy);
   std::fflush(stdout);
 }

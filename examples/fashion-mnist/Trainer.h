@@ -3,19 +3,28 @@
 // The training run of fashion-mnist-train, separate from its command line:
 // load the data, build the model and the optimizer (or resume them from a
 // checkpoint), train epoch by epoch with a progress bar, evaluate on the
-// test set after each epoch, checkpoint, and print the final accuracy.
+// test set after each epoch, checkpoint, optionally export the trained
+// model (ONNX) and the data (.npz) for the int8 accuracy check
+// (Export.h), and print the final accuracy.
 //
 //===----------------------------------------------------------------------===//
 #pragma once
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 namespace fmnist {
+
+/// The values of --model: "cnn" (FashionCnn, the default) and "residual"
+/// (FashionResNet); see Model.h.
+const std::vector<std::string> &modelNames();
 
 /// What the command line sets (see main.cpp for the documentation of each).
 struct TrainOptions {
   int64_t Epochs = 3;
+  /// One of modelNames().
+  std::string Model = "cnn";
   std::string DataDir;
   int64_t BatchSize = 64;
   double Lr = 0.05;
@@ -30,6 +39,10 @@ struct TrainOptions {
   /// Time every dispatched op of the training steps and print a table of
   /// the costliest ones (stderr) at the end.
   bool Profile = false;
+  /// After training: the traced model as ONNX (.onnx) or text (.nng).
+  std::string ExportPath;
+  /// After training: calib.npz, test.npz and test_labels.npz in this folder.
+  std::string ExportDataDir;
 };
 
 /// Runs the training; prints per-epoch lines and, last, "test accuracy:

@@ -1,14 +1,16 @@
 //===- main.cpp - fashion-mnist-train: train a CNN on Fashion-MNIST -------===//
 //
 // The command line of fashion-mnist-train (CLI11): parses and checks the
-// options, then runs the training (Trainer.cpp). Exit status 0 when done,
-// 1 for a data, checkpoint or runtime error (printed as
+// options (including the --export path's extension, before any training),
+// then runs the training (Trainer.cpp) and the exports (Export.cpp). Exit
+// status 0 when done, 1 for a data, checkpoint or runtime error (printed as
 // "fashion-mnist-train: error: ..."), 2 for a bad command line, like the
 // nngraph tools. The last line of a successful run is exactly
 // "test accuracy: NN.N%".
 //
 //===----------------------------------------------------------------------===//
 
+#include "Export.h"
 #include "FashionMnist.h"
 #include "Trainer.h"
 
@@ -21,9 +23,16 @@ int main(int Argc, char **Argv) {
   fmnist::TrainOptions O;
   O.DataDir = fmnist::DefaultDataDir;
 
-  CLI::App App("Trains a small conv-bn-relu CNN on Fashion-MNIST with "
-               "nngraph's eager nn::Module API and prints the test accuracy.",
+  CLI::App App("Trains a small conv-bn-relu CNN (or a small residual network) "
+               "on Fashion-MNIST with nngraph's eager nn::Module API and "
+               "prints the test accuracy.",
                "fashion-mnist-train");
+  App.add_option("--model", O.Model,
+                 "The network: cnn (conv-bn-relu-pool x2, two linear layers) "
+                 "or residual (stem, two residual blocks, global average "
+                 "pool, linear); see Model.h")
+      ->check(CLI::IsMember(fmnist::modelNames()))
+      ->capture_default_str();
   App.add_option("--epochs", O.Epochs, "Number of epochs to train")
       ->check(CLI::Range(int64_t(1), int64_t(100000)))
       ->capture_default_str();
@@ -71,12 +80,28 @@ int main(int Argc, char **Argv) {
   App.add_flag("--profile", O.Profile,
                "Time every dispatched op of the training steps and print the "
                "costliest ops (stderr) at the end");
+  App.add_option("--export", O.ExportPath,
+                 "After training, trace the model in eval mode (batch dim N) "
+                 "and write it to MODEL.onnx (or .nng)");
+  App.add_option("--export-data", O.ExportDataDir,
+                 "After training, write DIR/calib.npz (the first 500 "
+                 "training images), DIR/test.npz (the test images), both "
+                 "under the graph's input name, and DIR/test_labels.npz "
+                 "('labels'), normalized as training feeds them");
 
   try {
     App.parse(Argc, Argv);
   } catch (const CLI::ParseError &E) {
     int Status = App.exit(E);
     return Status == 0 ? 0 : 2;
+  }
+
+  try {
+    if (!O.ExportPath.empty())
+      fmnist::checkExportPath(O.ExportPath);
+  } catch (const std::exception &E) {
+    std::fprintf(stderr, "fashion-mnist-train: error: %s\n", E.what());
+    return 2;
   }
 
   try {

@@ -10,6 +10,11 @@
 #                a second one: the second run must say it resumes after
 #                epoch 1, train only epoch 2, and its loss must continue
 #                (below epoch 1's).
+#   MODE export: the residual model (--model residual) trains briefly with
+#                --export and --export-data: the ONNX file and the three
+#                .npz files must be written (calib.npz with 500 images,
+#                test.npz with the test images), and a --export path of an
+#                unknown format must be refused (status 2) before training.
 #   MODE errors: a missing data folder, a corrupt data file and a corrupt
 #                checkpoint must each fail with exit status 1 and a message
 #                naming the file, never crash.
@@ -22,7 +27,7 @@ set -uo pipefail
 
 PROG=${1:?usage: run_test.sh PROGRAM WORK_DIR MODE [DATA_DIR]}
 WORK=${2:?missing WORK_DIR}
-MODE=${3:?missing MODE (train, resume or errors)}
+MODE=${3:?missing MODE (train, resume, export or errors)}
 DATA=${4:-/usr/share/datasets/fashion-mnist}
 
 for f in train-images-idx3-ubyte.gz train-labels-idx1-ubyte.gz \
@@ -99,6 +104,28 @@ resume)
     fail "loss did not continue: epoch 1 $loss1, resumed epoch 2 $loss2"
   echo "PASS: epoch 1 loss $loss1, resumed epoch 2 loss $loss2"
   ;;
+export)
+  COMMON=(--data "$DATA" --limit-train 640 --limit-test 300 --batch-size 64 --threads 1 --seed 1)
+  run export "${COMMON[@]}" --model residual --epochs 1 \
+    --export "$WORK/model.onnx" --export-data "$WORK/data" ||
+    fail "training with --export exited with $?"
+  accuracy_of export >/dev/null || exit 1
+  grep -q "^exported: $WORK/model.onnx (FashionResNet, .*input x: f32\[N,1,28,28\])" "$WORK/export.out" ||
+    fail "no \"exported: ...\" line naming the model and its input x: f32[N,1,28,28]"
+  [[ -s "$WORK/model.onnx" ]] || fail "no $WORK/model.onnx"
+  # .npz files hold the raw f32 images (no compression): at least 4 bytes
+  # per pixel of 500 calibration and 300 test images.
+  size() { stat -c %s "$1" 2>/dev/null || echo 0; }
+  (($(size "$WORK/data/calib.npz") >= 500 * 784 * 4)) || fail "calib.npz missing or too small"
+  (($(size "$WORK/data/test.npz") >= 300 * 784 * 4)) || fail "test.npz missing or too small"
+  (($(size "$WORK/data/test_labels.npz") >= 300 * 8)) || fail "test_labels.npz missing or too small"
+  run badexport "${COMMON[@]}" --epochs 1 --export "$WORK/model.txt"
+  rc=$?
+  [[ $rc -eq 2 ]] || fail "--export model.txt: exit $rc, expected 2 (usage error)"
+  grep -q "model.txt.*\.onnx" "$WORK/badexport.err" ||
+    fail "--export model.txt: the error does not name the file and the formats"
+  echo "PASS: model and data exported"
+  ;;
 errors)
   # A missing data folder.
   run nodata --data "$WORK/no-such-dir" --epochs 1
@@ -129,6 +156,6 @@ errors)
   echo "PASS: errors reported cleanly"
   ;;
 *)
-  fail "unknown MODE $MODE (train, resume or errors)"
+  fail "unknown MODE $MODE (train, resume, export or errors)"
   ;;
 esac

@@ -1,0 +1,184 @@
+#!/usr/bin/env bash
+# ===- quant_accuracy.sh - int8 accuracy of the Fashion-MNIST models -------===#
+#
+# Usage: quant_accuracy.sh BUILD_DIR WORK_DIR [MODEL]
+#
+# The accuracy check of post-training int8 quantization (issue 16, item 6):
+#   1. fashion-mnist-train --model MODEL (cnn, the default, or residual)
+#      trains briefly, then --export writes the traced model as ONNX and
+#      --export-data writes calib.npz (the first 500 training images),
+#      test.npz (the 10,000 test images) and test_labels.npz;
+#   2. nngraph-quantize quantizes it statically with --calibration
+#      calib.npz, once per calibration method (minmax, entropy, percentile);
+#   3. nngraph-run --backend cpu runs the float model and every int8 model
+#      on the test images (in chunks) and saves the logits;
+#   4. /usr/bin/python3 + numpy computes the accuracies.
+# Prints the float accuracy, each method's int8 accuracy and drop, and
+# fails (exit 1) when the first method's (minmax by default) drop exceeds
+# 0.5 points, or when the exported float graph's accuracy differs from the
+# eager model's (an export bug). The other methods are reported only.
+#
+# Environment (defaults in brackets): FMNIST_DATA
+# [/usr/share/datasets/fashion-mnist], QUANT_TRAIN_IMAGES [0: all 60,000],
+# QUANT_EPOCHS [1], QUANT_THREADS [2], QUANT_METHODS [minmax entropy
+# percentile], QUANT_MAX_DROP [0.5], QUANT_CHUNK [2500], QUANT_PYTHON
+# [/usr/bin/python3].
+#
+# Prints "SKIPPED: ..." (ctest's SKIP_REGULAR_EXPRESSION) and exits 0 when
+# Debian's dataset-fashion-mnist or /usr/bin/python3 with numpy (Debian's
+# python3-numpy) is missing; scripts/setup.sh --tests installs both.
+#
+# ===----------------------------------------------------------------------===#
+set -uo pipefail
+
+BUILD=${1:?usage: quant_accuracy.sh BUILD_DIR WORK_DIR [MODEL]}
+WORK=${2:?usage: quant_accuracy.sh BUILD_DIR WORK_DIR [MODEL]}
+MODEL=${3:-cnn}
+DATA=${FMNIST_DATA:-/usr/share/datasets/fashion-mnist}
+TRAIN_IMAGES=${QUANT_TRAIN_IMAGES:-0}
+EPOCHS=${QUANT_EPOCHS:-1}
+THREADS=${QUANT_THREADS:-2}
+METHODS=${QUANT_METHODS:-minmax entropy percentile}
+MAX_DROP=${QUANT_MAX_DROP:-0.5}
+CHUNK=${QUANT_CHUNK:-2500}
+# Plain "python3" may be a pyenv shim without numpy: Debian's, explicitly.
+PY=${QUANT_PYTHON:-/usr/bin/python3}
+
+fail() {
+  echo "FAIL: $*"
+  exit 1
+}
+
+for f in train-images-idx3-ubyte.gz train-labels-idx1-ubyte.gz \
+  t10k-images-idx3-ubyte.gz t10k-labels-idx1-ubyte.gz; do
+  if [[ ! -f "$DATA/$f" ]]; then
+    echo "SKIPPED: $DATA/$f is missing (install Debian's dataset-fashion-mnist: scripts/setup.sh --tests)"
+    exit 0
+  fi
+done
+if ! "$PY" -c 'import numpy' 2>/dev/null; then
+  echo "SKIPPED: $PY cannot import numpy (install Debian's python3-numpy: scripts/setup.sh --tests)"
+  exit 0
+fi
+case "$MODEL" in
+cnn | residual) ;;
+*) fail "unknown MODEL '$MODEL' (cnn or residual)" ;;
+esac
+BIN=$BUILD/bin
+for p in fashion-mnist-train nngraph-quantize nngraph-run; do
+  [[ -x "$BIN/$p" ]] || fail "$BIN/$p is missing: build it first (cmake --build $BUILD)"
+done
+
+rm -rf "$WORK" && mkdir -p "$WORK/data" || fail "cannot create $WORK"
+export OMP_NUM_THREADS=$THREADS
+# Sleeping instead of spinning at OpenMP barriers: on a loaded 2-core
+# machine (a parallel build, ctest -j) a spinning thread holds the core its
+# partner needs, and 2-thread training runs 10 to 20 times slower.
+export OMP_WAIT_POLICY=${OMP_WAIT_POLICY:-passive}
+START=$SECONDS
+
+# Runs a command with its output in $WORK/$1.log; shows the log's tail and
+# fails on a non-zero exit status.
+step() {
+  local name=$1
+  shift
+  local t0=$SECONDS
+  "$@" >"$WORK/$name.log" 2>&1
+  local rc=$?
+  if [[ $rc -ne 0 ]]; then
+    echo "--- $name (exit $rc): $*"
+    tr '\r' '\n' <"$WORK/$name.log" | tail -n 20
+    fail "$name exited with status $rc"
+  fi
+  echo "$name: $((SECONDS - t0)) s"
+}
+
+# 1. Train, export the model and the data.
+step train "$BIN/fashion-mnist-train" --model "$MODEL" --data "$DATA" \
+  --epochs "$EPOCHS" --limit-train "$TRAIN_IMAGES" --threads "$THREADS" \
+  --seed 1 --export "$WORK/model.onnx" --export-data "$WORK/data"
+grep -v '^epoch [0-9]*/[0-9]* \[\|^$' "$WORK/train.log" | sed 's/^/  /'
+EAGER=$(sed -n 's/^epoch [0-9]*\/[0-9]*: .*test accuracy \([0-9.]*\)%.*/\1/p' "$WORK/train.log" | tail -n 1)
+[[ -n "$EAGER" ]] || fail "no test accuracy in $WORK/train.log"
+
+# The test set in chunks: one nngraph-run per chunk keeps its memory small
+# (the cpu backend's arena for a 10,000-image batch is over 2 GB).
+"$PY" - "$WORK/data" "$CHUNK" <<'EOF' || fail "cannot split $WORK/data/test.npz"
+import sys, numpy as np
+d, chunk = sys.argv[1], int(sys.argv[2])
+with np.load(f"{d}/test.npz") as f:
+    (name, x), = f.items()
+for i, s in enumerate(range(0, len(x), chunk)):
+    np.savez(f"{d}/test.{i:03d}.npz", **{name: x[s:s + chunk]})
+EOF
+
+# 2. Quantize, once per method (the report of each, with the sensitivity
+# table of the default method).
+for m in $METHODS; do
+  extra=()
+  [[ $m == minmax ]] && extra=(--sensitivity)
+  step "quantize-$m" "$BIN/nngraph-quantize" "$WORK/model.onnx" \
+    -o "$WORK/model.int8.$m.onnx" --calibration "$WORK/data/calib.npz" \
+    --method "$m" --report "$WORK/report.$m.json" "${extra[@]}"
+  tr '\r' '\n' <"$WORK/quantize-$m.log" | grep -v 'calibration pass\|^$' | sed 's/^/  /'
+done
+
+# 3. Run every model on every chunk.
+evaluate() {
+  local name=$1 model=$2 c
+  mkdir -p "$WORK/out.$name"
+  for c in "$WORK"/data/test.[0-9]*.npz; do
+    "$BIN/nngraph-run" "$model" --backend cpu --threads "$THREADS" \
+      --inputs "$c" --save-outputs "$WORK/out.$name/$(basename "$c")" \
+      --max-values 0 || return 1
+  done
+}
+step run-float evaluate float "$WORK/model.onnx"
+for m in $METHODS; do
+  step "run-$m" evaluate "$m" "$WORK/model.int8.$m.onnx"
+done
+
+# 4. Accuracies.
+echo "model: $MODEL, trained on ${TRAIN_IMAGES/#0/all 60000} images for $EPOCHS epoch(s); eager float test accuracy $EAGER%"
+"$PY" - "$WORK" "$EAGER" "$MAX_DROP" $METHODS <<'EOF'
+import glob, os, sys
+import numpy as np
+work, eager, max_drop, methods = sys.argv[1], float(sys.argv[2]), float(sys.argv[3]), sys.argv[4:]
+with np.load(f"{work}/data/test_labels.npz") as f:
+    labels = f["labels"]
+
+def accuracy(name):
+    files = sorted(glob.glob(f"{work}/out.{name}/test.*.npz"))
+    logits = []
+    for p in files:
+        with np.load(p) as f:
+            (arr,) = f.values()
+            logits.append(arr)
+    logits = np.concatenate(logits)
+    if logits.shape != (len(labels), 10):
+        sys.exit(f"FAIL: {name}: logits of shape {logits.shape}, expected ({len(labels)}, 10)")
+    return 100.0 * float((logits.argmax(1) == labels).mean()), logits.argmax(1)
+
+fl, fl_pred = accuracy("float")
+print(f"float (graph, cpu backend): {fl:.2f}%  ({len(labels)} test images)")
+status = 0
+if abs(fl - eager) > 0.1:
+    print(f"FAIL: the exported graph's accuracy {fl:.2f}% differs from the eager model's {eager:.2f}%")
+    status = 1
+for m in methods:
+    q, q_pred = accuracy(m)
+    drop = fl - q
+    agree = 100.0 * float((q_pred == fl_pred).mean())
+    gate = m == methods[0]
+    verdict = ""
+    if gate:
+        verdict = "ok" if drop <= max_drop else f"FAIL (more than {max_drop} points)"
+        if drop > max_drop:
+            status = 1
+    print(f"int8 {m:<10}: {q:.2f}%  drop {drop:+.2f} points, top-1 agrees with float on {agree:.2f}%  {verdict}")
+sys.exit(status)
+EOF
+rc=$?
+echo "total: $((SECONDS - START)) s"
+[[ $rc -eq 0 ]] || fail "the int8 accuracy check failed (the lines above say why; logs and models in $WORK)"
+echo "PASS"
