@@ -33,66 +33,55 @@ namespace {
 /// magnitudes).
 constexpr int QuantLevels = 128;
 
-struct Observer {
-  float Min = std::numeric_limits<float>::infinity();
-  float Max = -std::numeric_limits<float>::infinity();
-  std::vector<double> Hist;
-  double Width = 0; ///< Histogram bin width over |x|.
+/// A histogram of magnitudes over [0, Width * bins).
+struct Histogram {
+  std::vector<double> Bins;
+  double Width = 0;
 
-  void observeRange(const rt::Tensor &T) {
-    const rt::Tensor C = T.isContiguous() ? T : T.contiguous();
-    const float *X = C.data<float>();
-    for (int64_t I = 0, N = C.numel(); I < N; ++I)
-      if (std::isfinite(X[I])) {
-        Min = std::min(Min, X[I]);
-        Max = std::max(Max, X[I]);
-      }
+  void start(int N, double Magnitude) {
+    Bins.assign(static_cast<size_t>(N), 0.0);
+    Width = Magnitude > 0 ? Magnitude / N : 0;
   }
-
-  void startHistogram(int Bins) {
-    Hist.assign(static_cast<size_t>(Bins), 0.0);
-    double A = std::max(std::fabs(double(Min)), std::fabs(double(Max)));
-    Width = A > 0 ? A / Bins : 0;
-  }
-
-  void observeHistogram(const rt::Tensor &T) {
+  void add(double A) {
     if (!(Width > 0))
       return;
-    const rt::Tensor C = T.isContiguous() ? T : T.contiguous();
-    const float *X = C.data<float>();
-    int64_t Last = static_cast<int64_t>(Hist.size()) - 1;
-    for (int64_t I = 0, N = C.numel(); I < N; ++I)
-      if (std::isfinite(X[I])) {
-        auto B = static_cast<int64_t>(std::fabs(double(X[I])) / Width);
-        Hist[static_cast<size_t>(std::min(B, Last))] += 1;
-      }
+    auto B = static_cast<int64_t>(A / Width);
+    int64_t Last = static_cast<int64_t>(Bins.size()) - 1;
+    Bins[static_cast<size_t>(std::min(B, Last))] += 1;
   }
 
-  double percentileThreshold(double Percent) const {
+  /// The smallest threshold below which Percent of the values lie.
+  double percentile(double Percent) const {
     double Total = 0;
-    for (double H : Hist)
+    for (double H : Bins)
       Total += H;
     double Want = Total * Percent / 100.0, Sum = 0;
-    for (size_t I = 0; I < Hist.size(); ++I) {
-      Sum += Hist[I];
+    for (size_t I = 0; I < Bins.size(); ++I) {
+      Sum += Bins[I];
       if (Sum >= Want)
         return (static_cast<double>(I) + 1) * Width;
     }
-    return static_cast<double>(Hist.size()) * Width;
+    return static_cast<double>(Bins.size()) * Width;
   }
 
-  double entropyThreshold() const {
-    int Bins = static_cast<int>(Hist.size());
-    if (Bins <= QuantLevels)
-      return Bins * Width;
+  /// The KL-divergence threshold. The zero bin takes its neighbour's count
+  /// first (as NVIDIA's pytorch-quantization does): a ReLU's many exact
+  /// zeros would otherwise pull the threshold far down. Among equal
+  /// divergences the largest threshold wins (a lone spike is kept).
+  double entropy() const {
+    int N = static_cast<int>(Bins.size());
+    if (N <= QuantLevels || !(Width > 0))
+      return N * Width;
+    std::vector<double> H = Bins;
+    H[0] = H[1];
     double BestKl = std::numeric_limits<double>::infinity();
-    int Best = Bins;
+    int Best = N;
     std::vector<double> P, Q;
-    for (int I = QuantLevels; I <= Bins; ++I) {
-      P.assign(Hist.begin(), Hist.begin() + I);
+    for (int I = QuantLevels; I <= N; ++I) {
+      P.assign(H.begin(), H.begin() + I);
       double Outliers = 0;
-      for (int J = I; J < Bins; ++J)
-        Outliers += Hist[static_cast<size_t>(J)];
+      for (int J = I; J < N; ++J)
+        Outliers += H[static_cast<size_t>(J)];
       P[static_cast<size_t>(I - 1)] += Outliers;
       // Merge the I bins into QuantLevels levels, then spread each level's
       // count evenly over its non-empty bins.
@@ -100,16 +89,17 @@ struct Observer {
       double Per = static_cast<double>(I) / QuantLevels;
       for (int L = 0; L < QuantLevels; ++L) {
         int Lo = static_cast<int>(std::floor(L * Per));
-        int Hi = L + 1 == QuantLevels ? I
-                                      : static_cast<int>(std::floor((L + 1) * Per));
+        int Hi = L + 1 == QuantLevels
+                     ? I
+                     : static_cast<int>(std::floor((L + 1) * Per));
         double Sum = 0;
         int NonZero = 0;
         for (int J = Lo; J < Hi; ++J) {
-          Sum += Hist[static_cast<size_t>(J)];
-          NonZero += Hist[static_cast<size_t>(J)] > 0;
+          Sum += H[static_cast<size_t>(J)];
+          NonZero += H[static_cast<size_t>(J)] > 0;
         }
         for (int J = Lo; J < Hi; ++J)
-          if (Hist[static_cast<size_t>(J)] > 0)
+          if (H[static_cast<size_t>(J)] > 0)
             Q[static_cast<size_t>(J)] = Sum / NonZero;
       }
       double SP = 0, SQ = 0;
@@ -129,12 +119,53 @@ struct Observer {
         double Qj = std::max(Q[static_cast<size_t>(J)] / SQ, 1e-12);
         Kl += Pj * std::log(Pj / Qj);
       }
-      if (Kl < BestKl) {
-        BestKl = Kl;
+      if (Kl <= BestKl * (1 + 1e-12)) {
+        BestKl = std::min(BestKl, Kl);
         Best = I;
       }
     }
-    return (static_cast<double>(Best) + 0.5) * Width;
+    return std::min<double>(N, Best + 0.5) * Width;
+  }
+};
+
+struct Observer {
+  float Min = std::numeric_limits<float>::infinity();
+  float Max = -std::numeric_limits<float>::infinity();
+  Histogram Abs;      ///< |x| (percentile).
+  Histogram Pos, Neg; ///< x >= 0 and -x for x < 0 (entropy, per side).
+
+  void observeRange(const rt::Tensor &T) {
+    const rt::Tensor C = T.isContiguous() ? T : T.contiguous();
+    const float *X = C.data<float>();
+    for (int64_t I = 0, N = C.numel(); I < N; ++I)
+      if (std::isfinite(X[I])) {
+        Min = std::min(Min, X[I]);
+        Max = std::max(Max, X[I]);
+      }
+  }
+
+  bool seen() const { return Min <= Max; }
+
+  void startHistograms(int Bins) {
+    double Lo = std::fabs(double(std::min(Min, 0.f)));
+    double Hi = double(std::max(Max, 0.f));
+    Abs.start(Bins, std::max(Lo, Hi));
+    Pos.start(Bins, Hi);
+    Neg.start(Bins, Lo);
+  }
+
+  void observeHistograms(const rt::Tensor &T) {
+    const rt::Tensor C = T.isContiguous() ? T : T.contiguous();
+    const float *X = C.data<float>();
+    for (int64_t I = 0, N = C.numel(); I < N; ++I)
+      if (std::isfinite(X[I])) {
+        double V = X[I];
+        Abs.add(std::fabs(V));
+        if (V >= 0)
+          Pos.add(V);
+        else
+          Neg.add(-V);
+      }
   }
 };
 
@@ -196,7 +227,7 @@ RangeMap calibrate(const ir::Graph &G, const std::vector<std::string> &Values,
   for (int Pass = 1; Pass <= (Histograms ? 2 : 1); ++Pass) {
     if (Pass == 2)
       for (Observer &S : Seen)
-        S.startHistogram(O.HistogramBins);
+        S.startHistograms(O.HistogramBins);
     for (size_t B = 0; B < Batches.size(); ++B) {
       backends::checkInputs(*Obs, Batches[B]);
       std::vector<rt::Tensor> Outs = Exe->run(Batches[B]);
@@ -205,7 +236,7 @@ RangeMap calibrate(const ir::Graph &G, const std::vector<std::string> &Values,
         if (Pass == 1)
           Seen[I].observeRange(T);
         else
-          Seen[I].observeHistogram(T);
+          Seen[I].observeHistograms(T);
       }
       if (Progress)
         Progress(Pass, B + 1, Batches.size());
@@ -215,15 +246,20 @@ RangeMap calibrate(const ir::Graph &G, const std::vector<std::string> &Values,
   for (size_t I = 0; I < Values.size(); ++I) {
     const Observer &S = Seen[I];
     Range R;
-    if (S.Min <= S.Max) { // Some finite value was seen.
+    if (S.seen()) { // Some finite value was seen.
       R = {S.Min, S.Max};
-      double T = std::numeric_limits<double>::infinity();
-      if (O.Method == CalibrationMethod::Percentile && S.Width > 0)
-        T = S.percentileThreshold(O.Percentile);
-      else if (O.Method == CalibrationMethod::Entropy && S.Width > 0)
-        T = S.entropyThreshold();
-      R.Min = static_cast<float>(std::max<double>(R.Min, -T));
-      R.Max = static_cast<float>(std::min<double>(R.Max, T));
+      if (O.Method == CalibrationMethod::Percentile) {
+        double T = S.Abs.percentile(O.Percentile);
+        R.Min = static_cast<float>(std::max<double>(R.Min, -T));
+        R.Max = static_cast<float>(std::min<double>(R.Max, T));
+      } else if (O.Method == CalibrationMethod::Entropy) {
+        // Each sign on its own: an image's background spike on one side
+        // must not clip the other.
+        if (R.Max > 0)
+          R.Max = static_cast<float>(std::min<double>(R.Max, S.Pos.entropy()));
+        if (R.Min < 0)
+          R.Min = static_cast<float>(std::max<double>(R.Min, -S.Neg.entropy()));
+      }
     }
     Ranges[Values[I]] = R;
   }
