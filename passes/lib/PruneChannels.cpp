@@ -11,16 +11,20 @@
 //    Mul) join their operands' spaces with their result's; a Conv or a
 //    Gemm/MatMul with constant weights produces a fresh space (its weight
 //    rows) and consumes its input's (its weight columns; through a Flatten
-//    each channel is H*W consecutive features). Spaces joined this way form
-//    a group whose channels must go together.
+//    each channel is H*W consecutive features); a channel Concat's result
+//    keeps its inputs' kept channels at their offsets. Spaces joined this
+//    way form a group whose channels must go together.
 // 2. A group is left alone, with the reason counted and shown under
 //    --debug-only=prune-channels, when anything reads one of its values
-//    that the analysis does not understand (Reshape, Concat, a grouped Conv,
-//    a graph output, shared weights, ...): never pruned wrong.
+//    that the analysis does not understand (Reshape, a grouped Conv, a
+//    graph output, ...): never pruned wrong. Shared constants get private
+//    copies before they are sliced.
 // 3. Importance per channel, summed over the group's producers: L1 or L2
 //    norm of the weight rows, BatchNorm |scale|, or random. Each group keeps
-//    the most important (1 - ratio) of its channels, rounded up to a
-//    multiple of `round` (default 8, so blocked kernels stay efficient).
+//    the most important (1 - ratio) of its channels (or, with global, the
+//    weakest ratio of all channels go, ranked by importance relative to
+//    their group's mean), rounded up to a multiple of `round` (default 8,
+//    so blocked kernels stay efficient).
 // 4. Every weight, bias, BatchNorm parameter and per-channel constant of
 //    the group is sliced to the kept channels; shapes are inferred again.
 //
@@ -78,6 +82,13 @@ struct Space {
   std::vector<Slice> ProducerW; ///< The producers' weights, channel axis.
   std::vector<Node *> BatchNorms;
   std::vector<Node *> Depthwise; ///< Their 'group' follows the channels.
+  int Concats = 0; ///< Concat results in the group (channels derived).
+};
+
+/// A channel Concat: its result's channels are its inputs', at offsets.
+struct ConcatInfo {
+  int Out;
+  std::vector<std::pair<int, int64_t>> Ins; ///< (space, channels) in order.
 };
 
 class ChannelGraph {
@@ -96,7 +107,21 @@ public:
     for (auto &[V, F] : Flattened)
       if (F.Readers != F.UnderstoodReaders)
         block(F.From, "a Flatten read by something else than a Gemm");
+    // A Concat's result follows its inputs' choices: it must not choose
+    // channels itself (producers) nor follow two Concats at once.
+    for (const ConcatInfo &C : Concats) {
+      const Space &R = Spaces[find(C.Out)];
+      std::string Why = !R.Blocked.empty()    ? R.Blocked
+                        : !R.Producers.empty() ? "a Concat joined with a layer"
+                        : R.Concats > 1        ? "two Concats joined"
+                                               : "";
+      if (!Why.empty())
+        for (const auto &In : C.Ins)
+          block(In.first, "concatenated into a tensor left alone: " + Why);
+    }
   }
+
+  std::vector<ConcatInfo> Concats;
 
   int find(int S) {
     while (Spaces[S].Parent != S)
@@ -124,7 +149,7 @@ private:
         !T.dim(1).isStatic() || Flattened.count(V))
       return -1;
     int S = static_cast<int>(Spaces.size());
-    Spaces.push_back({S, T.dim(1).value(), "", {}, {}, {}, {}, {}});
+    Spaces.push_back({S, T.dim(1).value(), "", {}, {}, {}, {}, {}, 0});
     SpaceOf[V] = S;
     return S;
   }
@@ -161,6 +186,7 @@ private:
     Move(X.ProducerW, Y.ProducerW);
     Move(X.BatchNorms, Y.BatchNorms);
     Move(X.Depthwise, Y.Depthwise);
+    X.Concats += Y.Concats;
   }
 
   /// Operand I of N when it is an f32 constant, or null.
@@ -273,6 +299,24 @@ private:
       block(SX, "a graph output");
   }
 
+  void visitConcat(Node &N) {
+    Value *Y = N.output(0);
+    int SY = spaceOf(Y);
+    int64_t Rank = Y->type().hasRank() ? Y->type().rank() : 0;
+    int64_t Axis = N.attrInt("axis");
+    if (SY < 0 || (Axis != 1 && Axis != 1 - Rank))
+      return blockAll(N, "a Concat along another axis");
+    ConcatInfo C{SY, {}};
+    for (Value *V : N.inputs()) {
+      int S = spaceOf(V);
+      if (S < 0)
+        return blockAll(N, "a Concat of a tensor without channels");
+      C.Ins.push_back({S, V->type().dim(1).value()});
+    }
+    Spaces[find(SY)].Concats++;
+    Concats.push_back(std::move(C));
+  }
+
   void visitElementwise(Node &N) {
     Value *Y = N.output(0);
     int SY = spaceOf(Y);
@@ -318,6 +362,8 @@ private:
     case OpKind::Flatten:
     case OpKind::Reshape:
       return visitFlatten(N);
+    case OpKind::Concat:
+      return visitConcat(N);
     case OpKind::BatchNormalization: {
       bool Own = N.numOutputs() == 1;
       for (size_t I = 1; I < 5 && Own; ++I)
@@ -390,6 +436,9 @@ public:
                   "comma-separated node name or scope patterns whose "
                   "channels stay");
     declareOption("seed", 0, "seed of the random criterion");
+    declareOption("global", false,
+                  "rank channels across all groups (importance relative to "
+                  "each group's mean) instead of removing ratio of each");
   }
   std::string_view name() const override { return "prune-channels"; }
   std::string_view summary() const override {
@@ -460,48 +509,123 @@ bool PruneChannelsPass::run(ir::Graph &G) {
   ChannelGraph CG(G);
   CG.analyze();
   bool Debug = debugEnabled(name());
+  bool Global = boolOption("global");
   std::mt19937 Rng(static_cast<uint32_t>(intOption("seed")));
   std::map<std::string, int64_t> Left;
   std::vector<Value *> Orphans; ///< Constants replaced by private copies.
-  bool Changed = false;
+  auto LabelOf = [](const Space &S) {
+    if (S.Producers.empty())
+      return std::string("(no producer)");
+    const Node *P = S.Producers.front();
+    return P->name().empty() ? P->output(0)->name() : P->name();
+  };
+  auto RoundUp = [&](int64_t Keep, int64_t C) {
+    Keep = std::max<int64_t>(Keep, 1);
+    return std::min(C, (Keep + Round - 1) / Round * Round);
+  };
+
+  // 1. Which groups may lose channels, and their importance.
+  std::vector<int> Eligible;
+  std::map<int, std::vector<double>> Imp;
   for (size_t I = 0; I < CG.Spaces.size(); ++I) {
     Space &S = CG.Spaces[I];
-    if (S.Parent != static_cast<int>(I))
-      continue;
-    std::string Label = S.Producers.empty()
-                            ? std::string("(no producer)")
-                            : S.Producers.front()->name().empty()
-                                  ? S.Producers.front()->output(0)->name()
-                                  : S.Producers.front()->name();
+    if (S.Parent != static_cast<int>(I) || S.Concats > 0)
+      continue; // Joined elsewhere, or follows its Concat's inputs.
     std::string Why = S.Blocked;
     if (Why.empty() && S.Producers.empty())
       Why = "no convolution or linear layer makes these channels";
     for (const Node *P : S.Producers)
       if (Why.empty() && quant::matchesKeepFloat(*P, Exclude))
         Why = "excluded";
-    int64_t Keep = S.Channels - static_cast<int64_t>(
-                                    std::floor(Ratio * double(S.Channels)));
-    Keep = std::min(S.Channels, (Keep + Round - 1) / Round * Round);
-    if (Why.empty() && Keep >= S.Channels)
+    if (Why.empty() && RoundUp(S.Channels - static_cast<int64_t>(std::floor(
+                                                Ratio * double(S.Channels))),
+                               S.Channels) >= S.Channels && !Global)
       Why = "too few channels to remove any at this ratio and rounding";
     if (!Why.empty()) {
       ++Left[Why];
       if (Debug)
-        debugStream() << "prune-channels: group of " << Label << " ("
+        debugStream() << "prune-channels: group of " << LabelOf(S) << " ("
                       << S.Channels << " channels) left alone: " << Why
                       << "\n";
       continue;
     }
-    std::vector<double> Imp = importance(S, Rng);
+    Eligible.push_back(static_cast<int>(I));
+    Imp[static_cast<int>(I)] = importance(S, Rng);
+  }
+
+  // 2. How many channels each keeps: its own share, or (global) the
+  // channels below the global cut of importance relative to the group's
+  // mean.
+  std::map<int, int64_t> KeepCount;
+  if (Global) {
+    std::vector<std::pair<double, int>> All;
+    int64_t Total = 0;
+    for (int G0 : Eligible) {
+      const std::vector<double> &V = Imp[G0];
+      double Mean = std::accumulate(V.begin(), V.end(), 0.0) / V.size();
+      for (double X : V)
+        All.push_back({Mean > 0 ? X / Mean : 0.0, G0});
+      Total += static_cast<int64_t>(V.size());
+    }
+    std::stable_sort(All.begin(), All.end());
+    std::map<int, int64_t> Removed;
+    auto Cut = static_cast<size_t>(std::floor(Ratio * double(Total)));
+    for (size_t I = 0; I < Cut && I < All.size(); ++I)
+      ++Removed[All[I].second];
+    for (int G0 : Eligible)
+      KeepCount[G0] = RoundUp(CG.Spaces[G0].Channels - Removed[G0],
+                              CG.Spaces[G0].Channels);
+  } else {
+    for (int G0 : Eligible) {
+      int64_t C = CG.Spaces[G0].Channels;
+      KeepCount[G0] = RoundUp(
+          C - static_cast<int64_t>(std::floor(Ratio * double(C))), C);
+    }
+  }
+  std::map<int, std::vector<int64_t>> Kept; ///< Group root -> kept indices.
+  for (int G0 : Eligible) {
+    const Space &S = CG.Spaces[G0];
+    if (KeepCount[G0] >= S.Channels) {
+      ++Left["too few channels to remove any at this ratio and rounding"];
+      continue;
+    }
+    const std::vector<double> &V = Imp[G0];
     std::vector<int64_t> Order(static_cast<size_t>(S.Channels));
     std::iota(Order.begin(), Order.end(), 0);
     std::stable_sort(Order.begin(), Order.end(),
-                     [&](int64_t A, int64_t B) { return Imp[A] > Imp[B]; });
-    Order.resize(static_cast<size_t>(Keep));
+                     [&](int64_t A, int64_t B) { return V[A] > V[B]; });
+    Order.resize(static_cast<size_t>(KeepCount[G0]));
     std::sort(Order.begin(), Order.end());
+    Kept[G0] = std::move(Order);
+  }
+
+  // 3. A Concat's result keeps its inputs' kept channels, at their offsets
+  // (in graph order, so a Concat of Concats sees its inputs' choices).
+  for (const ConcatInfo &C : CG.Concats) {
+    int R = CG.find(C.Out);
+    if (!CG.Spaces[R].Blocked.empty())
+      continue;
+    std::vector<int64_t> K;
+    int64_t Offset = 0;
+    for (const auto &[In, Channels] : C.Ins) {
+      auto It = Kept.find(CG.find(In));
+      for (int64_t I = 0; I < Channels; ++I)
+        if (It == Kept.end() ||
+            std::binary_search(It->second.begin(), It->second.end(), I))
+          K.push_back(Offset + I);
+      Offset += Channels;
+    }
+    if (static_cast<int64_t>(K.size()) < Offset)
+      Kept[R] = std::move(K);
+  }
+
+  // 4. Slice every member of every group that loses channels.
+  bool Changed = false;
+  for (const auto &[R, K] : Kept) {
+    const Space &S = CG.Spaces[R];
     for (const Slice &Sl : S.Slices) {
       Value *V = Sl.User->input(Sl.Input);
-      rt::Tensor T = gather(*constantOf(V), Sl.Axis, Order, Sl.Multiplier);
+      rt::Tensor T = gather(*constantOf(V), Sl.Axis, K, Sl.Multiplier);
       if (V->isInitializer() && V->uses().size() == 1 && !G.isOutput(V)) {
         V->setType(ir::TensorType(T.dtype(), T.shape()));
         V->setData(std::move(T));
@@ -511,14 +635,18 @@ bool PruneChannelsPass::run(ir::Graph &G) {
         Orphans.push_back(V);
       }
     }
+    auto Keep = static_cast<int64_t>(K.size());
     for (Node *D : S.Depthwise)
       D->setAttr("group", ir::Attribute(Keep));
     if (Debug)
-      debugStream() << "prune-channels: group of " << Label << " ("
-                    << S.Producers.size() << " producer(s)): " << S.Channels
-                    << " -> " << Keep << " channels\n";
-    bumpStatistic("groups-pruned");
-    bumpStatistic("channels-removed", S.Channels - Keep);
+      debugStream() << "prune-channels: group of " << LabelOf(S) << " ("
+                    << S.Producers.size() << " producer(s)"
+                    << (S.Concats ? ", a Concat's result" : "")
+                    << "): " << S.Channels << " -> " << Keep << " channels\n";
+    if (S.Concats == 0) {
+      bumpStatistic("groups-pruned");
+      bumpStatistic("channels-removed", S.Channels - Keep);
+    }
     Changed = true;
   }
   for (const auto &[Why, Count] : Left)

@@ -170,3 +170,50 @@ TEST(PruneChannelsTest, BadOptionsAreErrors) {
         << E.what();
   }
 }
+
+TEST(PruneChannelsTest, ConcatResultsFollowTheirInputs) {
+  std::string Text =
+      std::string("graph \"cat\" {\n  input %x: f32[N,3,5,5]\n") +
+      "  init %wa: f32[4,3,3,3]" + Elided + "  init %wb: f32[6,3,1,1]" +
+      Elided + "  init %wc: f32[3,10,3,3]" + Elided +
+      "  %a = Conv(%x, %wa) {pads = [1, 1, 1, 1]} name(\"a\")\n"
+      "  %ra = Relu(%a)\n"
+      "  %b = Conv(%x, %wb) name(\"b\")\n"
+      "  %cat = Concat(%ra, %b) {axis = 1}\n"
+      "  %y = Conv(%cat, %wc) name(\"c\")\n"
+      "  output %y\n}\n";
+  auto G = parseWithRandomWeights(Text, 8);
+  zeroRows(*G, "wa", {0, 3});
+  zeroRows(*G, "wb", {1, 2, 5});
+  std::unique_ptr<ir::Graph> Before = G->clone();
+  auto P = passes::createPass("prune-channels");
+  P->setOption("round", "1");
+  EXPECT_TRUE(P->run(*G));
+  ir::verifyOrThrow(*G);
+  EXPECT_EQ(shapeOf(*G, "wa"), (Shape{2, 3, 3, 3}));
+  EXPECT_EQ(shapeOf(*G, "wb"), (Shape{3, 3, 1, 1}));
+  EXPECT_EQ(shapeOf(*G, "wc"), (Shape{3, 5, 3, 3})); // 2 + 3 columns
+  passes::NumericCheckOptions O;
+  O.Dims = {{"N", 2}};
+  auto R = passes::compareOnReference(*Before, *G, O);
+  EXPECT_TRUE(R.Ok) << R.Message;
+}
+
+TEST(PruneChannelsTest, GlobalRankingPrunesTheWeakestGroupsMost) {
+  auto G = residualNet();
+  // conv3's channels are all tiny: a global ranking takes them first.
+  ir::Value *W3 = G->lookup("w3");
+  rt::Tensor T = W3->data().contiguous();
+  for (int64_t I = 0; I < T.numel(); ++I)
+    T.setFlat(I, T.getFlat(I) * (I < T.numel() / 2 ? 1e-3 : 1.0));
+  W3->setData(T);
+  auto P = passes::createPass("prune-channels");
+  P->setOption("global", "true");
+  P->setOption("ratio", "0.25");
+  P->setOption("round", "1");
+  EXPECT_TRUE(P->run(*G));
+  ir::verifyOrThrow(*G);
+  // 12 channels in all, 3 go: conv3's two weak ones and one more.
+  EXPECT_EQ(P->statistics().at("channels-removed"), 3);
+  EXPECT_EQ(shapeOf(*G, "w3")[0], 2);
+}
