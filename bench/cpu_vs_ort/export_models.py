@@ -36,6 +36,13 @@ MODELS = {
     "mobilenet_v2": (3, 224, 224),
     "resnet50": (3, 224, 224),
 }
+# Exported on request only (--models), not part of the cpu vs ORT table:
+# the pruning benchmark (bench/prune/run.py) uses them too.
+EXTRA_MODELS = {
+    "vgg11_bn": (3, 224, 224),
+    "efficientnet_b0": (3, 224, 224),  # squeeze-excitation, depthwise, SiLU
+}
+SHAPES = {**MODELS, **EXTRA_MODELS}
 
 
 def build_model(name):
@@ -63,7 +70,7 @@ def export(name, path):
 
     torch.manual_seed(0)
     model = build_model(name).eval()
-    example = torch.rand((2,) + MODELS[name]) * 2 - 1
+    example = torch.rand((2,) + SHAPES[name]) * 2 - 1
     tmp = path + ".tmp"
     # Not under torch.no_grad(): with autograd off, an eval-mode
     # TransformerEncoderLayer takes its fused fast path
@@ -86,16 +93,17 @@ def main():
     parser.add_argument("out_dir", help="folder for the .onnx files")
     parser.add_argument("--models", default=",".join(MODELS),
                         help="comma-separated list; default: all of "
-                        + ", ".join(MODELS))
+                        + ", ".join(MODELS) + "; also: "
+                        + ", ".join(EXTRA_MODELS))
     parser.add_argument("--force", action="store_true",
                         help="export again even when the file exists")
     args = parser.parse_args()
 
     names = [m for m in args.models.split(",") if m]
-    unknown = [m for m in names if m not in MODELS]
+    unknown = [m for m in names if m not in SHAPES]
     if unknown:
         sys.exit(f"export_models: unknown model(s) {', '.join(unknown)}; "
-                 f"known: {', '.join(MODELS)}")
+                 f"known: {', '.join(SHAPES)}")
     os.makedirs(args.out_dir, exist_ok=True)
     for name in names:
         path = os.path.join(args.out_dir, name + ".onnx")
