@@ -6,7 +6,9 @@
 // its inference function and is lowered through the kernel table, or runs
 // in a fallback step on its node kernel, which writes straight into the
 // node's arena buffers. Reshape-like nodes of plain buffers cost nothing:
-// their output views the same bytes.
+// their output views the same bytes. A node a later one may fuse (a QDQ
+// residual join's DequantizeLinear, planned before the walk) waits for it,
+// and is lowered right after it when it was not fused.
 //
 //===----------------------------------------------------------------------===//
 
@@ -14,6 +16,7 @@
 #include "nngraph/ir/ShapeInference.h"
 #include "nngraph/runtime/Error.h"
 
+#include <algorithm>
 #include <cstring>
 
 namespace nng::backends::cpu {
@@ -51,8 +54,12 @@ bool LowerContext::diesAt(const ir::Value *V, const ir::Node &Now,
   if (G.isOutput(V))
     return false;
   size_t At = Order.at(&Now);
+  // A deferred reader runs later than its place in the graph.
+  auto Alive = [&](const ir::Node *U) {
+    return U != Except && (Order.at(U) >= At || Deferred.count(U));
+  };
   for (const ir::Use &U : V->uses())
-    if (U.User != Except && Order.at(U.User) >= At)
+    if (Alive(U.User))
       return false;
   int S = SlotOf.at(V);
   int Buf = B.P.Slots[S].Buffer;
@@ -73,7 +80,7 @@ bool LowerContext::diesAt(const ir::Value *V, const ir::Node &Now,
     if (G.isOutput(W))
       return false;
     for (const ir::Use &U : W->uses())
-      if (U.User != Except && Order.at(U.User) >= At)
+      if (Alive(U.User))
         return false;
   }
   return Known.size() == Sharing.size(); // A slot of no value: keep it.
@@ -195,6 +202,92 @@ Tensor shapeOnly(const Shape &S, DType T) {
 
 // --- compileProgram ----------------------------------------------------------
 
+namespace {
+
+/// Specialises N (static output types), computes it now when its inputs are
+/// known at compile time, else lowers it through the kernel table or into a
+/// fallback step. False when an output's shape is only known at run time.
+bool lowerNode(LowerContext &C, const ir::Node &N) {
+  Program &P = C.program();
+  size_t NumIn = N.numInputs();
+  std::vector<ir::TensorType> InTypes(NumIn);
+  std::vector<const ir::TensorType *> TypePtrs(NumIn, nullptr);
+  std::vector<const Tensor *> Values(NumIn, nullptr);
+  bool AllConst = true;
+  for (size_t I = 0; I < NumIn; ++I) {
+    if (!N.hasInput(I))
+      continue;
+    const ValueSlot &S = C.slotOfValue(N.input(I));
+    InTypes[I] = ir::TensorType(S.Type, S.S);
+    TypePtrs[I] = &InTypes[I];
+    if (S.Kind == SlotKind::Constant)
+      Values[I] = &S.Const;
+    else
+      AllConst = false;
+  }
+  ir::InferContext IC(N.schema(), N.attrs(), TypePtrs, Values, N.numOutputs(),
+                      N.describe());
+  N.schema().Infer(IC);
+  std::vector<ir::TensorType> OutTypes = IC.outputTypes();
+  bool Static = true;
+  int64_t OutBytes = 0;
+  for (const ir::TensorType &T : OutTypes) {
+    auto Sh = T.staticShape();
+    if (!Sh) {
+      Static = false;
+      break;
+    }
+    OutBytes += Sh->numel() * static_cast<int64_t>(dtypeSize(T.dtype()));
+  }
+  // ModuleCall's types come from outside: the declared ones.
+  if (!Static && N.op() == ir::OpKind::ModuleCall) {
+    Static = true;
+    for (size_t I = 0; I < N.numOutputs(); ++I) {
+      OutTypes[I] = N.output(I)->type();
+      Static = Static && OutTypes[I].isStatic();
+    }
+  }
+  if (!Static)
+    return false; // A data-dependent shape: node by node.
+
+  bool ShapeOnly = N.op() == ir::OpKind::Shape || N.op() == ir::OpKind::Size;
+  if ((AllConst || ShapeOnly) && isFoldable(N) && OutBytes <= MaxFoldBytes) {
+    KernelContext K{N, {}, OutTypes, {}, {}};
+    K.Inputs.resize(NumIn);
+    for (size_t I = 0; I < NumIn; ++I)
+      if (TypePtrs[I])
+        K.Inputs[I] = Values[I] ? *Values[I]
+                                : shapeOnly(InTypes[I].staticShape().value(),
+                                            InTypes[I].dtype());
+    K.Outputs.resize(N.numOutputs());
+    reference::getKernel(N.op())(K);
+    for (size_t I = 0; I < N.numOutputs(); ++I)
+      C.SlotOf[N.output(I)] =
+          C.B.newConstant(K.Outputs[I], N.output(I)->name());
+    ++P.Stats.FoldedNodes;
+    return true;
+  }
+
+  C.PendingTypes.clear();
+  for (size_t I = 0; I < N.numOutputs(); ++I)
+    C.PendingTypes[N.output(I)] = {OutTypes[I].dtype(),
+                                   *OutTypes[I].staticShape()};
+  LowerFn F = lowerFnFor(N.op());
+  bool Lowered = false;
+  if (F) {
+    try {
+      Lowered = F(C, N);
+    } catch (const dnnl::error &) {
+      Lowered = false; // Unimplemented configuration: the node kernel.
+    }
+  }
+  if (!Lowered)
+    lowerFallback(C, N, OutTypes);
+  return true;
+}
+
+} // namespace
+
 std::unique_ptr<Program> compileProgram(const ir::Graph &G,
                                         const std::vector<DType> &Types,
                                         const std::vector<Shape> &Shapes,
@@ -218,86 +311,27 @@ std::unique_ptr<Program> compileProgram(const ir::Graph &G,
 
   for (const auto &NP : G.nodes())
     C.Order.emplace(NP.get(), C.Order.size());
-  std::vector<const ir::TensorType *> TypePtrs;
-  std::vector<ir::TensorType> InTypes;
-  std::vector<const Tensor *> Values;
+  planQLinearJoins(C);
+  std::vector<const ir::Node *> Waiting;
   for (const auto &NP : G.nodes()) {
     const ir::Node &N = *NP;
-    if (C.Done.count(&N))
-      continue;
-    size_t NumIn = N.numInputs();
-    InTypes.assign(NumIn, ir::TensorType());
-    TypePtrs.assign(NumIn, nullptr);
-    Values.assign(NumIn, nullptr);
-    bool AllConst = true;
-    for (size_t I = 0; I < NumIn; ++I) {
-      if (!N.hasInput(I))
-        continue;
-      const ValueSlot &S = C.slotOfValue(N.input(I));
-      InTypes[I] = ir::TensorType(S.Type, S.S);
-      TypePtrs[I] = &InTypes[I];
-      if (S.Kind == SlotKind::Constant)
-        Values[I] = &S.Const;
-      else
-        AllConst = false;
+    if (!C.Done.count(&N) && !C.Deferred.count(&N) && !lowerNode(C, N))
+      return nullptr;
+    // Nodes deferred until N, which did not fuse them: now (before any of
+    // their readers, which come after N).
+    Waiting.clear();
+    for (const auto &[D, After] : C.Deferred)
+      if (After == &N)
+        Waiting.push_back(D);
+    std::sort(Waiting.begin(), Waiting.end(),
+              [&](const ir::Node *A, const ir::Node *B) {
+                return C.Order.at(A) < C.Order.at(B);
+              });
+    for (const ir::Node *D : Waiting) {
+      C.Deferred.erase(D);
+      if (!C.Done.count(D) && !lowerNode(C, *D))
+        return nullptr;
     }
-    ir::InferContext IC(N.schema(), N.attrs(), TypePtrs, Values,
-                        N.numOutputs(), N.describe());
-    N.schema().Infer(IC);
-    std::vector<ir::TensorType> OutTypes = IC.outputTypes();
-    bool Static = true;
-    int64_t OutBytes = 0;
-    for (const ir::TensorType &T : OutTypes) {
-      auto Sh = T.staticShape();
-      if (!Sh) {
-        Static = false;
-        break;
-      }
-      OutBytes += Sh->numel() * static_cast<int64_t>(dtypeSize(T.dtype()));
-    }
-    // ModuleCall's types come from outside: the declared ones.
-    if (!Static && N.op() == ir::OpKind::ModuleCall) {
-      Static = true;
-      for (size_t I = 0; I < N.numOutputs(); ++I) {
-        OutTypes[I] = N.output(I)->type();
-        Static = Static && OutTypes[I].isStatic();
-      }
-    }
-    if (!Static)
-      return nullptr; // A data-dependent shape: node by node.
-
-    bool ShapeOnly = N.op() == ir::OpKind::Shape || N.op() == ir::OpKind::Size;
-    if ((AllConst || ShapeOnly) && isFoldable(N) && OutBytes <= MaxFoldBytes) {
-      KernelContext K{N, {}, OutTypes, {}, {}};
-      K.Inputs.resize(NumIn);
-      for (size_t I = 0; I < NumIn; ++I)
-        if (TypePtrs[I])
-          K.Inputs[I] = Values[I] ? *Values[I]
-                                  : shapeOnly(InTypes[I].staticShape().value(),
-                                              InTypes[I].dtype());
-      K.Outputs.resize(N.numOutputs());
-      reference::getKernel(N.op())(K);
-      for (size_t I = 0; I < N.numOutputs(); ++I)
-        C.SlotOf[N.output(I)] = C.B.newConstant(K.Outputs[I], N.output(I)->name());
-      ++P->Stats.FoldedNodes;
-      continue;
-    }
-
-    C.PendingTypes.clear();
-    for (size_t I = 0; I < N.numOutputs(); ++I)
-      C.PendingTypes[N.output(I)] = {OutTypes[I].dtype(),
-                                     *OutTypes[I].staticShape()};
-    LowerFn F = lowerFnFor(N.op());
-    bool Lowered = false;
-    if (F) {
-      try {
-        Lowered = F(C, N);
-      } catch (const dnnl::error &) {
-        Lowered = false; // Unimplemented configuration: the node kernel.
-      }
-    }
-    if (!Lowered)
-      lowerFallback(C, N, OutTypes);
   }
   for (const ir::Value *V : G.outputs()) {
     int S = C.B.plainOf(C.slotOf(V));

@@ -6,8 +6,9 @@
 // each node through the kernel table (KernelTable.def): a lowering either
 // emits steps and returns true, or declines (false) and the node runs on its
 // node kernel in a fallback step. Lowerings may also fuse the node's sole
-// consumers (an Add for a convolution's residual sum, an activation) and
-// mark them done.
+// consumers (an Add for a convolution's residual sum, an activation, a QDQ
+// residual join after an int8 convolution) and mark them done; a node that
+// a later one may fuse is deferred until then.
 //
 //===----------------------------------------------------------------------===//
 #pragma once
@@ -18,6 +19,18 @@
 #include <unordered_set>
 
 namespace nng::backends::cpu {
+
+/// A QDQ residual join after a QLinearConv, as the QDQ form of a ResNet
+/// block ends: y_q = QLinearConv, a = DequantizeLinear(y_q), b =
+/// DequantizeLinear(r_q), s = Add(a, b) (either order), t = Relu(s)
+/// (optional), o_q = QuantizeLinear(t). Found before lowering by its
+/// structure (planQLinearJoins); the convolution's lowering checks the rest
+/// (LowerQLinearResidual.cpp).
+struct QLinearJoin {
+  const ir::Node *DqY = nullptr, *DqR = nullptr, *Add = nullptr;
+  const ir::Node *Relu = nullptr; ///< Null: none.
+  const ir::Node *Q = nullptr;
+};
 
 /// State shared by the lowerings of one compile.
 struct LowerContext {
@@ -38,6 +51,12 @@ struct LowerContext {
   /// Clip nodes (or FusedConv nodes, for their activation) run by an own
   /// clamp loop that reports a NaN in its input.
   std::unordered_set<const ir::Node *> GuardedClamps;
+  /// The residual joins a QLinearConv may fuse, by convolution.
+  std::unordered_map<const ir::Node *, QLinearJoin> Joins;
+  /// Nodes lowered only after another one, which may fuse them: a join's
+  /// residual DequantizeLinear that comes before its convolution. Their
+  /// readers count as alive in diesAt until then.
+  std::unordered_map<const ir::Node *, const ir::Node *> Deferred;
 
   LowerContext(const ir::Graph &G, Program &P) : G(G), B(P) {}
 
@@ -59,8 +78,9 @@ struct LowerContext {
   const ir::Node *soleConsumer(const ir::Value *V) const;
   /// The static shape of V: a defined slot's, or a pending output's.
   const Shape &shapeOf(const ir::Value *V) const;
-  /// True when no node after Now, other than Except, reads V, and no other
-  /// slot shares V's buffer: V's bytes may be overwritten at Now.
+  /// True when no node after Now (or deferred), other than Except, reads V,
+  /// and no other slot shares V's buffer: V's bytes may be overwritten at
+  /// Now.
   bool diesAt(const ir::Value *V, const ir::Node &Now,
               const ir::Node *Except) const;
   /// Defines V as a new arena buffer in layout MD (plain when empty).
@@ -87,6 +107,41 @@ bool lowerFusedRegion(LowerContext &C, const ir::Node &N);
 bool lowerQuantize(LowerContext &C, const ir::Node &N);
 bool lowerQLinearConv(LowerContext &C, const ir::Node &N);
 bool lowerQLinearMatMul(LowerContext &C, const ir::Node &N);
+
+// --- QDQ residual joins fused into QLinearConv (LowerQLinearResidual.cpp) ----
+
+/// Finds the residual joins of C's graph (C.Joins) and defers the residual
+/// DequantizeLinear nodes that come before their convolution (C.Deferred).
+void planQLinearJoins(LowerContext &C);
+
+/// A join checked for fusion into its convolution's oneDNN primitive: the
+/// per-tensor constants of every step, and the residual r_q, whose bytes
+/// the destination starts as.
+struct QLinearTail {
+  QLinearJoin J;
+  const ir::Value *Residual = nullptr; ///< r_q.
+  const ir::Value *Out = nullptr;      ///< o_q.
+  float ScaleY = 1, ScaleR = 1, ScaleO = 1;
+  int32_t ZpY = 0, ZpR = 0, ZpO = 0;
+  int32_t LoY = 0, HiY = 255; ///< y_q's range (its dtype's).
+  DType OutType = DType::U8;  ///< o_q's (and r_q's) dtype.
+};
+/// The join after QLinearConv Conv when it can be fused: y_q of dtype YType
+/// and zero point ZpY, shape YS; nullopt otherwise.
+std::optional<QLinearTail> qlinearTailOf(LowerContext &C, const ir::Node &Conv,
+                                         DType YType, int32_t ZpY,
+                                         const Shape &YS);
+/// Appends the join's post-ops (after oneDNN's output scales) to Ops; the
+/// primitive's destination zero point is then T.ZpO.
+void appendTailPostOps(const QLinearTail &T, dnnl::post_ops &Ops);
+/// Defines o_q as the primitive's destination in layout Dst, starting as
+/// r_q: r_q's own bytes when it dies here in that layout, else a copy step.
+/// Adds the division's operand to Args; returns the destination slot.
+int defineTailDestination(LowerContext &C, const ir::Node &Conv,
+                          const QLinearTail &T, const dnnl::memory::desc &Dst,
+                          std::vector<PrimitiveArg> &Args);
+/// Marks the join's nodes done (after the primitive's step).
+void finishTail(LowerContext &C, const QLinearTail &T);
 
 /// The lowering of op K, or null (KernelTable.def).
 LowerFn lowerFnFor(ir::OpKind K);

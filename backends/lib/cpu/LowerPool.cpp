@@ -132,7 +132,8 @@ bool lowerAvgPool(LowerContext &C, const ir::Node &N, bool Global) {
   }
   Dil.assign(K.size(), 0);
   int In = C.slotOf(X);
-  memory::desc SrcMD = C.slot(In).MD;
+  // (A plain u8/s8 slot has no MD of its own: the row-major one.)
+  memory::desc SrcMD = C.program().layoutOf(In);
   dnnl::pooling_v2_forward::desc D(dnnl::prop_kind::forward_inference, Alg,
                                    SrcMD, anyF32(dimsOf(YS)), St, K, Dil, PadL,
                                    PadR);
@@ -164,7 +165,8 @@ bool lowerInt8MaxPool(LowerContext &C, const ir::Node &N, memory::data_type T) {
   for (int64_t D : W.Dilations)
     Dil.push_back(D - 1); // oneDNN counts the gaps.
   int In = C.slotOf(X);
-  memory::desc SrcMD = C.slot(In).MD;
+  // (A plain u8/s8 slot has no MD of its own: the row-major one.)
+  memory::desc SrcMD = C.program().layoutOf(In);
   dnnl::pooling_v2_forward::desc D(
       dnnl::prop_kind::forward_inference, dnnl::algorithm::pooling_max, SrcMD,
       memory::desc(dimsOf(YS), T, memory::format_tag::any), St, K, Dil, PadL,

@@ -24,7 +24,10 @@
 //   exact sum does; only sums beyond 2^24 with a bias could round
 //   differently);
 // - an implementation that fails to generate its kernel (oneDNN 2.6's
-//   grouped jit_int8_1x1 with the round post-op) gives way to the next.
+//   grouped jit_int8_1x1 with the round post-op) gives way to the next;
+// - a QDQ residual join after the convolution (DequantizeLinear of its
+//   result and of a residual, Add, Relu, QuantizeLinear) as more post-ops
+//   and a sum over the destination (LowerQLinearResidual.cpp).
 // Convolutions read and write int8 activations in the layout oneDNN picks
 // (nhwc for its int8 kernels), so consecutive int8 convolutions pass them
 // on without reorders. Products read and write plain data. Declined (the
@@ -125,18 +128,24 @@ std::optional<Requant> requantOf(LowerContext &C, const ir::Node &N, DType In,
 /// The attributes of an int8 primitive: output scales over dimension
 /// ChannelDim (or per tensor), run-time zero points, a user scratchpad and,
 /// with a destination zero point, the rounding post-op (without one, the
-/// conversion to int8 rounds half to even and saturates by itself).
-dnnl::primitive_attr int8Attr(const Requant &R, int ChannelDim, bool SrcZp) {
+/// conversion to int8 rounds half to even and saturates by itself). With a
+/// residual join (Tail), its post-ops and o_q's zero point instead.
+dnnl::primitive_attr int8Attr(const Requant &R, int ChannelDim, bool SrcZp,
+                              const QLinearTail *Tail = nullptr) {
   dnnl::primitive_attr A;
   A.set_output_scales(R.Mult.size() > 1 ? 1 << ChannelDim : 0, R.Mult);
   if (SrcZp)
     A.set_zero_points(DNNL_ARG_SRC, 0, {DNNL_RUNTIME_S32_VAL});
-  if (R.DstZp != 0) {
+  int32_t DstZp = Tail ? Tail->ZpO : R.DstZp;
+  if (DstZp != 0)
     A.set_zero_points(DNNL_ARG_DST, 0, {DNNL_RUNTIME_S32_VAL});
-    dnnl::post_ops Ops;
+  dnnl::post_ops Ops;
+  if (Tail)
+    appendTailPostOps(*Tail, Ops);
+  else if (DstZp != 0)
     Ops.append_eltwise(1.0f, dnnl::algorithm::eltwise_round, 0.0f, 0.0f);
+  if (Ops.len() > 0)
     A.set_post_ops(Ops);
-  }
   A.set_scratchpad_mode(dnnl::scratchpad_mode::user);
   return A;
 }
@@ -276,17 +285,22 @@ bool lowerQLinearConv(LowerContext &C, const ir::Node &N) {
     D -= 1;
   memory::dims PadL(Win.PadBegin.begin(), Win.PadBegin.end());
   memory::dims PadR(Win.PadEnd.begin(), Win.PadEnd.end());
-  DT XDT = *dnnlType(XT), YDT = *dnnlType(R->Out);
+  DT XDT = *dnnlType(XT);
   memory::desc BiasMD = plainDesc({M}, DT::s32);
+  // A residual join after the convolution (LowerQLinearResidual.cpp): its
+  // post-ops, and o_q's dtype as the destination's.
+  std::optional<QLinearTail> Tail = qlinearTailOf(C, N, R->Out, R->DstZp, YS);
   using Conv = Built<ConvPD, dnnl::convolution_forward>;
   auto Make = [&](const memory::desc &SrcMD, bool SrcZp, bool WithBias) {
+    DT YDT = *dnnlType(Tail ? Tail->OutType : R->Out);
     dnnl::convolution_forward::desc D(
         dnnl::prop_kind::forward_inference, dnnl::algorithm::convolution_direct,
         SrcMD, memory::desc(Wei, DT::s8, memory::format_tag::any),
         WithBias ? BiasMD : memory::desc(),
         memory::desc(Dst, YDT, memory::format_tag::any), Strides, Dil, PadL,
         PadR);
-    return build<dnnl::convolution_forward>(D, int8Attr(*R, 1, SrcZp));
+    return build<dnnl::convolution_forward>(
+        D, int8Attr(*R, 1, SrcZp, Tail ? &*Tail : nullptr));
   };
   // The producer's layout when a vectorized kernel takes it (consecutive
   // int8 convolutions: no reorder), else the one the primitive prefers.
@@ -311,29 +325,44 @@ bool lowerQLinearConv(LowerContext &C, const ir::Node &N) {
   // implementation takes it, folded into the bias when that is exact (no
   // padding: oneDNN pads with 0 where ONNX pads with x_zero_point).
   bool SrcZp = R->SrcZp != 0;
-  std::optional<Conv> PD = Choose(SrcZp, Bias != nullptr);
+  std::optional<Conv> PD;
   std::shared_ptr<FoldedBias> Folded;
-  if (SrcZp && (!PD || !isVectorized(PD->Desc)) && !Padded &&
-      (!Bias || C.constantOf(Bias))) {
-    auto F = std::make_shared<FoldedBias>(
-        *Wt, Bias ? C.constantOf(Bias) : nullptr, R->SrcZp);
-    std::optional<Conv> FoldedPD;
-    if (F->refresh()) // Else beyond i32.
-      FoldedPD = Choose(false, true);
-    if (FoldedPD && (!PD || isVectorized(FoldedPD->Desc))) {
-      PD = std::move(FoldedPD);
-      Folded = std::move(F);
+  auto Select = [&] {
+    PD = Choose(SrcZp, Bias != nullptr);
+    Folded.reset();
+    if (SrcZp && (!PD || !isVectorized(PD->Desc)) && !Padded &&
+        (!Bias || C.constantOf(Bias))) {
+      auto F = std::make_shared<FoldedBias>(
+          *Wt, Bias ? C.constantOf(Bias) : nullptr, R->SrcZp);
+      std::optional<Conv> FoldedPD;
+      if (F->refresh()) // Else beyond i32.
+        FoldedPD = Choose(false, true);
+      if (FoldedPD && (!PD || isVectorized(FoldedPD->Desc))) {
+        PD = std::move(FoldedPD);
+        Folded = std::move(F);
+      }
     }
+  };
+  Select();
+  // The join only in a vectorized kernel (else the unfused loops are
+  // faster than oneDNN's reference convolution with post-ops).
+  if (Tail && (!PD || !isVectorized(PD->Desc))) {
+    Tail.reset();
+    Select();
   }
   if (!PD)
     return false;
 
   const ConvPD &P = PD->Desc;
   int XSl = C.B.inLayout(C.slotOf(X), P.src_desc());
-  int Out = C.defineBuffer(N.output(0), P.dst_desc());
-  std::vector<PrimitiveArg> Args = {{DNNL_ARG_SRC, XSl, P.src_desc()},
-                                    {DNNL_ARG_DST, Out, P.dst_desc()}};
+  std::vector<PrimitiveArg> Args;
+  int Out = Tail ? defineTailDestination(C, N, *Tail, P.dst_desc(), Args)
+                 : C.defineBuffer(N.output(0), P.dst_desc());
+  Args.push_back({DNNL_ARG_SRC, XSl, P.src_desc()});
+  Args.push_back({DNNL_ARG_DST, Out, P.dst_desc()});
   std::vector<int> Reads = {XSl};
+  if (Tail)
+    Reads.push_back(Out); // The sum reads the destination.
   if (Folded) {
     int B = C.B.newConstant(Folded->Out, N.output(0)->name() + ".bias");
     Args.push_back({DNNL_ARG_BIAS, B, BiasMD});
@@ -356,11 +385,14 @@ bool lowerQLinearConv(LowerContext &C, const ir::Node &N) {
     if (SrcZp)
       Args.push_back(zeroPointArg(C, DNNL_ARG_SRC, R->SrcZp));
   }
-  if (R->DstZp != 0)
-    Args.push_back(zeroPointArg(C, DNNL_ARG_DST, R->DstZp));
+  int32_t DstZp = Tail ? Tail->ZpO : R->DstZp;
+  if (DstZp != 0)
+    Args.push_back(zeroPointArg(C, DNNL_ARG_DST, DstZp));
   emitPrimitive(C, N, PD->P, P, std::move(Args), Reads, Out,
                 {{*Wt, plainDesc(Wei, DT::s8)}});
   nameImplementation(C, P);
+  if (Tail)
+    finishTail(C, *Tail);
   return true;
 }
 
