@@ -106,6 +106,28 @@ bool lowerMaxPool(LowerContext &C, const ir::Node &N, bool Global) {
   return true;
 }
 
+/// A oneDNN pooling window: kernel, strides, dilations (gaps), pads.
+struct PoolWindow {
+  memory::dims Kernel, Strides, Dilations, PadL, PadR;
+};
+
+/// Emits a oneDNN pooling primitive over N's input in the producer's
+/// layout, writing N's result in the layout DstMD (usually `any`) allows.
+void emitPooling(LowerContext &C, const ir::Node &N, dnnl::algorithm Alg,
+                 const memory::desc &DstMD, const PoolWindow &W) {
+  int In = C.slotOf(N.input(0));
+  // (A plain u8/s8 slot has no MD of its own: the row-major one.)
+  memory::desc SrcMD = C.program().layoutOf(In);
+  dnnl::pooling_v2_forward::desc D(dnnl::prop_kind::forward_inference, Alg,
+                                   SrcMD, DstMD, W.Strides, W.Kernel,
+                                   W.Dilations, W.PadL, W.PadR);
+  dnnl::pooling_v2_forward::primitive_desc PD(D, cpuEngine());
+  int Out = C.defineBuffer(N.output(0), PD.dst_desc());
+  emitPrimitive(C, N, dnnl::pooling_v2_forward(PD), PD,
+                {{DNNL_ARG_SRC, In, SrcMD}, {DNNL_ARG_DST, Out, PD.dst_desc()}},
+                {In}, Out);
+}
+
 bool lowerAvgPool(LowerContext &C, const ir::Node &N, bool Global) {
   const ir::Value *X = N.input(0);
   const Shape &XS = C.shapeOf(X);
@@ -131,17 +153,7 @@ bool lowerAvgPool(LowerContext &C, const ir::Node &N, bool Global) {
       Alg = dnnl::algorithm::pooling_avg_include_padding;
   }
   Dil.assign(K.size(), 0);
-  int In = C.slotOf(X);
-  // (A plain u8/s8 slot has no MD of its own: the row-major one.)
-  memory::desc SrcMD = C.program().layoutOf(In);
-  dnnl::pooling_v2_forward::desc D(dnnl::prop_kind::forward_inference, Alg,
-                                   SrcMD, anyF32(dimsOf(YS)), St, K, Dil, PadL,
-                                   PadR);
-  dnnl::pooling_v2_forward::primitive_desc PD(D, cpuEngine());
-  int Out = C.defineBuffer(N.output(0), PD.dst_desc());
-  emitPrimitive(C, N, dnnl::pooling_v2_forward(PD), PD,
-                {{DNNL_ARG_SRC, In, SrcMD}, {DNNL_ARG_DST, Out, PD.dst_desc()}},
-                {In}, Out);
+  emitPooling(C, N, Alg, anyF32(dimsOf(YS)), {K, St, Dil, PadL, PadR});
   return true;
 }
 
@@ -164,18 +176,9 @@ bool lowerInt8MaxPool(LowerContext &C, const ir::Node &N, memory::data_type T) {
       PadR(W.PadEnd.begin(), W.PadEnd.end()), Dil;
   for (int64_t D : W.Dilations)
     Dil.push_back(D - 1); // oneDNN counts the gaps.
-  int In = C.slotOf(X);
-  // (A plain u8/s8 slot has no MD of its own: the row-major one.)
-  memory::desc SrcMD = C.program().layoutOf(In);
-  dnnl::pooling_v2_forward::desc D(
-      dnnl::prop_kind::forward_inference, dnnl::algorithm::pooling_max, SrcMD,
-      memory::desc(dimsOf(YS), T, memory::format_tag::any), St, K, Dil, PadL,
-      PadR);
-  dnnl::pooling_v2_forward::primitive_desc PD(D, cpuEngine());
-  int Out = C.defineBuffer(N.output(0), PD.dst_desc());
-  emitPrimitive(C, N, dnnl::pooling_v2_forward(PD), PD,
-                {{DNNL_ARG_SRC, In, SrcMD}, {DNNL_ARG_DST, Out, PD.dst_desc()}},
-                {In}, Out);
+  emitPooling(C, N, dnnl::algorithm::pooling_max,
+              memory::desc(dimsOf(YS), T, memory::format_tag::any),
+              {K, St, Dil, PadL, PadR});
   return true;
 }
 
