@@ -8,9 +8,12 @@
 //
 // into QLinearConv and QLinearMatMul, which backends run with int8
 // kernels, and QuantizeLinear(MaxPool(DQ(x_q))) (any value-preserving op,
-// same scale and zero point on both sides) into MaxPool(x_q), exactly. A Relu between the Conv and the Q is absorbed when the Q
-// saturates at 0 anyway (u8 with a constant zero point 0). Requirements,
-// each a counted decline: activations per tensor (a one-element scale),
+// same scale and zero point on both sides) into MaxPool(x_q), exactly. A
+// Relu or Clip (ReLU6) between the product and the Q is absorbed when the
+// Q saturates at its bounds anyway (Q is monotone: Q(clamp(y, lo, hi)) =
+// clamp(Q(y), Q(lo), Q(hi)), which is Q(y) when Q(lo) <= qmin and
+// Q(hi) >= qmax), as it is for ranges calibrated after the activation.
+// Requirements, each a counted decline: activations per tensor (a one-element scale),
 // Conv weights with a constant all-zero zero point quantized per tensor or
 // along axis 0, a bias that is an i32 DequantizeLinear at scale x_s * w_s
 // (rel. 1e-6) with zero point 0, and no other reader of the float result.
@@ -69,6 +72,32 @@ bool zeroConstant(const Value *V) {
   return true;
 }
 
+/// True when Q(clamp(y, lo, hi)) == Q(y) for every y: Q is monotone, so
+/// Q(clamp(y, lo, hi)) = clamp(Q(y), Q(lo), Q(hi)), which is Q(y) when
+/// Q(lo) and Q(hi) lie at or beyond the type's ends. A Relu is a Clip with
+/// lo = 0 and no upper bound (ReLU6 is Clip(0, 6)).
+bool saturationCovers(const Node &Q, const Node &Act) {
+  DType T = Q.output(0)->type().dtype();
+  if (T != DType::U8 && T != DType::I8)
+    return false;
+  double QMin = T == DType::U8 ? 0 : -128, QMax = T == DType::U8 ? 255 : 127;
+  double S = ir::constantValue(Q.input(1))->getFlat(0);
+  double Z = zeroPoint(Q) ? ir::constantValue(zeroPoint(Q))->getFlat(0) : 0;
+  auto Quantized = [&](double X) { return std::nearbyint(X / S) + Z; };
+  double Lo = 0, Hi = INFINITY;
+  if (Act.op() == OpKind::Clip) {
+    Lo = -INFINITY;
+    for (size_t I = 1; I < 3; ++I) {
+      if (!Act.hasInput(I))
+        continue;
+      if (!oneElementConstant(Act.input(I)))
+        return false;
+      (I == 1 ? Lo : Hi) = ir::constantValue(Act.input(I))->getFlat(0);
+    }
+  }
+  return Quantized(Lo) <= QMin && Quantized(Hi) >= QMax;
+}
+
 class QdqFusion final : public RewritePattern {
 public:
   QdqFusion() : RewritePattern(OpKind::QuantizeLinear, "fuse-qdq") {}
@@ -80,19 +109,20 @@ public:
       return R.decline(Q, "output scale or zero point is not one constant");
     Value *Y = Q.input(0);
     Node *P = Y->producer();
-    Node *Relu = nullptr;
-    if (P && P->op() == OpKind::Relu) {
-      DType QT = Q.output(0)->type().dtype();
-      if (QT != DType::U8 || !zeroConstant(zeroPoint(Q)))
-        return R.decline(Q, "Relu before a Q that does not saturate at 0");
+    Node *Relu = nullptr; // A Relu or Clip the Q's saturation absorbs.
+    if (P && (P->op() == OpKind::Relu || P->op() == OpKind::Clip)) {
+      if (!saturationCovers(Q, *P))
+        return R.decline(Q, "a Relu or Clip whose bounds the Q does not "
+                            "saturate at");
       if (!hasSingleUse(G, Y))
-        return R.decline(Q, "the Relu result has other readers");
+        return R.decline(Q, "the Relu or Clip result has other readers");
       Relu = P;
       Y = P->input(0);
       P = Y->producer();
     }
     if (!P || (P->op() != OpKind::Conv && P->op() != OpKind::MatMul))
-      return Relu ? R.decline(Q, "the Relu does not follow a Conv or MatMul")
+      return Relu ? R.decline(Q, "the Relu or Clip does not follow a Conv or "
+                                 "MatMul")
                   : false; // Not this pattern's.
     if (!hasSingleUse(G, Y))
       return R.decline(Q, "the float result has other readers");
