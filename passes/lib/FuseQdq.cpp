@@ -7,7 +7,8 @@
 //   QuantizeLinear(MatMul(DQ(a_q), DQ(b_q)), y_s, y_zp)
 //
 // into QLinearConv and QLinearMatMul, which backends run with int8
-// kernels, and QuantizeLinear(MaxPool(DQ(x_q))) (any value-preserving op,
+// kernels (a Gemm, which has no QLinear op, becomes a 1x1 QLinearConv
+// between two Reshapes), and QuantizeLinear(MaxPool(DQ(x_q))) (any value-preserving op,
 // same scale and zero point on both sides) into MaxPool(x_q), exactly. A
 // Relu or Clip (ReLU6) between the product and the Q is absorbed when the
 // Q saturates at its bounds anyway (Q is monotone: Q(clamp(y, lo, hi)) =
@@ -120,6 +121,8 @@ public:
       Y = P->input(0);
       P = Y->producer();
     }
+    if (P && P->op() == OpKind::Gemm && hasSingleUse(G, Y))
+      return gemmAsConv(Q, *P, Relu, R);
     if (!P || (P->op() != OpKind::Conv && P->op() != OpKind::MatMul))
       return Relu ? R.decline(Q, "the Relu or Clip does not follow a Conv or "
                                  "MatMul")
@@ -186,6 +189,80 @@ public:
   }
 
 private:
+  /// Q(Gemm(DQ(a_q), DQ(B_q), DQ(b_q))) has no QLinear op of its own; it
+  /// is a 1x1 QLinearConv over [N, K, 1, 1] (B as [M, K, 1, 1], per output
+  /// channel scales, the i32 bias), reshaped back to [N, M]: the same
+  /// integer arithmetic and requantization as a QLinearMatMul with bias.
+  static bool gemmAsConv(Node &Q, Node &P, Node *Act, PatternRewriter &R) {
+    ir::Graph &G = R.graph();
+    if (P.attrInt("transA") != 0 || P.attrFloat("alpha") != 1.f ||
+        P.attrFloat("beta") != 1.f)
+      return R.decline(Q, "a Gemm with transA, alpha or beta");
+    Node *DA = dequantizer(P.input(0)), *DB = dequantizer(P.input(1));
+    const rt::Tensor *Bq = DB ? ir::constantValue(DB->input(0)) : nullptr;
+    if (!DA || !DB || !Bq || Bq->rank() != 2 ||
+        !oneElementConstant(DA->input(1)) ||
+        (zeroPoint(*DA) && !oneElementConstant(zeroPoint(*DA))) ||
+        !zeroConstant(zeroPoint(*DB)) || Bq->dtype() != DType::I8)
+      return R.decline(Q, "Gemm operands are not per-tensor a and constant "
+                          "s8 B with zero point 0");
+    const ir::TensorType &AT = P.input(0)->type();
+    if (!AT.hasRank() || AT.rank() != 2)
+      return R.decline(Q, "Gemm input A is not 2-D");
+    bool TransB = P.attrInt("transB") != 0;
+    int64_t M = Bq->size(TransB ? 0 : 1), K = Bq->size(TransB ? 1 : 0);
+    if (!oneElementConstant(DB->input(1)) &&
+        DB->attrInt("axis") != (TransB ? 0 : 1))
+      return R.decline(Q, "Gemm weights are not quantized per output column");
+    Value *Bias = nullptr;
+    if (P.hasInput(2) && !(Bias = biasOperand(P, *DA, *DB)))
+      return R.decline(Q, "the bias is not i32 at scale x_s * w_s");
+    // W[m, k, 0, 0] = B[k, m] (or B[m, k] with transB).
+    rt::Tensor W = rt::Tensor::empty(Shape{M, K, 1, 1}, DType::I8);
+    const rt::Tensor B = Bq->contiguous();
+    for (int64_t I = 0; I < M; ++I)
+      for (int64_t J = 0; J < K; ++J)
+        W.data<int8_t>()[I * K + J] =
+            B.data<int8_t>()[TransB ? I * K + J : J * M + I];
+    Value *WV = R.addConstant(DB->input(0)->name() + "_conv", W);
+    Value *Wz = R.addConstant(DB->input(0)->name() + "_conv_zero_point",
+                              zeroOf(DType::I8));
+    Value *In4 = R.addConstant(P.output(0)->name() + "_nchw",
+                               rt::Tensor::fromVector<int64_t>(
+                                   {0, K, 1, 1}, Shape{4}));
+    Value *Out2 = R.addConstant(P.output(0)->name() + "_nc",
+                                rt::Tensor::fromVector<int64_t>({0, M},
+                                                                Shape{2}));
+    Value *Az = zeroPoint(*DA)
+                    ? zeroPoint(*DA)
+                    : R.addConstant(DA->input(0)->name() + "_zero_point",
+                                    zeroOf(DA->input(0)->type().dtype()));
+    Value *Yz = zeroPoint(Q) ? zeroPoint(Q)
+                             : R.addConstant(Q.output(0)->name() +
+                                                 "_zero_point",
+                                             zeroOf(DType::U8));
+    std::string Base = Q.output(0)->name();
+    Node *A4 = R.create(OpKind::Reshape, {DA->input(0), In4},
+                        {G.uniqueName(Base + ".nchw")}, {}, &Q);
+    // A weight scale vector along axis 0 of W: DB's scale as it is.
+    std::vector<Value *> In = {A4->output(0), DA->input(1), Az,  WV,
+                               DB->input(1),  Wz,           Q.input(1), Yz};
+    if (Bias)
+      In.push_back(Bias);
+    Node *Conv = R.create(OpKind::QLinearConv, In,
+                          {G.uniqueName(Base + ".qconv")}, {}, &Q);
+    Conv->setName(P.name());
+    Conv->setScope(P.scope());
+    Node *Y = R.create(OpKind::Reshape, {Conv->output(0), Out2},
+                       {G.uniqueName(Base + ".qgemm")}, {}, &Q);
+    replaceAndTakeName(R, Q.output(0), Y->output(0));
+    R.eraseNode(&Q);
+    if (Act)
+      R.eraseNode(Act);
+    R.eraseNode(&P);
+    return true;
+  }
+
   /// The i32 bias of Conv P when its DequantizeLinear has zero point 0
   /// and scale x_s * w_s; else null.
   static Value *biasOperand(const Node &P, const Node &DX, const Node &DW) {

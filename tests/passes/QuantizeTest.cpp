@@ -175,10 +175,14 @@ TEST(QuantizeTest, FuseQdqMakesQLinearOpsWithinOneStep) {
   auto P = passes::createPass("fuse-qdq");
   EXPECT_TRUE(P->run(*G));
   ir::verifyOrThrow(*G);
-  EXPECT_EQ(countOps(*G, OpKind::QLinearConv), 2);
+  // conv1, conv2 and the classifier (a Gemm: a 1x1 QLinearConv between
+  // two Reshapes).
+  EXPECT_EQ(countOps(*G, OpKind::QLinearConv), 3);
   EXPECT_EQ(countOps(*G, OpKind::Conv), 0);
+  EXPECT_EQ(countOps(*G, OpKind::Gemm), 0);
+  EXPECT_EQ(G->lookup("y_quantized")->producer()->op(), OpKind::Reshape);
   EXPECT_EQ(countOps(*G, OpKind::Relu), 1); // after the Add
-  EXPECT_GE(P->statistics().at("fuse-qdq"), 2);
+  EXPECT_EQ(P->statistics().at("fuse-qdq"), 3);
   // conv1's Relu is absorbed (u8, zero point 0).
   EXPECT_EQ(G->lookup("r1_quantized")->producer()->op(), OpKind::QLinearConv);
   // MaxPool and Flatten move the u8 values themselves.
