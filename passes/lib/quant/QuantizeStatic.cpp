@@ -137,8 +137,10 @@ std::optional<NodePlan> planNode(const ir::Graph &G, Node &N,
       }
       P.WeightInput = 1;
       P.WeightAxis = 1;
-    } else if (!Activation(1)) {
-      Why = "input B is not f32";
+    } else {
+      // Both operands computed (attention's scores and context): int8
+      // kernels want constant weights, so these stay float.
+      Why = "both operands are activations (attention products stay float)";
       return std::nullopt;
     }
     break;
