@@ -1,9 +1,11 @@
 //===- Tensor.cpp - The eager tensor's own state ---------------------------===//
 //
-// Construction, autograd state (requires_grad, grad, retain_grad, hooks,
-// backward, detach), conversions and the in-place operations, which
-// compute out of place without recording and then write into the tensor's
-// storage. The math methods forward to TensorOps.h (TensorMethods.cpp).
+// Construction (from a registration too, which tells the registering
+// module where the handle lives), autograd state (requires_grad, grad,
+// retain_grad, hooks, backward, detach), conversions and the in-place
+// operations, which compute out of place without recording and then write
+// into the tensor's storage. The math methods forward to TensorOps.h
+// (TensorMethods.cpp).
 //
 //===----------------------------------------------------------------------===//
 
@@ -71,6 +73,19 @@ Tensor::Tensor(rt::Tensor Data, bool RequiresGrad)
   Impl->Data = std::move(Data);
   if (RequiresGrad)
     requires_grad_(true);
+}
+
+Tensor::Tensor(RegisteredTensor &&R)
+    : Impl(std::move(static_cast<Tensor &>(R).Impl)) {
+  if (R.Notify)
+    R.Notify(R.Owner, R.Name, this);
+}
+
+Tensor &Tensor::operator=(RegisteredTensor &&R) {
+  Impl = std::move(static_cast<Tensor &>(R).Impl);
+  if (R.Notify)
+    R.Notify(R.Owner, R.Name, this);
+  return *this;
 }
 
 const rt::Tensor &Tensor::data() const {

@@ -1,9 +1,10 @@
 //===- Module.cpp - nn::ModuleBase: registration, iteration, modes -------===//
 //
 // The state half of nn::ModuleBase: registering parameters, buffers and
-// submodules with PyTorch's name validation, the named_* iterations
-// (depth first in registration order, with PyTorch's duplicate removal),
-// lookups by dotted path, train/eval, dtype and device conversion that
+// submodules with PyTorch's name validation, member bindings (which data
+// member holds which slot, so the module can rebind it), the named_*
+// iterations (depth first in registration order, with PyTorch's duplicate
+// removal), lookups by dotted path, train/eval, dtype and device conversion that
 // keeps tensor identity, apply, zero_grad, requires_grad_ and parameter
 // counts. Calling and hooks are in Hooks.cpp, state dicts in
 // StateDict.cpp, printing in ModulePrinting.cpp.
@@ -92,8 +93,9 @@ void ModuleBase::checkNewName(const std::string &Name, const char *What) const {
          " to swap it)");
 }
 
-Tensor ModuleBase::register_parameter(const std::string &Name, Tensor Param,
-                                      bool RequiresGrad) {
+RegisteredTensor ModuleBase::register_parameter(const std::string &Name,
+                                                Tensor Param,
+                                                bool RequiresGrad) {
   checkNewName(Name, "parameter");
   if (Param.defined()) {
     if (Param.grad_fn())
@@ -109,14 +111,14 @@ Tensor ModuleBase::register_parameter(const std::string &Name, Tensor Param,
     Param.requires_grad_(RequiresGrad);
   }
   Params.emplace_back(Name, Param);
-  return Param;
+  return registered(Name, std::move(Param));
 }
 
-Tensor ModuleBase::register_buffer(const std::string &Name, Tensor Buffer,
-                                   bool Persistent) {
+RegisteredTensor ModuleBase::register_buffer(const std::string &Name,
+                                             Tensor Buffer, bool Persistent) {
   checkNewName(Name, "buffer");
   Buffers.push_back({Name, Buffer, Persistent});
-  return Buffer;
+  return registered(Name, std::move(Buffer));
 }
 
 void ModuleBase::addChild(const std::string &Name, ModulePtr Module) {
@@ -163,8 +165,9 @@ void ModuleBase::setChildren(std::vector<std::pair<std::string, ModulePtr>> New)
   Children = std::move(New);
 }
 
-Tensor ModuleBase::replace_parameter(const std::string &Name, Tensor Param,
-                                     bool RequiresGrad) {
+RegisteredTensor ModuleBase::replace_parameter(const std::string &Name,
+                                               Tensor Param,
+                                               bool RequiresGrad) {
   for (auto &[N, T] : Params)
     if (N == Name) {
       if (Param.defined()) {
@@ -176,21 +179,118 @@ Tensor ModuleBase::replace_parameter(const std::string &Name, Tensor Param,
           Param.requires_grad_(RequiresGrad);
       }
       T = Param;
-      return Param;
+      return registered(Name, std::move(Param));
     }
   fail(ErrorKind::InvalidArgument, TypeName, ": replace_parameter('", Name,
        "'): there is no parameter of that name; use register_parameter to "
        "add one");
 }
 
-Tensor ModuleBase::replace_buffer(const std::string &Name, Tensor Buffer) {
+RegisteredTensor ModuleBase::replace_buffer(const std::string &Name,
+                                            Tensor Buffer) {
   for (BufferSlot &B : Buffers)
     if (B.Name == Name) {
       B.Value = Buffer;
-      return Buffer;
+      return registered(Name, std::move(Buffer));
     }
   fail(ErrorKind::InvalidArgument, TypeName, ": replace_buffer('", Name,
        "'): there is no buffer of that name; use register_buffer to add one");
+}
+
+Tensor ModuleBase::remove_parameter(const std::string &Name) {
+  for (auto It = Params.begin(); It != Params.end(); ++It)
+    if (It->first == Name) {
+      Tensor T = std::move(It->second);
+      Params.erase(It);
+      return T;
+    }
+  fail(ErrorKind::InvalidArgument, TypeName, ": remove_parameter('", Name,
+       "'): there is no parameter of that name",
+       std::any_of(Buffers.begin(), Buffers.end(),
+                   [&](const BufferSlot &B) { return B.Name == Name; })
+           ? " (it is a buffer: use remove_buffer)"
+           : "");
+}
+
+Tensor ModuleBase::remove_buffer(const std::string &Name) {
+  for (auto It = Buffers.begin(); It != Buffers.end(); ++It)
+    if (It->Name == Name) {
+      Tensor T = std::move(It->Value);
+      Buffers.erase(It);
+      return T;
+    }
+  fail(ErrorKind::InvalidArgument, TypeName, ": remove_buffer('", Name,
+       "'): there is no buffer of that name",
+       std::any_of(Params.begin(), Params.end(),
+                   [&](const auto &P) { return P.first == Name; })
+           ? " (it is a parameter: use remove_parameter)"
+           : "");
+}
+
+// --- Member bindings ---------------------------------------------------------
+
+RegisteredTensor ModuleBase::registered(const std::string &Name, Tensor T) {
+  updateMember(Name, T);
+  return RegisteredTensor(std::move(T), this, Name, &ModuleBase::notifyHandle);
+}
+
+void ModuleBase::notifyHandle(void *Owner, const std::string &Name,
+                              Tensor *Handle) {
+  auto *M = static_cast<ModuleBase *>(Owner);
+  const char *At = reinterpret_cast<const char *>(Handle);
+  // Only a handle inside the module object lives as long as the module; a
+  // local or a container element would dangle.
+  if (!M->ObjectBegin || At < M->ObjectBegin ||
+      At + sizeof(Tensor) > M->ObjectBegin + M->ObjectSize)
+    return;
+  M->bind_member(Name, *Handle);
+}
+
+Tensor &ModuleBase::bind_member(const std::string &Name, Tensor &Member) {
+  std::erase_if(Members, [&](const auto &B) {
+    return B.first == Name || B.second == &Member;
+  });
+  Members.emplace_back(Name, &Member);
+  for (const auto &[N, T] : Params)
+    if (N == Name)
+      Member = T;
+  for (const BufferSlot &B : Buffers)
+    if (B.Name == Name)
+      Member = B.Value;
+  return Member;
+}
+
+Tensor *ModuleBase::bound_member(const std::string &Name) const {
+  for (const auto &[N, M] : Members)
+    if (N == Name)
+      return M;
+  return nullptr;
+}
+
+void ModuleBase::updateMember(const std::string &Name, const Tensor &T) {
+  if (Tensor *M = bound_member(Name))
+    *M = T;
+}
+
+void ModuleBase::set_attr(const std::string &Name, const Tensor &Value) {
+  for (const BufferSlot &B : Buffers)
+    if (B.Name == Name) {
+      replace_buffer(Name, Value);
+      return;
+    }
+  for (const auto &[N, T] : Params)
+    if (N == Name)
+      fail(ErrorKind::InvalidArgument, TypeName, ": set_attr('", Name,
+           "'): '", Name,
+           "' is a parameter; use replace_parameter to swap it (PyTorch "
+           "only accepts an nn.Parameter there)");
+  Tensor *M = bound_member(Name);
+  if (!M)
+    fail(ErrorKind::InvalidArgument, TypeName, ": set_attr('", Name,
+         "'): no parameter, buffer or bound member is named '", Name,
+         "'; bind the C++ member that forward reads with bind_member(\"",
+         Name, "\", member)");
+  *M = Value;
 }
 
 // --- Iteration ---------------------------------------------------------------------

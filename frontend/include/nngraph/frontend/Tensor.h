@@ -32,6 +32,7 @@ class AccumulateGrad;
 } // namespace autograd
 
 class Tensor;
+class RegisteredTensor;
 
 namespace detail {
 /// Throws fx::TraceError: What (item(), to_vector(), ...) reads the data of
@@ -78,6 +79,11 @@ public:
   /// Wraps Data as a leaf.
   explicit Tensor(rt::Tensor Data, bool RequiresGrad = false);
   explicit Tensor(std::shared_ptr<TensorImpl> Impl) : Impl(std::move(Impl)) {}
+  /// Takes the tensor of a registration and tells the registering owner
+  /// where this handle lives (see RegisteredTensor):
+  ///   Tensor scale = register_parameter("scale", ones({3}));
+  Tensor(RegisteredTensor &&R);
+  Tensor &operator=(RegisteredTensor &&R);
 
   bool defined() const { return Impl != nullptr; }
   /// The underlying data tensor (a strided view; no autograd).
@@ -211,6 +217,29 @@ public:
 
 private:
   std::shared_ptr<TensorImpl> Impl;
+};
+
+/// What a registration returns (nn::ModuleBase::register_parameter,
+/// register_buffer, replace_parameter, replace_buffer): the registered
+/// tensor, plus a note to the owner. A Tensor handle initialised or
+/// assigned from it (from the rvalue; copies of it are plain Tensors)
+/// calls Notify(Owner, Name, &handle), which is how a module learns which
+/// of its data members holds each slot (nn's member bindings, Module.h).
+/// Otherwise it is the Tensor it holds. Use it at once: it must not
+/// outlive its owner.
+class RegisteredTensor : public Tensor {
+public:
+  using NotifyFn = void (*)(void *Owner, const std::string &Name,
+                            Tensor *Handle);
+  RegisteredTensor(Tensor T, void *Owner, std::string Name, NotifyFn Notify)
+      : Tensor(std::move(T)), Owner(Owner), Name(std::move(Name)),
+        Notify(Notify) {}
+
+private:
+  friend class Tensor;
+  void *Owner;
+  std::string Name;
+  NotifyFn Notify;
 };
 
 // --- Operators (broadcasting, ONNX semantics; mixed dtypes promote) ----------

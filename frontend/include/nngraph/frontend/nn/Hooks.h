@@ -76,6 +76,10 @@ template <typename R, typename Fn> auto adaptHook(Fn &&F) {
   };
 }
 
+/// A ForwardPreHook is stored as it is (so target<F>() finds the callable
+/// it holds; torch.nn.utils.prune finds its hooks this way).
+inline ForwardPreHook adaptPreHook(ForwardPreHook F) { return F; }
+
 /// A pre-hook may return replacement inputs as a vector of Values, or a
 /// single Value (a tuple is spread into the inputs, anything else becomes
 /// the only input), as PyTorch wraps a non-tuple result into a 1-tuple.

@@ -1,4 +1,4 @@
-//===- Module.h - nn::Module, PyTorch's module system in C++ ------*- C++ -*-===//
+//===- Module.h - nn::Module, PyTorch's module system in C++ ----*- C++ -*-===//
 //
 // A module is written with CRTP and holds its state in registered slots:
 //
@@ -28,6 +28,11 @@
 // pushes a dispatch::ModuleScope with the module's path (its dotted name
 // from the root, as in named_modules) and type, so errors and the tracer
 // know where they are.
+//
+// Registration also binds: the data member that receives a registration's
+// result (Tensor scale = register_parameter(...)) is recorded as the
+// member of that name, so the module can rebind it when the tensor behind
+// the name changes (replace_parameter, set_attr; pruning's masked weight).
 //
 //===----------------------------------------------------------------------===//
 #pragma once
@@ -84,15 +89,18 @@ public:
   /// Registers Param as parameter Name and returns a handle sharing it
   /// (same impl: changes through either are seen by both). Sets
   /// requires_grad to RequiresGrad. An undefined Param reserves the name
-  /// (absent from parameters() and state_dict()). Errors: empty name, a
-  /// '.' in it, a name already taken by a parameter, buffer or submodule,
-  /// a non-leaf tensor (one with a grad_fn).
-  Tensor register_parameter(const std::string &Name, Tensor Param,
-                            bool RequiresGrad = true);
+  /// (absent from parameters() and state_dict()). A data member of this
+  /// module initialised or assigned from the result is bound to Name (see
+  /// "Member bindings"). Errors: empty name, a '.' in it, a name already
+  /// taken by a parameter, buffer or submodule, a non-leaf tensor (one
+  /// with a grad_fn).
+  RegisteredTensor register_parameter(const std::string &Name, Tensor Param,
+                                      bool RequiresGrad = true);
   /// Registers a buffer (state that is not trained: running statistics);
-  /// non-persistent buffers are left out of state_dict(). Same name rules.
-  Tensor register_buffer(const std::string &Name, Tensor Buffer,
-                         bool Persistent = true);
+  /// non-persistent buffers are left out of state_dict(). Same name rules
+  /// and member binding.
+  RegisteredTensor register_buffer(const std::string &Name, Tensor Buffer,
+                                   bool Persistent = true);
   /// Registers Module as submodule Name and returns it. A null Module
   /// reserves the name. Same name rules; a module cannot contain itself.
   template <typename M>
@@ -121,12 +129,49 @@ public:
     return Module;
   }
   /// Replaces the registered parameter Name (which must exist; undefined
-  /// reserves it again); for weight tying. Update your member handle too:
-  ///   Head->weight = Head->replace_parameter("weight", Emb->weight);
-  Tensor replace_parameter(const std::string &Name, Tensor Param,
-                           bool RequiresGrad = true);
-  /// Replaces the registered buffer Name, keeping its persistence.
-  Tensor replace_buffer(const std::string &Name, Tensor Buffer);
+  /// reserves it again), keeping its position; for weight tying. The member
+  /// bound to Name follows (layers bind theirs), so this is enough:
+  ///   Head->replace_parameter("weight", Emb->weight);
+  RegisteredTensor replace_parameter(const std::string &Name, Tensor Param,
+                                     bool RequiresGrad = true);
+  /// Replaces the registered buffer Name, keeping its persistence and
+  /// position; the bound member follows.
+  RegisteredTensor replace_buffer(const std::string &Name, Tensor Buffer);
+  /// Unregisters parameter Name (PyTorch's `del module._parameters[name]`)
+  /// and returns it; the bound member keeps its value and its binding.
+  /// Errors when there is no such parameter.
+  Tensor remove_parameter(const std::string &Name);
+  /// Unregisters buffer Name (`del module._buffers[name]`), likewise.
+  Tensor remove_buffer(const std::string &Name);
+
+  // --- Member bindings -------------------------------------------------------
+  // C++ has no __getattr__: forward reads its parameters through data
+  // members (Tensor weight), which share the impl of the registered slot.
+  // A binding records which member stands for a name, so the module can
+  // rebind it when the tensor behind the name changes (replace_parameter,
+  // set_attr, register_* of a name removed before; torch.nn.utils.prune
+  // uses them to make `weight` the masked tensor). A data member that is
+  // initialised or assigned from register_parameter / register_buffer /
+  // replace_* of this module is bound automatically: the registration's
+  // result (RegisteredTensor) tells the module the handle's address, and
+  // an address inside this module's object (its Derived class, bases
+  // included) is a member. Handles elsewhere (locals, containers, members
+  // of a subclass of a layer) are not bound; bind those with bind_member.
+
+  /// Binds Member (a Tensor that lives as long as this module, normally a
+  /// data member) to Name, replacing an earlier binding of Name or of
+  /// Member; when Name is a registered parameter or buffer, Member is set
+  /// to it. Returns Member.
+  Tensor &bind_member(const std::string &Name, Tensor &Member);
+  /// The member bound to Name, or null.
+  Tensor *bound_member(const std::string &Name) const;
+  /// PyTorch's `module.name = value` for a tensor. A buffer Name is
+  /// replaced (replace_buffer); any other unregistered Name is a plain
+  /// attribute: the member bound to Name now holds Value (what pruning
+  /// does with `weight` before each forward). Errors: Name is a parameter
+  /// (use replace_parameter), or nothing is registered under Name and no
+  /// member is bound to it.
+  void set_attr(const std::string &Name, const Tensor &Value);
 
   // --- Iteration (registration order, depth first) ---------------------------
   /// All parameters (each shared one once).
@@ -251,6 +296,14 @@ public:
         Prepend);
   }
 
+  /// The module's own forward pre-hooks with their ids, in call order
+  /// (PyTorch's module._forward_pre_hooks). A hook registered as a
+  /// ForwardPreHook holding a callable of type F is found with
+  /// hook.target<F>() (torch.nn.utils.prune finds its methods this way).
+  const std::vector<std::pair<int, ForwardPreHook>> &forward_pre_hooks() const {
+    return Hooks->ForwardPre;
+  }
+
   // --- Calling ---------------------------------------------------------------
   /// Runs the module on Values: global and own forward pre-hooks, backward
   /// hook setup, forward, forward hooks. What operator() does with hooks,
@@ -280,6 +333,12 @@ public:
 
 protected:
   explicit ModuleBase(std::string TypeName);
+  /// The bytes of the whole module object (the most derived class of
+  /// Module<Derived>): handles inside it are members (member bindings).
+  void setObjectExtent(const void *Begin, size_t Size) {
+    ObjectBegin = static_cast<const char *>(Begin);
+    ObjectSize = Size;
+  }
   /// Renames the type shown by printing and errors.
   void set_type_name(std::string Name) { TypeName = std::move(Name); }
 
@@ -316,6 +375,13 @@ private:
   void loadWalk(const std::string &Prefix,
                 std::vector<std::pair<std::string, const ModuleBase *>> &Out)
       const;
+  /// What a RegisteredTensor of this module calls: binds Handle to Name
+  /// when it lies inside this module's object.
+  static void notifyHandle(void *Owner, const std::string &Name,
+                           Tensor *Handle);
+  /// Sets the member bound to Name (if any) to T.
+  void updateMember(const std::string &Name, const Tensor &T);
+  RegisteredTensor registered(const std::string &Name, Tensor T);
   RemovableHandle addForwardPreHook(ForwardPreHook H, bool Prepend);
   RemovableHandle addForwardHook(ForwardHook H, bool Prepend);
   RemovableHandle addBackwardHook(BackwardHook H, bool Prepend);
@@ -328,6 +394,10 @@ private:
   /// The name it was last registered under.
   std::string LastName;
   bool AllowUnregisteredCall = false;
+  /// Member bindings: (name, member handle).
+  std::vector<std::pair<std::string, Tensor *>> Members;
+  const char *ObjectBegin = nullptr;
+  size_t ObjectSize = 0;
 };
 
 /// Prints M like PyTorch's repr.
@@ -418,7 +488,9 @@ Value invokeForward(D &Self, const std::vector<Value> &In) {
 /// The base of user modules: `struct Net : nn::Module<Net> { ... }`.
 template <typename Derived> class Module : public ModuleBase {
 public:
-  Module() : ModuleBase(detail::demangleTypeName(typeid(Derived))) {}
+  Module() : ModuleBase(detail::demangleTypeName(typeid(Derived))) {
+    setObjectExtent(static_cast<Derived *>(this), sizeof(Derived));
+  }
 
   /// Calls forward through the hooks (see the file comment). Returns
   /// forward's return type.
