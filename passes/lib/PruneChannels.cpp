@@ -35,7 +35,7 @@
 #include "nngraph/passes/Debug.h"
 #include "nngraph/passes/PatternRewriter.h"
 #include "nngraph/passes/Passes.h"
-#include "nngraph/passes/Quantize.h"
+#include "nngraph/passes/NodePattern.h"
 #include "nngraph/runtime/Error.h"
 
 #include <algorithm>
@@ -492,18 +492,8 @@ bool PruneChannelsPass::run(ir::Graph &G) {
   NNG_CHECK(Ratio >= 0 && Ratio < 1, "prune-channels: ratio ", Ratio,
             " is outside [0, 1)");
   int64_t Round = std::max<int64_t>(1, intOption("round"));
-  std::vector<std::string> Exclude;
-  std::istringstream PS(stringOption("exclude"));
-  for (std::string P; std::getline(PS, P, ',');)
-    if (!P.empty())
-      Exclude.push_back(P);
-  for (const std::string &P : Exclude) {
-    bool Any = false;
-    for (const auto &N : G.nodes())
-      Any = Any || quant::matchesKeepFloat(*N, {P});
-    NNG_CHECK(Any, "prune-channels: exclude pattern '", P,
-              "' matches no node's name, scope or output");
-  }
+  std::vector<std::string> Exclude = splitPatterns(stringOption("exclude"));
+  checkPatternsMatch(G, Exclude, "prune-channels: exclude pattern");
   ir::inferTypes(G);
   std::unordered_set<const Value *> UsedBefore = fusion::usedInitializers(G);
   ChannelGraph CG(G);
@@ -535,7 +525,7 @@ bool PruneChannelsPass::run(ir::Graph &G) {
     if (Why.empty() && S.Producers.empty())
       Why = "no convolution or linear layer makes these channels";
     for (const Node *P : S.Producers)
-      if (Why.empty() && quant::matchesKeepFloat(*P, Exclude))
+      if (Why.empty() && matchesNodePattern(*P, Exclude))
         Why = "excluded";
     if (Why.empty() && RoundUp(S.Channels - static_cast<int64_t>(std::floor(
                                                 Ratio * double(S.Channels))),

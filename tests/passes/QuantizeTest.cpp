@@ -275,6 +275,29 @@ TEST(QuantizeTest, BadInputIsAClearError) {
   }
   EXPECT_THROW(quant::quantizeDynamic(*Plain, O), Error);
   EXPECT_THROW(quant::parseCalibrationMethod("kl"), Error);
+  // A keep-float pattern must name something; histogram options are checked.
+  quant::QuantizeOptions Typo;
+  Typo.KeepFloat = {"layer9.*"};
+  try {
+    quant::activationsToCalibrate(*G, Typo);
+    FAIL() << "a keep-float pattern matching nothing was accepted";
+  } catch (const Error &E) {
+    EXPECT_NE(std::string(E.what()).find("'layer9.*' matches no node"),
+              std::string::npos)
+        << E.what();
+  }
+  EXPECT_THROW(quant::quantizeDynamic(*Plain, Typo), Error);
+  quant::QuantizeOptions Bad;
+  Bad.Method = quant::CalibrationMethod::Percentile;
+  Bad.Percentile = 0;
+  EXPECT_THROW(quant::calibrate(*G, Names, randomBatches(1, 1, 1), Bad,
+                                "reference"),
+               Error);
+  Bad.Percentile = 99;
+  Bad.HistogramBins = 16;
+  EXPECT_THROW(quant::calibrate(*G, Names, randomBatches(1, 1, 1), Bad,
+                                "reference"),
+               Error);
   // A missing range is named.
   try {
     quant::quantizeStatic(*G, {}, O);

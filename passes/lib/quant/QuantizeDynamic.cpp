@@ -15,6 +15,7 @@
 #include "QuantMath.h"
 
 #include "nngraph/ir/ShapeInference.h"
+#include "nngraph/passes/NodePattern.h"
 #include "nngraph/passes/Passes.h"
 #include "nngraph/runtime/Error.h"
 
@@ -150,6 +151,7 @@ void quantizeDynamic(ir::Graph &G, const QuantizeOptions &O,
                      QuantizeReport *Report) {
   QuantizeReport Local;
   QuantizeReport &Rep = Report ? *Report : Local;
+  checkPatternsMatch(G, O.KeepFloat, "quantize: keep-float pattern");
   std::vector<Node *> Todo;
   for (const auto &NP : G.nodes()) {
     Node &N = *NP;
@@ -158,7 +160,7 @@ void quantizeDynamic(ir::Graph &G, const QuantizeOptions &O,
     QuantizeReport::NodeEntry E{N.name().empty() ? N.output(0)->name()
                                                  : N.name(),
                                 std::string(N.schema().Name), false, ""};
-    if (matchesKeepFloat(N, O.KeepFloat))
+    if (matchesNodePattern(N, O.KeepFloat))
       E.Reason = "kept float (--keep-float)";
     else
       E.Reason = reject(N);

@@ -11,10 +11,10 @@
 //===----------------------------------------------------------------------===//
 
 #include "nngraph/backends/Inputs.h"
+#include "nngraph/passes/NodePattern.h"
 #include "nngraph/passes/Passes.h"
 #include "nngraph/passes/Quantize.h"
 
-#include <sstream>
 
 namespace nng::passes {
 namespace {
@@ -46,10 +46,7 @@ public:
     O.Method = quant::parseCalibrationMethod(stringOption("method"));
     O.PerChannel = boolOption("per-channel");
     O.SignedActivations = boolOption("signed-activations");
-    std::istringstream Patterns(stringOption("keep-float"));
-    for (std::string P; std::getline(Patterns, P, ',');)
-      if (!P.empty())
-        O.KeepFloat.push_back(P);
+    O.KeepFloat = splitPatterns(stringOption("keep-float"));
     quant::QuantizeReport R;
     if (stringOption("mode") == "dynamic") {
       quant::quantizeDynamic(G, O, &R);

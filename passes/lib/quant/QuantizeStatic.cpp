@@ -23,6 +23,7 @@
 #include "QuantMath.h"
 
 #include "nngraph/ir/ShapeInference.h"
+#include "nngraph/passes/NodePattern.h"
 #include "nngraph/passes/Passes.h"
 #include "nngraph/runtime/Error.h"
 
@@ -40,28 +41,6 @@ using ir::Value;
 bool isF32(const Value *V) { return V && V->type().dtype() == DType::F32; }
 
 bool isConstant(const Value *V) { return ir::constantValue(V) != nullptr; }
-
-/// '*' matches any run of characters (including dots).
-bool globMatch(std::string_view P, std::string_view S) {
-  size_t Pi = 0, Si = 0, Star = std::string_view::npos, Mark = 0;
-  while (Si < S.size()) {
-    if (Pi < P.size() && P[Pi] == '*') {
-      Star = Pi++;
-      Mark = Si;
-    } else if (Pi < P.size() && P[Pi] == S[Si]) {
-      ++Pi;
-      ++Si;
-    } else if (Star != std::string_view::npos) {
-      Pi = Star + 1;
-      Si = ++Mark;
-    } else {
-      return false;
-    }
-  }
-  while (Pi < P.size() && P[Pi] == '*')
-    ++Pi;
-  return Pi == P.size();
-}
 
 /// The operand roles of a quantizable node.
 struct NodePlan {
@@ -208,6 +187,7 @@ struct GraphPlan {
 };
 
 GraphPlan planGraph(const ir::Graph &G, const QuantizeOptions &O) {
+  checkPatternsMatch(G, O.KeepFloat, "quantize: keep-float pattern");
   GraphPlan GP;
   for (const auto &NP : G.nodes()) {
     Node &N = *NP;
@@ -216,7 +196,7 @@ GraphPlan planGraph(const ir::Graph &G, const QuantizeOptions &O) {
       continue; // Not a float computation (shape arithmetic, ...).
     QuantizeReport::NodeEntry E{nodeLabel(N),
                                 std::string(N.schema().Name), false, ""};
-    if (matchesKeepFloat(N, O.KeepFloat)) {
+    if (matchesNodePattern(N, O.KeepFloat)) {
       E.Reason = "kept float (--keep-float)";
     } else if (auto P = planNode(G, N, E.Reason)) {
       GP.Nodes.push_back(*P);
@@ -258,7 +238,7 @@ public:
 
   /// Value-preserving N with a quantized data input passes it on.
   void passThrough(Node &N) {
-    if (N.numInputs() < 1 || matchesKeepFloat(N, O.KeepFloat))
+    if (N.numInputs() < 1 || matchesNodePattern(N, O.KeepFloat))
       return;
     auto It = Dequantized.find(N.input(0));
     if (It == Dequantized.end())
@@ -397,19 +377,6 @@ private:
 };
 
 } // namespace
-
-bool matchesKeepFloat(const ir::Node &N,
-                      const std::vector<std::string> &Patterns) {
-  for (const std::string &P : Patterns) {
-    if (globMatch(P, N.name()) || (!N.scope().Path.empty() &&
-                                   globMatch(P, N.scope().Path)))
-      return true;
-    for (const Value *Y : N.outputs())
-      if (Y && globMatch(P, Y->name()))
-        return true;
-  }
-  return false;
-}
 
 std::vector<std::string> activationsToCalibrate(const ir::Graph &G,
                                                 const QuantizeOptions &O) {

@@ -148,6 +148,23 @@ void checkSameShape(const Tensor &T, const Tensor &DefaultMask,
          T.shape().toString(), "; pass a mask of the tensor's shape");
 }
 
+/// An unstructured method's mask: DefaultMask with the K entries of the
+/// smallest Scores() zeroed (K from Amount); Scores runs only when K > 0.
+template <typename ScoresFn>
+Tensor unstructuredMask(const Tensor &T, const Tensor &DefaultMask,
+                        const Amount &A, const std::string &Method,
+                        ScoresFn Scores) {
+  checkSameShape(T, DefaultMask, Method);
+  int64_t Size = T.numel();
+  int64_t K = A.of(Size);
+  validateAmount(K, Size, Method, "entries");
+  std::vector<double> M = valuesOf(DefaultMask);
+  if (K != 0)
+    for (int64_t I : smallestK(Scores(), K))
+      M[I] = 0;
+  return tensorOf(M, DefaultMask.shape(), DefaultMask.dtype());
+}
+
 } // namespace
 
 // --- BasePruningMethod -------------------------------------------------------
@@ -194,21 +211,14 @@ RandomUnstructured::RandomUnstructured(Amount A) : amount(A) {
 
 Tensor RandomUnstructured::compute_mask(const Tensor &T,
                                         const Tensor &DefaultMask) const {
-  checkSameShape(T, DefaultMask, name());
-  int64_t Size = T.numel();
-  int64_t K = amount.of(Size);
-  validateAmount(K, Size, name(), "entries");
-  std::vector<double> M = valuesOf(DefaultMask);
-  if (K != 0) {
-    // prob = rand_like(t); the k largest are pruned.
+  // prob = rand_like(t); the k largest are pruned.
+  return unstructuredMask(T, DefaultMask, amount, name(), [&] {
     Generator &Gen = defaultGenerator();
-    std::vector<double> NegProb(Size);
+    std::vector<double> NegProb(static_cast<size_t>(T.numel()));
     for (double &P : NegProb)
       P = -Gen.uniform();
-    for (int64_t I : smallestK(NegProb, K))
-      M[I] = 0;
-  }
-  return tensorOf(M, DefaultMask.shape(), DefaultMask.dtype());
+    return NegProb;
+  });
 }
 
 L1Unstructured::L1Unstructured(Amount A) : amount(A) {
@@ -217,19 +227,12 @@ L1Unstructured::L1Unstructured(Amount A) : amount(A) {
 
 Tensor L1Unstructured::compute_mask(const Tensor &T,
                                     const Tensor &DefaultMask) const {
-  checkSameShape(T, DefaultMask, name());
-  int64_t Size = T.numel();
-  int64_t K = amount.of(Size);
-  validateAmount(K, Size, name(), "entries");
-  std::vector<double> M = valuesOf(DefaultMask);
-  if (K != 0) {
+  return unstructuredMask(T, DefaultMask, amount, name(), [&] {
     std::vector<double> Abs = valuesOf(T);
     for (double &V : Abs)
       V = std::fabs(V);
-    for (int64_t I : smallestK(Abs, K))
-      M[I] = 0;
-  }
-  return tensorOf(M, DefaultMask.shape(), DefaultMask.dtype());
+    return Abs;
+  });
 }
 
 RandomStructured::RandomStructured(Amount A, int64_t Dim)

@@ -55,8 +55,8 @@ struct QuantizeOptions {
   bool PerChannel = true;
   /// s8 activations instead of u8 (both asymmetric, per tensor).
   bool SignedActivations = false;
-  /// Node name or scope patterns ('*' matches any run of characters, e.g.
-  /// "layer4.*") whose nodes stay float.
+  /// Node name, scope or output patterns (NodePattern.h, e.g. "layer4.*")
+  /// whose nodes stay float; each must match some node.
   std::vector<std::string> KeepFloat;
 };
 
@@ -144,9 +144,5 @@ SensitivityResult measureSensitivity(const ir::Graph &Float,
                                      const QuantizeReport &Report,
                                      const std::vector<Batch> &Batches,
                                      const std::string &Backend = "cpu");
-
-/// True when node N's name or scope matches one of the patterns.
-bool matchesKeepFloat(const ir::Node &N,
-                      const std::vector<std::string> &Patterns);
 
 } // namespace nng::passes::quant
