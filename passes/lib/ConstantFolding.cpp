@@ -12,8 +12,8 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "ConstantCone.h"
 #include "RewriteUtils.h"
-#include "nngraph/backends/reference/ReferenceBackend.h"
 #include "nngraph/ir/ShapeInference.h"
 #include "nngraph/passes/Debug.h"
 
@@ -160,23 +160,8 @@ public:
 private:
   /// Runs N alone on the reference backend with its constant inputs.
   static std::vector<nng::rt::Tensor> evaluate(const ir::Node &N) {
-    ir::Graph Tmp;
-    std::vector<ir::Value *> Ins;
-    for (size_t I = 0; I < N.numInputs(); ++I)
-      Ins.push_back(N.input(I)
-                        ? Tmp.addInitializer("in" + std::to_string(I),
-                                             *ir::constantValue(N.input(I)))
-                        : nullptr);
-    std::vector<std::string> Names;
-    for (size_t I = 0; I < N.numOutputs(); ++I)
-      Names.push_back("out" + std::to_string(I));
-    ir::Node *C = Tmp.addNode(N.op(), Ins, Names, N.attrs());
-    std::vector<ir::TensorType> Types = ir::inferNodeTypes(*C);
-    for (size_t I = 0; I < C->numOutputs(); ++I) {
-      C->output(I)->setType(Types[I]);
-      Tmp.addOutput(C->output(I));
-    }
-    return backends::runReference(Tmp, {});
+    std::vector<const ir::Value *> Outs(N.outputs().begin(), N.outputs().end());
+    return evaluateNodes({&N}, Outs);
   }
 
   int64_t MaxElements;

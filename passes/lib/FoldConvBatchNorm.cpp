@@ -8,12 +8,16 @@
 // when absent; a MatMul becomes a Gemm). ConvTranspose weights are
 // [C_in, M/group, k...], so output channel m of group g is W[g*C_in/group +
 // i, m - g*M/group] for every i. The pass declines, counting why, when the
-// BN trains, its parameters or the weights are not constant, the producer's
+// BN trains, its parameters or the weights are not constant (computed
+// from constants alone counts as constant: such a subgraph, which
+// canonicalize leaves when its results exceed its size cap, is evaluated
+// and replaced by the folded data), the producer's
 // result has other consumers, or a Gemm's bias varies per row. When the BN
 // result is a graph output, the folded value takes its name.
 //
 //===----------------------------------------------------------------------===//
 
+#include "ConstantCone.h"
 #include "FusionUtils.h"
 #include "nngraph/passes/Passes.h"
 
@@ -24,6 +28,20 @@ namespace {
 
 using namespace fusion;
 using ir::OpKind;
+
+/// The most nodes of a constant subgraph evaluated for one operand.
+constexpr size_t MaxConeNodes = 64;
+
+/// V's data as f64 when V is a floating-point constant or is computed from
+/// constants alone: a subgraph canonicalize left unfolded (its results
+/// exceed max-folded-elements, e.g. a ConstantOfShape). The fold replaces
+/// the operand, so that subgraph dies with it. Undefined otherwise.
+nng::rt::Tensor foldableF64(const ir::Value *V) {
+  nng::rt::Tensor T = detail::constantOrConeValue(V, MaxConeNodes);
+  if (!T.defined() || !isFloatingPoint(T.dtype()))
+    return {};
+  return T.to(DType::F64);
+}
 
 /// The per-channel affine map of a BatchNormalization.
 struct Affine {
@@ -68,9 +86,9 @@ public:
 private:
   /// Scale and shift from constant BN parameters, or nullopt.
   static std::optional<Affine> affineOf(const ir::Node &BN) {
-    nng::rt::Tensor Gamma = constantF64(BN.input(1)),
-                Beta = constantF64(BN.input(2));
-    nng::rt::Tensor Mean = constantF64(BN.input(3)), Var = constantF64(BN.input(4));
+    nng::rt::Tensor Gamma = foldableF64(BN.input(1)),
+                Beta = foldableF64(BN.input(2));
+    nng::rt::Tensor Mean = foldableF64(BN.input(3)), Var = foldableF64(BN.input(4));
     if (!Gamma.defined() || !Beta.defined() || !Mean.defined() ||
         !Var.defined())
       return std::nullopt;
@@ -108,12 +126,12 @@ private:
   static bool foldConv(ir::Node &BN, ir::Node &P, const Affine &A,
                        PatternRewriter &R) {
     bool Transposed = P.op() == OpKind::ConvTranspose;
-    nng::rt::Tensor W = constantF64(P.input(1));
+    nng::rt::Tensor W = foldableF64(P.input(1));
     if (!W.defined())
       return R.decline(BN, "weights are not constant");
     if (W.numel() == 0)
       return R.decline(BN, "weights are empty");
-    nng::rt::Tensor Bias = constantF64(P.hasInput(2) ? P.input(2) : nullptr);
+    nng::rt::Tensor Bias = foldableF64(P.hasInput(2) ? P.input(2) : nullptr);
     if (P.hasInput(2) && !Bias.defined())
       return R.decline(BN, "bias is not constant");
     int64_t Group = P.attrInt("group");
@@ -157,7 +175,7 @@ private:
   static bool foldGemm(ir::Node &BN, ir::Node &P, const Affine &A,
                        PatternRewriter &R) {
     bool TransB = P.attrInt("transB") != 0;
-    nng::rt::Tensor B = constantF64(P.input(1));
+    nng::rt::Tensor B = foldableF64(P.input(1));
     if (!B.defined())
       return R.decline(BN, "weights are not constant");
     int64_t M = B.size(TransB ? 0 : 1);
@@ -166,7 +184,7 @@ private:
                            "BatchNormalization differ");
     nng::rt::Tensor Bias;
     if (P.hasInput(2)) {
-      nng::rt::Tensor C = constantF64(P.input(2));
+      nng::rt::Tensor C = foldableF64(P.input(2));
       if (!C.defined())
         return R.decline(BN, "bias is not constant");
       auto PerCol = perChannel(C, 2, M);
@@ -200,7 +218,7 @@ private:
     const ir::TensorType &TA = P.input(0)->type();
     if (!TA.hasRank() || TA.rank() != 2)
       return R.decline(BN, "MatMul input A is not 2-D");
-    nng::rt::Tensor B = constantF64(P.input(1));
+    nng::rt::Tensor B = foldableF64(P.input(1));
     if (!B.defined())
       return R.decline(BN, "weights are not constant");
     if (B.rank() != 2 || static_cast<int64_t>(A.Scale.size()) != B.size(1))

@@ -5,6 +5,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "FusionUtils.h"
+#include "RewriteUtils.h"
 #include "nngraph/ir/FusedActivation.h"
 #include "nngraph/ir/ShapeInference.h"
 
@@ -98,6 +99,11 @@ ir::Value *foldedConstant(PatternRewriter &R, ir::Value *Old,
       return Old;
     }
   }
+  // A computed operand (a constant subgraph) only User reads: the data
+  // takes its name and the subgraph dies.
+  if (Old && Old->producer() && !G.isOutput(Old) && Old->uses().size() == 1 &&
+      Old->uses().front().User == &User)
+    return detail::replaceWithInitializer(R, Old, std::move(Data));
   return R.addConstant(Base, std::move(Data));
 }
 

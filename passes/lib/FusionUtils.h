@@ -49,7 +49,9 @@ std::optional<std::vector<double>> perChannel(const nng::rt::Tensor &C,
 
 /// A value holding Data for input I of User: Old itself with new data when
 /// Old is an initializer that only User uses and Data has its type (the
-/// state_dict name survives), else a new initializer named after Base.
+/// state_dict name survives), a new initializer taking Old's name when Old
+/// is a node output only User reads (a constant subgraph being folded away),
+/// else a new initializer named after Base.
 ir::Value *foldedConstant(PatternRewriter &R, ir::Value *Old,
                           const ir::Node &User, nng::rt::Tensor Data,
                           std::string_view Base);

@@ -1,0 +1,119 @@
+//===- ConstantCone.cpp - Values computable from constants alone ----------===//
+//
+// A depth-first walk from a value to the constants it is computed from,
+// refusing graph inputs, elided initializers and impure or random nodes,
+// and a temporary graph of those nodes run on the reference backend (so no
+// op is re-implemented here).
+//
+//===----------------------------------------------------------------------===//
+
+#include "ConstantCone.h"
+#include "nngraph/backends/reference/ReferenceBackend.h"
+#include "nngraph/ir/ShapeInference.h"
+
+#include <unordered_map>
+#include <unordered_set>
+
+namespace nng::passes::detail {
+
+std::vector<const ir::Node *> constantCone(const ir::Value *V, size_t MaxNodes,
+                                           std::string *Why) {
+  auto Fail = [&](std::string Reason) {
+    if (Why)
+      *Why = std::move(Reason);
+    return std::vector<const ir::Node *>{};
+  };
+  if (!V || ir::constantValue(V))
+    return Fail("the value is a constant itself");
+  std::vector<const ir::Node *> Order;
+  std::unordered_set<const ir::Node *> Seen;
+  // Iterative post-order: a node is placed after all its producers.
+  std::vector<std::pair<const ir::Node *, size_t>> Stack;
+  auto Visit = [&](const ir::Value *In) -> std::string {
+    if (!In || ir::constantValue(In))
+      return {};
+    const ir::Node *P = In->producer();
+    if (!P)
+      return std::string(In->isInitializer() ? "its initializer %"
+                                             : "it depends on graph input %") +
+             In->name() + (In->isInitializer() ? " has no data" : "");
+    if (!P->isPure())
+      return std::string("it depends on ") + P->describe() +
+             ", which is not pure";
+    if (Seen.insert(P).second) {
+      if (Seen.size() > MaxNodes)
+        return "its constant subgraph has more than " +
+               std::to_string(MaxNodes) + " nodes";
+      Stack.push_back({P, 0});
+    }
+    return {};
+  };
+  if (std::string E = Visit(V); !E.empty())
+    return Fail(E);
+  while (!Stack.empty()) {
+    auto &[N, Next] = Stack.back();
+    if (Next < N->numInputs()) {
+      const ir::Value *In = N->input(Next++);
+      if (std::string E = Visit(In); !E.empty())
+        return Fail(E);
+      continue;
+    }
+    Order.push_back(N);
+    Stack.pop_back();
+  }
+  return Order;
+}
+
+std::vector<nng::rt::Tensor>
+evaluateNodes(const std::vector<const ir::Node *> &Nodes,
+              const std::vector<const ir::Value *> &Outputs) {
+  ir::Graph Tmp;
+  std::unordered_map<const ir::Value *, ir::Value *> Map;
+  auto Lookup = [&](const ir::Value *V) -> ir::Value * {
+    if (!V)
+      return nullptr;
+    if (auto It = Map.find(V); It != Map.end())
+      return It->second;
+    const nng::rt::Tensor *T = ir::constantValue(V);
+    if (!T)
+      throw std::logic_error("evaluateNodes: %" + V->name() +
+                             " is neither computed nor constant");
+    ir::Value *C = Tmp.addInitializer("const" + std::to_string(Map.size()), *T);
+    Map[V] = C;
+    return C;
+  };
+  for (const ir::Node *N : Nodes) {
+    std::vector<ir::Value *> Ins;
+    for (const ir::Value *In : N->inputs())
+      Ins.push_back(Lookup(In));
+    std::vector<std::string> Names;
+    for (size_t I = 0; I < N->numOutputs(); ++I)
+      Names.push_back("value" + std::to_string(Map.size() + I));
+    ir::Node *C = Tmp.addNode(N->op(), Ins, Names, N->attrs());
+    std::vector<ir::TensorType> Types = ir::inferNodeTypes(*C);
+    for (size_t I = 0; I < C->numOutputs(); ++I) {
+      C->output(I)->setType(Types[I]);
+      Map[N->output(I)] = C->output(I);
+    }
+  }
+  for (const ir::Value *O : Outputs)
+    Tmp.addOutput(Lookup(O));
+  return backends::runReference(Tmp, {});
+}
+
+nng::rt::Tensor constantOrConeValue(const ir::Value *V, size_t MaxNodes) {
+  if (!V)
+    return {};
+  if (const nng::rt::Tensor *T = ir::constantValue(V))
+    return T->defined() ? *T : nng::rt::Tensor();
+  std::vector<const ir::Node *> Cone = constantCone(V, MaxNodes);
+  if (Cone.empty())
+    return {};
+  try {
+    return evaluateNodes(Cone, {V}).at(0).contiguous();
+  } catch (const std::exception &) {
+    return {};
+  }
+}
+
+} // namespace nng::passes::detail
