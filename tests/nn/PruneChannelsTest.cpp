@@ -7,7 +7,8 @@
 // the pruned model; the pruned module re-traces to the graph that the
 // prune-channels pass makes of the original's trace (the same layers,
 // initializer shapes and values, outputs), for every criterion, global or
-// not; exclude; and the errors, after which nothing has changed.
+// not; exclude; the errors, after which nothing has changed; and the example
+// of docs/pruning.md.
 //
 //===----------------------------------------------------------------------===//
 
@@ -370,4 +371,40 @@ TEST(PruneChannels, ErrorsChangeNothing) {
       "not a parameter or buffer of the module");
   EXPECT_EQ(U->conv1->out_channels, 8);
   EXPECT_EQ(shapeOf(U->conv1->weight), (std::vector<int64_t>{8, 3, 1, 1}));
+}
+
+/// The example of docs/pruning.md, "Pruning modules".
+struct DocsNet : Module<DocsNet> {
+  std::shared_ptr<Conv2d> conv1 =
+      register_module("conv1", make<Conv2d>(1, 32, 3, 1, 1));
+  std::shared_ptr<BatchNorm2d> bn1 =
+      register_module("bn1", make<BatchNorm2d>(32));
+  std::shared_ptr<Conv2d> conv2 =
+      register_module("conv2", make<Conv2d>(32, 64, 3, 2, 1));
+  std::shared_ptr<Flatten> flatten =
+      register_module("flatten", make<Flatten>());
+  std::shared_ptr<Linear> fc =
+      register_module("fc", make<Linear>(64 * 14 * 14, 10));
+  Tensor forward(const Tensor &x) {
+    Tensor h = F::relu((*bn1)((*conv1)(x)));
+    return (*fc)((*flatten)(F::relu((*conv2)(h))));
+  }
+};
+
+TEST(PruneChannels, DocsExample) {
+  auto Net = make<DocsNet>();
+  utils::PruneChannelsReport R =
+      utils::prune_channels(*Net, {fx::InputSpec({"N", 1, 28, 28})}, {});
+  EXPECT_EQ(R.channels_removed, 48);
+  EXPECT_EQ(R.parameters_before, 144330);
+  EXPECT_EQ(R.parameters_after, 67562);
+  std::string Printed = Net->to_string();
+  for (const char *Needle :
+       {"Conv2d(1, 16,", "BatchNorm2d(16,", "Conv2d(16, 32,",
+        "in_features=6272, out_features=10"})
+    EXPECT_NE(Printed.find(Needle), std::string::npos) << Printed;
+  optim::SGD Opt(Net->parameters(), {.lr = 0.01, .momentum = 0.9});
+  Tensor Loss = (*Net)(randn({2, 1, 28, 28})).sum();
+  Loss.backward();
+  Opt.step();
 }

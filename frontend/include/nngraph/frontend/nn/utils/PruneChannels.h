@@ -21,7 +21,8 @@
 //   optim::SGD Opt(Net->parameters(), {.lr = 0.01});
 //
 // The pruned module traces to the graph that the prune-channels pass makes
-// of the original's trace. docs/pruning.md, "Pruning modules".
+// of the original's trace (same layers, initializers and outputs).
+// docs/pruning.md, "Pruning modules".
 //
 //===----------------------------------------------------------------------===//
 #pragma once
