@@ -317,6 +317,38 @@ TEST(PruneChannels, ExcludeKeepsALayer) {
   EXPECT_EQ(Net->fc1->in_features, 72);
 }
 
+/// A BatchNorm without affine parameters: forward makes its ones and zeros.
+struct NoAffine : Module<NoAffine> {
+  std::shared_ptr<Conv2d> conv1 =
+      register_module("conv1", make<Conv2d>(3, 8, 3, 1, 1));
+  std::shared_ptr<BatchNorm2d> bn =
+      register_module("bn", make<BatchNorm2d>(BatchNormOptions{
+                                .num_features = 8, .affine = false}));
+  std::shared_ptr<Conv2d> conv2 =
+      register_module("conv2", make<Conv2d>(8, 4, 1));
+  Tensor forward(const Tensor &X) {
+    return (*conv2)(F::relu((*bn)((*conv1)(X))));
+  }
+};
+
+TEST(PruneChannels, BatchNormWithoutAffineParameters) {
+  manual_seed(8);
+  auto Net = make<NoAffine>();
+  utils::PruneChannelsOptions O;
+  O.round = 1;
+  utils::prune_channels(*Net, {fx::InputSpec({"N", 3, 5, 5})}, O);
+  EXPECT_EQ(Net->bn->num_features, 4);
+  EXPECT_EQ(shapeOf(Net->bn->running_var), std::vector<int64_t>{4});
+  EXPECT_FALSE(Net->bn->weight.defined());
+  EXPECT_EQ(Net->conv2->in_channels, 4);
+  Net->eval();
+  EXPECT_EQ(shapeOf((*Net)(randn({2, 3, 5, 5}))),
+            (std::vector<int64_t>{2, 4, 5, 5}));
+  Net->train();
+  EXPECT_EQ(shapeOf((*Net)(randn({2, 3, 5, 5}))),
+            (std::vector<int64_t>{2, 4, 5, 5}));
+}
+
 /// Multiplies by a per-channel tensor that is not registered.
 struct UnregisteredScale : Module<UnregisteredScale> {
   std::shared_ptr<Conv2d> conv1 =
