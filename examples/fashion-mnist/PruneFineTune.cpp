@@ -35,8 +35,8 @@ nng::fx::GraphModule traceEval(nng::nn::ModuleBase &Model) {
   const bool WasTraining = Model.is_training();
   Model.eval();
   try {
-    nng::fx::GraphModule G = nng::fx::symbolic_trace(
-        Model, {nng::fx::InputSpec({"N", 1, 28, 28})});
+    nng::fx::GraphModule G =
+        nng::fx::symbolic_trace(Model, {nng::fx::InputSpec({"N", 1, 28, 28})});
     Model.train(WasTraining);
     return G;
   } catch (...) {
@@ -69,8 +69,9 @@ int64_t macsPerImage(const nng::ir::Graph &G) {
 
 ModelSize measure(nng::nn::ModuleBase &Model) {
   nng::fx::GraphModule G = traceEval(Model);
-  return {Model.num_parameters(), macsPerImage(G.graph()),
-          static_cast<int64_t>(nng::frontend::exportOnnxToBytes(G.graph()).size())};
+  return {
+      Model.num_parameters(), macsPerImage(G.graph()),
+      static_cast<int64_t>(nng::frontend::exportOnnxToBytes(G.graph()).size())};
 }
 
 double percentOf(int64_t Part, int64_t Whole) {
@@ -104,11 +105,10 @@ double pruneAndFineTune(nng::nn::ModuleBase &Model, const Dataset &Train,
   std::fflush(stdout);
 
   // Fine-tune: a new optimizer over the new parameters, the same recipe.
-  nng::optim::SGD Opt(Model.parameters(),
-                      {.lr = O.FinetuneLr,
-                       .momentum = O.Momentum,
-                       .weight_decay = O.WeightDecay,
-                       .nesterov = O.Momentum > 0});
+  nng::optim::SGD Opt(Model.parameters(), {.lr = O.FinetuneLr,
+                                           .momentum = O.Momentum,
+                                           .weight_decay = O.WeightDecay,
+                                           .nesterov = O.Momentum > 0});
   nng::optim::CosineAnnealingLR Schedule(Opt, O.FinetuneEpochs);
   double Accuracy = AccuracyPruned;
   Model.train();
@@ -116,21 +116,20 @@ double pruneAndFineTune(nng::nn::ModuleBase &Model, const Dataset &Train,
     const auto Start = std::chrono::steady_clock::now();
     const double Lr = Opt.param_groups().front().lr();
     // Epoch numbers after training's: a fresh data order.
-    const double Loss = trainEpoch(
-        Model, Opt, Train, O.BatchSize, O.Seed, O.Epochs + E,
-        "fine-tune " + std::to_string(E + 1) + "/" +
-            std::to_string(O.FinetuneEpochs));
+    const double Loss =
+        trainEpoch(Model, Opt, Train, O.BatchSize, O.Seed, O.Epochs + E,
+                   "fine-tune " + std::to_string(E + 1) + "/" +
+                       std::to_string(O.FinetuneEpochs));
     EvalResult ER = evaluate(Model, Test);
     Accuracy = ER.Accuracy;
     Schedule.step();
-    std::printf("fine-tune %lld/%lld: train loss %.4f, test loss %.4f, test "
-                "accuracy %.2f%%, lr %.4g, %.1f s\n",
-                static_cast<long long>(E + 1),
-                static_cast<long long>(O.FinetuneEpochs), Loss, ER.Loss,
-                ER.Accuracy, Lr,
-                std::chrono::duration<double>(std::chrono::steady_clock::now() -
-                                              Start)
-                    .count());
+    std::printf(
+        "fine-tune %lld/%lld: train loss %.4f, test loss %.4f, test "
+        "accuracy %.2f%%, lr %.4g, %.1f s\n",
+        static_cast<long long>(E + 1), static_cast<long long>(O.FinetuneEpochs),
+        Loss, ER.Loss, ER.Accuracy, Lr,
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - Start)
+            .count());
     std::fflush(stdout);
   }
 

@@ -1,4 +1,4 @@
-//===- PruneFineTune.h - Prune the trained model, fine-tune it ---*- C++ -*-===//
+//===- PruneFineTune.h - Prune the trained model, fine-tune it --*- C++ -*-===//
 //
 // What fashion-mnist-train --prune RATIO does after training (issue 17,
 // item 4): structured channel pruning of the trained model with

@@ -70,8 +70,8 @@ struct Space {
   int64_t Channels;
   std::string Blocked; ///< Why the group is left alone ("" when it is not).
   std::vector<Slice> Slices;
-  std::vector<Node *> Producers;  ///< Their weight rows are the channels.
-  std::vector<Slice> ProducerW; ///< The producers' weights, channel axis.
+  std::vector<Node *> Producers; ///< Their weight rows are the channels.
+  std::vector<Slice> ProducerW;  ///< The producers' weights, channel axis.
   std::vector<Node *> BatchNorms;
   std::vector<Node *> Depthwise; ///< Their 'group' follows the channels.
   int Concats = 0; ///< Concat results in the group (channels derived).
@@ -104,7 +104,7 @@ public:
     // channels itself (producers) nor follow two Concats at once.
     for (const ConcatInfo &C : Concats) {
       const Space &R = Spaces[find(C.Out)];
-      std::string Why = !R.Blocked.empty()    ? R.Blocked
+      std::string Why = !R.Blocked.empty()     ? R.Blocked
                         : !R.Producers.empty() ? "a Concat joined with a layer"
                         : R.Concats > 1        ? "two Concats joined"
                                                : "";
@@ -138,8 +138,9 @@ private:
     if (auto It = SpaceOf.find(V); It != SpaceOf.end())
       return It->second;
     const ir::TensorType &T = V->type();
-    if (V->isInitializer() || !T.hasRank() || (T.rank() != 4 && T.rank() != 2) ||
-        !T.dim(1).isStatic() || Flattened.count(V))
+    if (V->isInitializer() || !T.hasRank() ||
+        (T.rank() != 4 && T.rank() != 2) || !T.dim(1).isStatic() ||
+        Flattened.count(V))
       return -1;
     int S = static_cast<int>(Spaces.size());
     Spaces.push_back({S, T.dim(1).value(), "", {}, {}, {}, {}, {}, 0, {}});
@@ -294,8 +295,7 @@ private:
     Value *X = N.input(0), *Y = N.output(0);
     const ir::TensorType &T = X->type();
     bool Reshape = isFlatteningReshape(N);
-    if ((!Reshape &&
-         (N.op() != OpKind::Flatten || N.attrInt("axis") != 1)) ||
+    if ((!Reshape && (N.op() != OpKind::Flatten || N.attrInt("axis") != 1)) ||
         !T.hasRank() || T.rank() != 4 || !T.dim(2).isStatic() ||
         !T.dim(3).isStatic())
       return blockAll(N, "a reshape the analysis does not follow");
@@ -350,8 +350,7 @@ private:
           continue; // A scalar applies to every channel.
         // A per-channel constant: [C, 1, 1] / [1, C, 1, 1] (or [C] of a
         // 2-d tensor), sliced with the channels.
-        if (T.hasRank() &&
-            Numel == std::optional<int64_t>(YT.dim(1).value())) {
+        if (T.hasRank() && Numel == std::optional<int64_t>(YT.dim(1).value())) {
           int64_t Axis = T.rank() - (YT.rank() - 1);
           if (Axis >= 0 && T.dim(Axis).isStatic() &&
               T.dim(Axis).value() == YT.dim(1).value()) {
@@ -487,8 +486,8 @@ ChannelPruningPlan planChannelPruning(ir::Graph &G,
   static const char *Criteria[] = {"l1", "l2", "bn", "random"};
   if (std::find(std::begin(Criteria), std::end(Criteria), O.Criterion) ==
       std::end(Criteria))
-    fail(ErrorKind::InvalidArgument, "prune-channels: criterion '",
-         O.Criterion, "' is not one of l1, l2, bn, random");
+    fail(ErrorKind::InvalidArgument, "prune-channels: criterion '", O.Criterion,
+         "' is not one of l1, l2, bn, random");
   const int64_t Round = std::max<int64_t>(1, O.Round);
   checkPatternsMatch(G, O.Exclude, "prune-channels: exclude pattern");
   ir::inferTypes(G);
@@ -522,16 +521,17 @@ ChannelPruningPlan planChannelPruning(ir::Graph &G,
     for (const Node *P : S.Producers)
       if (Why.empty() && matchesNodePattern(*P, O.Exclude))
         Why = "excluded";
-    if (Why.empty() && RoundUp(S.Channels - static_cast<int64_t>(std::floor(
-                                                Ratio * double(S.Channels))),
-                               S.Channels) >= S.Channels && !O.Global)
+    if (Why.empty() &&
+        RoundUp(S.Channels - static_cast<int64_t>(
+                                 std::floor(Ratio * double(S.Channels))),
+                S.Channels) >= S.Channels &&
+        !O.Global)
       Why = "too few channels to remove any at this ratio and rounding";
     if (!Why.empty()) {
       ++Left[Why];
       if (Debug)
         debugStream() << "prune-channels: group of " << LabelOf(S) << " ("
-                      << S.Channels << " channels) left alone: " << Why
-                      << "\n";
+                      << S.Channels << " channels) left alone: " << Why << "\n";
       continue;
     }
     Eligible.push_back(static_cast<int>(I));
@@ -558,13 +558,13 @@ ChannelPruningPlan planChannelPruning(ir::Graph &G,
     for (size_t I = 0; I < Cut && I < All.size(); ++I)
       ++Removed[All[I].second];
     for (int G0 : Eligible)
-      KeepCount[G0] = RoundUp(CG.Spaces[G0].Channels - Removed[G0],
-                              CG.Spaces[G0].Channels);
+      KeepCount[G0] =
+          RoundUp(CG.Spaces[G0].Channels - Removed[G0], CG.Spaces[G0].Channels);
   } else {
     for (int G0 : Eligible) {
       int64_t C = CG.Spaces[G0].Channels;
-      KeepCount[G0] = RoundUp(
-          C - static_cast<int64_t>(std::floor(Ratio * double(C))), C);
+      KeepCount[G0] =
+          RoundUp(C - static_cast<int64_t>(std::floor(Ratio * double(C))), C);
     }
   }
   std::map<int, std::vector<int64_t>> Kept; ///< Group root -> kept indices.

@@ -105,8 +105,7 @@ std::map<std::string, std::vector<int64_t>> shapes(const ModuleBase &M) {
   return Out;
 }
 
-template <typename F>
-void expectError(F &&Fn, const std::string &Needle) {
+template <typename F> void expectError(F &&Fn, const std::string &Needle) {
   try {
     Fn();
     ADD_FAILURE() << "expected an nng::Error with '" << Needle << "'";
@@ -179,9 +178,9 @@ TEST(PruneChannels, ZeroChannelsGoAndOutputsStay) {
   auto S = shapes(*Net);
   using V = std::vector<int64_t>;
   EXPECT_EQ(S["conv1.weight"], (V{8, 3, 3, 3}));
-  for (const char *K : {"bn1.weight", "bn1.bias", "bn1.running_mean",
-                        "bn2.running_var", "bn3.weight", "conv2.bias",
-                        "dw.bias"})
+  for (const char *K :
+       {"bn1.weight", "bn1.bias", "bn1.running_mean", "bn2.running_var",
+        "bn3.weight", "conv2.bias", "dw.bias"})
     EXPECT_EQ(S[K], (V{8})) << K;
   EXPECT_EQ(S["bn1.num_batches_tracked"], V{});
   EXPECT_EQ(S["conv2.weight"], (V{8, 8, 3, 3}));
@@ -259,9 +258,9 @@ TEST(PruneChannels, RetracesToThePassResult) {
     int64_t Round;
     double Ratio;
   };
-  for (const Case &C : {Case{"l1", false, 2, 0.5}, Case{"l2", true, 1, 0.4},
-                        Case{"bn", false, 4, 0.5},
-                        Case{"random", false, 1, 0.3}}) {
+  for (const Case &C :
+       {Case{"l1", false, 2, 0.5}, Case{"l2", true, 1, 0.4},
+        Case{"bn", false, 4, 0.5}, Case{"random", false, 1, 0.3}}) {
     SCOPED_TRACE(C.Criterion);
     auto Net = makeNet(11);
     std::shared_ptr<ir::Graph> Expected = traceEval(*Net);
@@ -298,8 +297,8 @@ TEST(PruneChannels, RetracesToThePassResult) {
     auto In = backends::makeDeterministicInputs(*Got, {{"N", 2}}, 4);
     auto OutGot = backends::runReference(*Got, In);
     auto OutExpected = backends::runReference(*Expected, In);
-    EXPECT_TRUE(allclose(Tensor(OutGot[0]), Tensor(OutExpected[0]), 1e-5,
-                         1e-6));
+    EXPECT_TRUE(
+        allclose(Tensor(OutGot[0]), Tensor(OutExpected[0]), 1e-5, 1e-6));
     EXPECT_EQ(shapeOf((*Net)(randn({2, 3, 6, 6}))),
               (std::vector<int64_t>{2, 5}));
   }
@@ -321,9 +320,9 @@ TEST(PruneChannels, ExcludeKeepsALayer) {
 struct NoAffine : Module<NoAffine> {
   std::shared_ptr<Conv2d> conv1 =
       register_module("conv1", make<Conv2d>(3, 8, 3, 1, 1));
-  std::shared_ptr<BatchNorm2d> bn =
-      register_module("bn", make<BatchNorm2d>(BatchNormOptions{
-                                .num_features = 8, .affine = false}));
+  std::shared_ptr<BatchNorm2d> bn = register_module(
+      "bn",
+      make<BatchNorm2d>(BatchNormOptions{.num_features = 8, .affine = false}));
   std::shared_ptr<Conv2d> conv2 =
       register_module("conv2", make<Conv2d>(8, 4, 1));
   Tensor forward(const Tensor &X) {
@@ -356,9 +355,7 @@ struct UnregisteredScale : Module<UnregisteredScale> {
   std::shared_ptr<Conv2d> conv2 =
       register_module("conv2", make<Conv2d>(8, 4, 1));
   Tensor Scale = ones({8, 1, 1});
-  Tensor forward(const Tensor &X) {
-    return (*conv2)((*conv1)(X) * Scale);
-  }
+  Tensor forward(const Tensor &X) { return (*conv2)((*conv1)(X)*Scale); }
 };
 
 TEST(PruneChannels, ErrorsChangeNothing) {

@@ -80,8 +80,8 @@ std::map<std::string, Tensor> tracedTensors(const ModuleBase &M) {
 }
 
 /// Every registered slot of every module, by the tensor it holds.
-std::unordered_map<const void *, std::vector<Slot>> slotsByTensor(
-    const ModuleBase &M) {
+std::unordered_map<const void *, std::vector<Slot>>
+slotsByTensor(const ModuleBase &M) {
   std::unordered_map<const void *, std::vector<Slot>> Out;
   for (const auto &[Path, Sub] : M.named_modules()) {
     for (const auto &[Name, T] : Sub->named_parameters("", false))
@@ -165,9 +165,8 @@ PruneChannelsReport prune_channels(ModuleBase &Module,
         // zeros from num_features.
         if (S.User->op() == ir::OpKind::BatchNormalization)
           continue;
-        std::string Scope = S.User->scope().Path.empty()
-                                ? std::string("<root>")
-                                : S.User->scope().Path;
+        std::string Scope = S.User->scope().Path.empty() ? std::string("<root>")
+                                                         : S.User->scope().Path;
         fail(ErrorKind::InvalidArgument, "prune_channels: the channels of ",
              P.Label, " reach a constant that is not a parameter or buffer ",
              "of the module (", V->name(), ", read by a ",
@@ -179,10 +178,10 @@ PruneChannelsReport prune_channels(ModuleBase &Module,
       // read by several nodes must be sliced the same way by each.
       TensorSlice New{S.Axis, S.Multiplier, &P.Kept, P.Label};
       std::vector<TensorSlice> &List = ToSlice[V->name()];
-      auto Same = std::find_if(List.begin(), List.end(),
-                               [&](const TensorSlice &T) {
-                                 return T.Axis == New.Axis;
-                               });
+      auto Same =
+          std::find_if(List.begin(), List.end(), [&](const TensorSlice &T) {
+            return T.Axis == New.Axis;
+          });
       if (Same == List.end())
         List.push_back(New);
       else if (Same->Multiplier != New.Multiplier || *Same->Kept != *New.Kept)

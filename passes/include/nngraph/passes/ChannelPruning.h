@@ -1,4 +1,4 @@
-//===- ChannelPruning.h - Which channels structured pruning removes -*- C++ -*-===//
+//===- ChannelPruning.h - Which channels pruning removes --------*- C++ -*-===//
 //
 // The analysis and the decision of structured channel pruning, shared by
 // the graph pass `prune-channels` (PruneChannels.cpp, which slices the
