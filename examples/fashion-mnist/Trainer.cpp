@@ -8,7 +8,7 @@
 // follows CosineAnnealingLR over --epochs, one scheduler step per epoch.
 // The model is either network of Model.h (--model), handled as an
 // nn::ModuleBase; --export / --export-data run after the last epoch
-// (Export.h).
+// (Export.h), then --prune (PruneFineTune.h).
 //
 // Checkpoints (Checkpoint.h, format in README.md) hold the model's
 // state_dict as tensors "model.KEY", the optimizer's state as the bytes of
@@ -24,6 +24,7 @@
 #include "Model.h"
 #include "OpProfiler.h"
 #include "ProgressBar.h"
+#include "PruneFineTune.h"
 
 #include "nngraph/frontend/Autograd.h"
 #include "nngraph/frontend/Random.h"
@@ -119,37 +120,6 @@ std::vector<int64_t> shuffledOrder(int64_t Count, uint64_t Seed,
   std::mt19937_64 Rng(Seq);
   std::shuffle(Order.begin(), Order.end(), Rng);
   return Order;
-}
-
-struct EvalResult {
-  double Loss = 0;
-  double Accuracy = 0; ///< In percent.
-};
-
-EvalResult evaluate(nng::nn::ModuleBase &Model, const Dataset &Test) {
-  nng::NoGradGuard NoGrad;
-  Model.eval();
-  std::vector<int64_t> Order(static_cast<size_t>(Test.Count));
-  std::iota(Order.begin(), Order.end(), 0);
-  double LossSum = 0;
-  int64_t Correct = 0;
-  for (int64_t B = 0; B < Test.Count; B += EvalBatch) {
-    const int64_t E = std::min(Test.Count, B + EvalBatch);
-    Batch Bt = makeBatch(Test, Order, B, E);
-    nng::Tensor Logits = Model(Bt.Images).toTensor().contiguous();
-    LossSum += nng::F::cross_entropy(Logits, Bt.Labels, nng::Tensor(), "sum")
-                   .item<double>();
-    const float *L = Logits.data_ptr<float>();
-    const int64_t *Y = Bt.Labels.data_ptr<int64_t>();
-    for (int64_t I = 0; I < E - B; ++I) {
-      const float *Row = L + I * NumClasses;
-      if (std::max_element(Row, Row + NumClasses) - Row == Y[I])
-        ++Correct;
-    }
-  }
-  Model.train();
-  return {LossSum / double(Test.Count),
-          100.0 * double(Correct) / double(Test.Count)};
 }
 
 /// A temporary file name for the optimizer checkpoint bytes, removed when
@@ -278,6 +248,53 @@ int64_t resumeFrom(const std::string &Path, nng::nn::ModuleBase &Model,
 
 } // namespace
 
+EvalResult evaluate(nng::nn::ModuleBase &Model, const Dataset &Test) {
+  nng::NoGradGuard NoGrad;
+  Model.eval();
+  std::vector<int64_t> Order(static_cast<size_t>(Test.Count));
+  std::iota(Order.begin(), Order.end(), 0);
+  double LossSum = 0;
+  int64_t Correct = 0;
+  for (int64_t B = 0; B < Test.Count; B += EvalBatch) {
+    const int64_t E = std::min(Test.Count, B + EvalBatch);
+    Batch Bt = makeBatch(Test, Order, B, E);
+    nng::Tensor Logits = Model(Bt.Images).toTensor().contiguous();
+    LossSum += nng::F::cross_entropy(Logits, Bt.Labels, nng::Tensor(), "sum")
+                   .item<double>();
+    const float *L = Logits.data_ptr<float>();
+    const int64_t *Y = Bt.Labels.data_ptr<int64_t>();
+    for (int64_t I = 0; I < E - B; ++I) {
+      const float *Row = L + I * NumClasses;
+      if (std::max_element(Row, Row + NumClasses) - Row == Y[I])
+        ++Correct;
+    }
+  }
+  Model.train();
+  return {LossSum / double(Test.Count),
+          100.0 * double(Correct) / double(Test.Count)};
+}
+
+double trainEpoch(nng::nn::ModuleBase &Model, nng::optim::Optimizer &Opt,
+                  const Dataset &Train, int64_t BatchSize, uint64_t Seed,
+                  int64_t Epoch, const std::string &Title) {
+  const int64_t NumBatches = (Train.Count + BatchSize - 1) / BatchSize;
+  std::vector<int64_t> Order = shuffledOrder(Train.Count, Seed, Epoch);
+  ProgressBar Bar(Title, NumBatches);
+  for (int64_t B = 0; B < NumBatches; ++B) {
+    const int64_t Begin = B * BatchSize;
+    const int64_t End = std::min(Train.Count, Begin + BatchSize);
+    Batch Bt = makeBatch(Train, Order, Begin, End);
+    Opt.zero_grad();
+    nng::Tensor Loss =
+        nng::F::cross_entropy(Model(Bt.Images).toTensor(), Bt.Labels);
+    Loss.backward();
+    Opt.step();
+    Bar.update(B + 1, End - Begin, Loss.item<double>());
+  }
+  Bar.finish();
+  return Bar.meanLoss();
+}
+
 const std::vector<std::string> &modelNames() {
   static const std::vector<std::string> Names = [] {
     std::vector<std::string> N;
@@ -331,7 +348,6 @@ void train(const TrainOptions &O) {
   for (int64_t E = 0; E < std::min(StartEpoch, O.Epochs); ++E)
     Schedule.step();
 
-  const int64_t NumBatches = (TrainSet.Count + O.BatchSize - 1) / O.BatchSize;
   double Accuracy = -1;
   OpProfiler Profiler;
   double ProfiledSeconds = 0;
@@ -340,31 +356,17 @@ void train(const TrainOptions &O) {
     // Dropout masks: a stream per epoch too, for exact resumes.
     nng::manual_seed(O.Seed * 1000003u + uint64_t(Epoch));
     const double Lr = Opt.param_groups().front().lr();
-    std::vector<int64_t> Order =
-        shuffledOrder(TrainSet.Count, O.Seed, Epoch);
     Clock::time_point EpochStart = Clock::now();
-    ProgressBar Bar("epoch " + std::to_string(Epoch + 1) + "/" +
-                        std::to_string(O.Epochs),
-                    NumBatches);
     std::optional<nng::dispatch::ModeGuard> Profiling;
     if (O.Profile)
       Profiling.emplace(Profiler);
-    for (int64_t B = 0; B < NumBatches; ++B) {
-      const int64_t Begin = B * O.BatchSize;
-      const int64_t End = std::min(TrainSet.Count, Begin + O.BatchSize);
-      Batch Bt = makeBatch(TrainSet, Order, Begin, End);
-      Opt.zero_grad();
-      nng::Tensor Loss =
-          nng::F::cross_entropy((*Model)(Bt.Images).toTensor(), Bt.Labels);
-      Loss.backward();
-      Opt.step();
-      Bar.update(B + 1, End - Begin, Loss.item<double>());
-    }
+    const double TrainLoss =
+        trainEpoch(*Model, Opt, TrainSet, O.BatchSize, O.Seed, Epoch,
+                   "epoch " + std::to_string(Epoch + 1) + "/" +
+                       std::to_string(O.Epochs));
     Profiling.reset();
-    Bar.finish();
     const double TrainSeconds = secondsSince(EpochStart);
     ProfiledSeconds += TrainSeconds;
-    const double TrainLoss = Bar.meanLoss();
     EvalResult R = evaluate(*Model, TestSet);
     Accuracy = R.Accuracy;
     Schedule.step();
@@ -393,6 +395,8 @@ void train(const TrainOptions &O) {
     if (!O.ExportDataDir.empty())
       exportData(TrainSet, TestSet, O.ExportDataDir, InputName);
   }
+  if (O.Prune > 0)
+    Accuracy = pruneAndFineTune(*Model, TrainSet, TestSet, O, Accuracy);
   std::printf("test accuracy: %.1f%%\n", Accuracy);
   std::fflush(stdout);
 }

@@ -5,10 +5,17 @@
 // checkpoint), train epoch by epoch with a progress bar, evaluate on the
 // test set after each epoch, checkpoint, optionally export the trained
 // model (ONNX) and the data (.npz) for the int8 accuracy check
-// (Export.h), and print the final accuracy.
+// (Export.h), optionally prune and fine-tune it (PruneFineTune.h), and print
+// the final accuracy. evaluate and trainEpoch are the loop's pieces that the
+// fine-tuning reuses.
 //
 //===----------------------------------------------------------------------===//
 #pragma once
+
+#include "FashionMnist.h"
+
+#include "nngraph/frontend/nn/Module.h"
+#include "nngraph/frontend/optim/Optimizer.h"
 
 #include <cstdint>
 #include <string>
@@ -43,7 +50,31 @@ struct TrainOptions {
   std::string ExportPath;
   /// After training: calib.npz, test.npz and test_labels.npz in this folder.
   std::string ExportDataDir;
+  /// After training (and the exports): prune this share of the channels
+  /// (0: no pruning), then fine-tune (PruneFineTune.h).
+  double Prune = 0;
+  int64_t FinetuneEpochs = 1;
+  double FinetuneLr = 0.01;
+  /// After fine-tuning: the traced pruned model as ONNX (.onnx) or text.
+  std::string ExportPrunedPath;
 };
+
+/// Test loss and accuracy of a model.
+struct EvalResult {
+  double Loss = 0;
+  double Accuracy = 0; ///< In percent.
+};
+
+/// Evaluates Model on Test in eval mode under NoGradGuard, in batches;
+/// leaves Model in training mode.
+EvalResult evaluate(nng::nn::ModuleBase &Model, const Dataset &Test);
+
+/// One epoch of training: every image of Train once, in the order drawn from
+/// (Seed, Epoch), batches of BatchSize, one Opt step each, with a progress
+/// bar titled Title (stderr). Returns the mean training loss.
+double trainEpoch(nng::nn::ModuleBase &Model, nng::optim::Optimizer &Opt,
+                  const Dataset &Train, int64_t BatchSize, uint64_t Seed,
+                  int64_t Epoch, const std::string &Title);
 
 /// Runs the training; prints per-epoch lines and, last, "test accuracy:
 /// NN.N%" on stdout, the progress bar on stderr. Throws on any error

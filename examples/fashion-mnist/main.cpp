@@ -2,11 +2,11 @@
 //
 // The command line of fashion-mnist-train (CLI11): parses and checks the
 // options (including the --export path's extension, before any training),
-// then runs the training (Trainer.cpp) and the exports (Export.cpp). Exit
-// status 0 when done, 1 for a data, checkpoint or runtime error (printed as
-// "fashion-mnist-train: error: ..."), 2 for a bad command line, like the
-// nngraph tools. The last line of a successful run is exactly
-// "test accuracy: NN.N%".
+// then runs the training (Trainer.cpp), the exports (Export.cpp) and the
+// pruning with fine-tuning (PruneFineTune.cpp). Exit status 0 when done, 1
+// for a data, checkpoint or runtime error (printed as "fashion-mnist-train:
+// error: ..."), 2 for a bad command line, like the nngraph tools. The last
+// line of a successful run is exactly "test accuracy: NN.N%".
 //
 //===----------------------------------------------------------------------===//
 
@@ -18,6 +18,7 @@
 
 #include <cstdio>
 #include <exception>
+#include <stdexcept>
 
 int main(int Argc, char **Argv) {
   fmnist::TrainOptions O;
@@ -89,6 +90,28 @@ int main(int Argc, char **Argv) {
                  "under the graph's input name, and DIR/test_labels.npz "
                  "('labels'), normalized as training feeds them");
 
+  App.add_option("--prune", O.Prune,
+                 "After training (and --export): remove this share of the "
+                 "channels of every prunable layer (nn::utils::"
+                 "prune_channels: L1 ranking, counts rounded to multiples of "
+                 "8), fine-tune, and report accuracy, parameters, MACs and "
+                 "ONNX size before and after (0: no pruning)")
+      ->check(CLI::Range(0.0, 0.99))
+      ->capture_default_str();
+  App.add_option("--finetune-epochs", O.FinetuneEpochs,
+                 "Epochs of fine-tuning after --prune")
+      ->check(CLI::Range(int64_t(0), int64_t(100000)))
+      ->capture_default_str();
+  App.add_option("--finetune-lr", O.FinetuneLr,
+                 "Learning rate of the fine-tuning (a new SGD with --momentum "
+                 "and --weight-decay; cosine annealing over "
+                 "--finetune-epochs)")
+      ->check(CLI::Range(1e-12, 100.0))
+      ->capture_default_str();
+  App.add_option("--export-pruned", O.ExportPrunedPath,
+                 "After --prune and the fine-tuning, trace the smaller model "
+                 "(batch dim N) and write it to MODEL.onnx (or .nng)");
+
   try {
     App.parse(Argc, Argv);
   } catch (const CLI::ParseError &E) {
@@ -99,6 +122,11 @@ int main(int Argc, char **Argv) {
   try {
     if (!O.ExportPath.empty())
       fmnist::checkExportPath(O.ExportPath);
+    if (!O.ExportPrunedPath.empty()) {
+      if (O.Prune <= 0)
+        throw std::invalid_argument("--export-pruned needs --prune");
+      fmnist::checkExportPath(O.ExportPrunedPath);
+    }
   } catch (const std::exception &E) {
     std::fprintf(stderr, "fashion-mnist-train: error: %s\n", E.what());
     return 2;

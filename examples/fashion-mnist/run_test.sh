@@ -17,7 +17,8 @@
 #                unknown format must be refused (status 2) before training.
 #   MODE errors: a missing data folder, a corrupt data file and a corrupt
 #                checkpoint must each fail with exit status 1 and a message
-#                naming the file, never crash.
+#                naming the file, never crash; a bad option and
+#                --export-pruned without --prune with status 2.
 #
 # Prints "SKIPPED: ..." (ctest's SKIP_REGULAR_EXPRESSION) and exits 0 when
 # Debian's dataset-fashion-mnist is not installed.
@@ -153,6 +154,12 @@ errors)
   run badopt --epochs 0
   rc=$?
   [[ $rc -eq 2 ]] || fail "--epochs 0: exit $rc, expected 2 (usage error)"
+  # --export-pruned without --prune, before any training.
+  run nopruning "${COMMON[@]}" --epochs 1 --export-pruned "$WORK/p.onnx"
+  rc=$?
+  [[ $rc -eq 2 ]] || fail "--export-pruned without --prune: exit $rc, expected 2"
+  grep -q "needs --prune" "$WORK/nopruning.err" ||
+    fail "--export-pruned without --prune: the error does not say so"
   echo "PASS: errors reported cleanly"
   ;;
 *)

@@ -5,7 +5,8 @@
 // unchanged (checked on the reference backend) while every weight shrinks:
 // through BatchNorm and Relu, a residual Add (both branches prune
 // together), a depthwise Conv (its group follows), Flatten into a Gemm
-// (blocks of H*W columns) and shared biases (private copies). Groups the
+// (blocks of H*W columns), a Reshape acting as a Flatten (it becomes one)
+// and shared biases (private copies). Groups the
 // analysis does not understand are left alone and counted; bad options are
 // errors.
 //
@@ -121,7 +122,7 @@ TEST(PruneChannelsTest, UnknownReadersLeaveTheGroupAlone) {
   std::string Text =
       std::string("graph \"blocked\" {\n  input %x: f32[1,3,4,4]\n") +
       "  init %w1: f32[8,3,1,1]" + Elided + "  init %w2: f32[8,3,1,1]" +
-      Elided + "  init %shape: i64[2] = [1, 128]\n" +
+      Elided + "  init %shape: i64[2] = [2, 64]\n" +
       "  init %w3: f32[8,8,1,1]" + Elided + "  init %b: f32[8]" + Elided +
       "  %a = Conv(%x, %w1, %b) name(\"a\")\n"
       "  %r = Reshape(%a, %shape)\n"
@@ -152,6 +153,37 @@ TEST(PruneChannelsTest, UnknownReadersLeaveTheGroupAlone) {
             2);
   EXPECT_NE(Debug.str().find("left alone: a reshape the analysis does not follow"), std::string::npos)
       << Debug.str();
+}
+
+TEST(PruneChannelsTest, FlatteningReshapeBecomesFlatten) {
+  // A Reshape to [N, C*H*W] (how traced flattens look) is followed like a
+  // Flatten; its shape constant would be stale, so it becomes one.
+  std::string Text =
+      std::string("graph \"reshape\" {\n  input %x: f32[N,3,2,2]\n") +
+      "  init %w: f32[8,3,1,1]" + Elided + "  init %b: f32[8]" + Elided +
+      "  init %shape: i64[2] = [-1, 32]\n" + "  init %fw: f32[4,32]" +
+      Elided + "  %c = Conv(%x, %w, %b) name(\"conv\")\n"
+               "  %r = Relu(%c)\n"
+               "  %f = Reshape(%r, %shape)\n"
+               "  %y = Gemm(%f, %fw) {transB = 1} name(\"fc\")\n"
+               "  output %y\n}\n";
+  auto G = parseWithRandomWeights(Text, 3);
+  zeroRows(*G, "w", {0, 2, 3, 6});
+  zeroRows(*G, "b", {0, 2, 3, 6});
+  std::unique_ptr<ir::Graph> Before = G->clone();
+  auto P = passes::createPass("prune-channels");
+  P->setOption("round", "1");
+  EXPECT_TRUE(P->run(*G));
+  ir::verifyOrThrow(*G);
+  EXPECT_EQ(shapeOf(*G, "w"), (Shape{4, 3, 1, 1}));
+  EXPECT_EQ(shapeOf(*G, "fw"), (Shape{4, 16}));
+  EXPECT_EQ(G->lookup("y")->producer()->input(0)->producer()->op(),
+            OpKind::Flatten);
+  EXPECT_EQ(G->lookup("shape"), nullptr); // Nothing reads it any more.
+  passes::NumericCheckOptions O;
+  O.Dims = {{"N", 2}};
+  auto R = passes::compareOnReference(*Before, *G, O);
+  EXPECT_TRUE(R.Ok) << R.Message;
 }
 
 TEST(PruneChannelsTest, BadOptionsAreErrors) {
