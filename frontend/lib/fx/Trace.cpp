@@ -4,8 +4,15 @@
 // built: its inputs are looked up or captured (proxies, initializers named
 // by state_dict keys, Constant nodes), its output types come from the op
 // table's inference (symbolic dims kept; Reshape/Expand refined from the
-// tracked content of their shape operand), and the op runs eagerly on the
-// example data so the returned proxies carry consistent example shapes.
+// tracked content of their shape operand). The returned proxies carry
+// example data of example shapes (symbolic dims at their example extents).
+// The graph inputs' example data are zeros, so what depends on them has no
+// meaningful values: when inference fixes every result's shape and all are
+// floating point (float values never decide a shape: reading them throws),
+// the results are zeros and the op does not run. Otherwise (integer
+// results, which may be shapes; results inference leaves open; results of
+// constants alone, which a hook may keep) it runs eagerly on the example
+// data.
 // Also here: the thread's active trace, TraceError, isTracing, and the
 // seams of Tensor.h (size(i) of a proxy, reading a proxy's data).
 //
@@ -117,6 +124,7 @@ Tensor TraceState::addInput(const InputSpec &Spec, const std::string &Name) {
     }
   }
   ir::Value *V = G->addInput(Name, ir::TensorType(Spec.Type, std::move(Dims)));
+  InputDependent.insert(V);
   return makeProxy(V, rt::Tensor::empty(Shape(Example), Spec.Type) /* zero-filled */);
 }
 
@@ -357,6 +365,29 @@ void TraceState::refineShapeOutput(ir::Node *N, ir::TensorType &T) const {
   }
 }
 
+std::optional<std::vector<rt::Tensor>>
+TraceState::examplesFromTypes(const std::vector<ir::TensorType> &Types) const {
+  std::vector<rt::Tensor> Out;
+  for (const ir::TensorType &T : Types) {
+    if (!T.hasRank() || !nng::isFloatingPoint(T.dtype()))
+      return std::nullopt;
+    std::vector<int64_t> Example;
+    for (const ir::Dim &D : T.dims()) {
+      if (D.isStatic()) {
+        Example.push_back(D.value());
+        continue;
+      }
+      auto It = D.isSymbolic() ? SymbolExtents.find(D.symbol())
+                               : SymbolExtents.end();
+      if (It == SymbolExtents.end())
+        return std::nullopt;
+      Example.push_back(It->second);
+    }
+    Out.push_back(rt::Tensor::empty(Shape(Example), T.dtype()));
+  }
+  return Out;
+}
+
 std::vector<Tensor> TraceState::call(const dispatch::OpCall &C) {
   // A leaf module's eager run on example inputs: really run the op.
   if (EagerDepth > 0)
@@ -385,13 +416,25 @@ std::vector<Tensor> TraceState::call(const dispatch::OpCall &C) {
       StaticIns &= Known;
     }
   }
+  // Results computed from constants alone keep their exact example data (a
+  // hook may store one in a module member, e.g. a pruned weight).
+  bool Dependent = std::any_of(Ins.begin(), Ins.end(), [&](ir::Value *V) {
+    return V && InputDependent.count(V);
+  });
   ir::Node *N = newNode(C.Op, Ins, C.Attrs, C.NumOutputs);
+  if (Dependent)
+    for (ir::Value *O : N->outputs())
+      InputDependent.insert(O);
   std::string OpName(ir::getOpSchema(C.Op).Name);
   std::vector<ir::TensorType> Types;
   std::vector<rt::Tensor> Outs;
   try {
     Types = ir::inferNodeTypes(*N);
-    Outs = dispatch::runEager(C.Op, Ex, C.Attrs, C.NumOutputs);
+    std::optional<std::vector<rt::Tensor>> Zeros;
+    if (Dependent)
+      Zeros = examplesFromTypes(Types);
+    Outs = Zeros ? std::move(*Zeros)
+                 : dispatch::runEager(C.Op, Ex, C.Attrs, C.NumOutputs);
   } catch (TraceError &) {
     throw;
   } catch (Error &E) {

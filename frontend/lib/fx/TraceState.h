@@ -19,6 +19,7 @@
 
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <unordered_map>
 #include <unordered_set>
@@ -69,8 +70,16 @@ public:
   int EagerDepth = 0;
   /// Example extent of each dynamic dim symbol.
   std::map<std::string, int64_t> SymbolExtents;
+  /// The graph inputs and every value computed from one.
+  std::unordered_set<const ir::Value *> InputDependent;
 
 private:
+  /// Zero example results of the shapes Types give (symbolic dims at their
+  /// example extents), when every result is floating point and has such a
+  /// shape; nullopt when the op must run eagerly on the example data.
+  std::optional<std::vector<rt::Tensor>>
+  examplesFromTypes(const std::vector<ir::TensorType> &Types) const;
+
   void trackContent(ir::Node *N);
   void refineShapeOutput(ir::Node *N, ir::TensorType &T) const;
   std::string constantName();
