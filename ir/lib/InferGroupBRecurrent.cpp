@@ -77,7 +77,8 @@ void checkWeightQuantParams(const InferContext &C, size_t Weight, size_t Scale,
     if (T.rank() == 1)
       expectDims(C, I, {Dirs}, "([num_directions]: per direction)");
     else
-      expectDims(C, I, {Dirs, GH}, "([num_directions, 4 * hidden]: per column)");
+      expectDims(C, I, {Dirs, GH},
+                 "([num_directions, 4 * hidden]: per column)");
   }
   const TensorType &S = C.inputType(Scale), &Z = C.inputType(Scale + 1);
   if (S.hasRank() && Z.hasRank() && S.rank() != Z.rank())

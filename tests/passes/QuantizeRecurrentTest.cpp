@@ -147,6 +147,19 @@ TEST(QuantizeRecurrentTest, GruAndStandardOnlyLstmAreWeightOnly) {
       EXPECT_LT(Err, 0.02);
       EXPECT_LT(maxOutputDiff(*Q.G, *Q.G, sampleX(), "cpu"), 1e-5);
     }
+  // A batch-first LSTM (layout 1) has no DynamicQuantizeLSTM form.
+  {
+    std::string Text = recurrentText("LSTM", "forward");
+    Text.replace(Text.find("hidden_size = 8}"), 16,
+                 "hidden_size = 8, layout = 1}");
+    auto Float = parseWithRandomWeights(Text, 5);
+    auto G = Float->clone();
+    quant::QuantizeReport Rep;
+    quant::quantizeDynamic(*G, {}, &Rep);
+    EXPECT_EQ(countOps(*G, OpKind::LSTM), 1);
+    EXPECT_NE(Rep.Nodes.at(0).Note.find("layout 1"), std::string::npos);
+    EXPECT_LT(maxOutputDiff(*Float, *G, sampleX(), "reference"), 0.02);
+  }
   // A GRU is weight-only with contrib ops too.
   Quantized Q = quantized("GRU", "forward");
   EXPECT_EQ(countOps(*Q.G, OpKind::GRU), 1);

@@ -1,5 +1,4 @@
-//===- RecurrentActivations.h - Activations of the recurrent layers -*- C++
-//-*-===//
+//===- RecurrentActivations.h - Recurrent activations -----------*- C++ -*-===//
 //
 // The activation functions of RNN, GRU and LSTM (and of the dynamically
 // quantized LSTM) as ONNX lists them, with their activation_alpha /

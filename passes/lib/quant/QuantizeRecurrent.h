@@ -1,5 +1,4 @@
-//===- QuantizeRecurrent.h - Dynamic quantization of LSTM and GRU -*- C++
-//-*-===//
+//===- QuantizeRecurrent.h - Quantizing LSTM and GRU ------------*- C++ -*-===//
 //
 // The recurrent part of quantizeDynamic (QuantizeDynamic.cpp): which LSTM
 // and GRU nodes can be quantized and how. An LSTM with constant W and R
