@@ -6,6 +6,10 @@
 // [seq, dirs, batch, hidden] (layout 1: [batch, seq, dirs, hidden]) and the
 // final states Y_h / Y_c are [dirs, batch, hidden] (layout 1: [batch, dirs,
 // hidden]). The checks name the operand and both extents on a mismatch.
+// com.microsoft.DynamicQuantizeLSTM shares LSTM's inference with its int8
+// weights stored transposed (W [num_directions, input, 4 * hidden], R
+// [num_directions, hidden, 4 * hidden]), layout 0 only, and checks its
+// scales and zero points ([num_directions] or [num_directions, 4 * hidden]).
 //
 //===----------------------------------------------------------------------===//
 
@@ -58,18 +62,53 @@ void expectDims(const InferContext &C, size_t I, const std::vector<Dim> &Want,
            Layout);
 }
 
+/// The quantization parameters of DynamicQuantizeLSTM's W or R (inputs
+/// Scale and Scale + 1): f32 scales and zero points of the weight's dtype,
+/// [num_directions] (per direction) or [num_directions, 4 * hidden] (per
+/// column), both alike.
+void checkWeightQuantParams(const InferContext &C, size_t Weight, size_t Scale,
+                            const Dim &Dirs, const Dim &GH) {
+  checkDType(C, Scale, DType::F32, "(a weight scale)");
+  checkSameDType(C, Weight, Scale + 1);
+  for (size_t I : {Scale, Scale + 1}) {
+    const TensorType &T = C.inputType(I);
+    if (!T.hasRank())
+      continue;
+    if (T.rank() == 1)
+      expectDims(C, I, {Dirs}, "([num_directions]: per direction)");
+    else
+      expectDims(C, I, {Dirs, GH},
+                 "([num_directions, 4 * hidden]: per column)");
+  }
+  const TensorType &S = C.inputType(Scale), &Z = C.inputType(Scale + 1);
+  if (S.hasRank() && Z.hasRank() && S.rank() != Z.rank())
+    C.fail("operands ", operandName(C, Scale), " ", S.toString(), " and ",
+           operandName(C, Scale + 1), " ", Z.toString(),
+           " must both be per direction or both per column");
+}
+
 /// Shared inference of RNN (Gates = 1, ActsPerDir = 1), GRU (3, 2) and
 /// LSTM (4, 3). The outputs after Y (Y_h, and Y_c for LSTM) are states.
-void inferRecurrent(InferContext &C, int64_t Gates, size_t ActsPerDir) {
+/// Quantized: DynamicQuantizeLSTM's i8/u8 weights, stored transposed.
+void inferRecurrent(InferContext &C, int64_t Gates, size_t ActsPerDir,
+                    bool Quantized = false) {
   checkFloatDType(C, 0);
-  checkSameDType(C, 0, 1);
-  checkSameDType(C, 0, 2);
+  if (Quantized) {
+    DType WT = C.inputType(1).dtype();
+    if (WT != DType::I8 && WT != DType::U8)
+      C.fail("operand ", operandName(C, 1), " is ", dtypeName(WT),
+             "; expected i8 or u8 (quantized weights)");
+    checkSameDType(C, 1, 2);
+  } else {
+    checkSameDType(C, 0, 1);
+    checkSameDType(C, 0, 2);
+  }
   const std::string &Dir = C.attrString("direction");
   if (Dir != "forward" && Dir != "reverse" && Dir != "bidirectional")
     C.fail("attribute direction is '", Dir,
            "'; expected forward, reverse or bidirectional");
   int64_t NumDirs = Dir == "bidirectional" ? 2 : 1;
-  int64_t Layout = C.attrInt("layout");
+  int64_t Layout = Quantized ? 0 : C.attrInt("layout");
   if (Layout != 0 && Layout != 1)
     C.fail("attribute layout = ", Layout, " must be 0 or 1");
   if (C.hasAttr("activations")) {
@@ -88,8 +127,13 @@ void inferRecurrent(InferContext &C, int64_t Gates, size_t ActsPerDir) {
     C.fail("attribute clip = ", C.attrFloat("clip"), " must be positive");
   requireRank(C, 0, 3,
               Layout ? "([batch, seq, input])" : "([seq, batch, input])");
-  requireRank(C, 1, 3, "([num_directions, gates * hidden, input])");
-  requireRank(C, 2, 3, "([num_directions, gates * hidden, hidden])");
+  const char *WLayout = Quantized ? "([num_directions, input, gates * hidden])"
+                                  : "([num_directions, gates * hidden, input])";
+  const char *RLayout = Quantized
+                            ? "([num_directions, hidden, gates * hidden])"
+                            : "([num_directions, gates * hidden, hidden])";
+  requireRank(C, 1, 3, WLayout);
+  requireRank(C, 2, 3, RLayout);
   const TensorType &X = C.inputType(0), &W = C.inputType(1),
                    &R = C.inputType(2);
   Dim Seq, Batch, Input, Hidden;
@@ -104,20 +148,29 @@ void inferRecurrent(InferContext &C, int64_t Gates, size_t ActsPerDir) {
       C.fail("attribute hidden_size = ", H, " must be >= 1");
     Hidden = Dim(H);
   }
+  // Where W and R keep input_size and hidden_size.
+  int64_t WIn = Quantized ? 1 : 2, RHid = Quantized ? 1 : 2;
   Dim DirsDim(NumDirs);
   if (R.hasRank()) {
-    Hidden = mergeDim(C, Hidden, R.dim(2), "hidden_size (R's last axis)");
+    Hidden = mergeDim(C, Hidden, R.dim(RHid),
+                      Quantized ? "hidden_size (R's axis 1)"
+                                : "hidden_size (R's last axis)");
     mergeDim(C, DirsDim, R.dim(0), "num_directions (R's first axis)");
   }
   if (W.hasRank()) {
-    Input = mergeDim(C, Input, W.dim(2), "input_size (X and W)");
+    Input = mergeDim(C, Input, W.dim(WIn), "input_size (X and W)");
     mergeDim(C, DirsDim, W.dim(0), "num_directions (W's first axis)");
   }
   Dim GH = Hidden.isStatic() ? Dim(Gates * Hidden.value()) : Dim::unknown();
-  expectDims(C, 1, {DirsDim, GH, Input},
-             "([num_directions, gates * hidden, input])");
-  expectDims(C, 2, {DirsDim, GH, Hidden},
-             "([num_directions, gates * hidden, hidden])");
+  if (Quantized) {
+    expectDims(C, 1, {DirsDim, Input, GH}, WLayout);
+    expectDims(C, 2, {DirsDim, Hidden, GH}, RLayout);
+    checkWeightQuantParams(C, 1, 8, DirsDim, GH);
+    checkWeightQuantParams(C, 2, 10, DirsDim, GH);
+  } else {
+    expectDims(C, 1, {DirsDim, GH, Input}, WLayout);
+    expectDims(C, 2, {DirsDim, GH, Hidden}, RLayout);
+  }
   Dim GH2 =
       Hidden.isStatic() ? Dim(2 * Gates * Hidden.value()) : Dim::unknown();
   expectDims(C, 3, {DirsDim, GH2}, "([num_directions, 2 * gates * hidden])");
@@ -168,6 +221,15 @@ void inferLSTM(InferContext &C) {
   if (F != 0 && F != 1)
     C.fail("attribute input_forget = ", F, " must be 0 or 1");
   inferRecurrent(C, 4, 3);
+}
+
+/// com.microsoft.DynamicQuantizeLSTM: LSTM with transposed 8-bit weights
+/// and their scales and zero points (inputs 8 to 11).
+void inferDynamicQuantizeLSTM(InferContext &C) {
+  int64_t F = C.attrInt("input_forget");
+  if (F != 0 && F != 1)
+    C.fail("attribute input_forget = ", F, " must be 0 or 1");
+  inferRecurrent(C, 4, 3, /*Quantized=*/true);
 }
 
 } // namespace nng::ir

@@ -40,8 +40,9 @@ void printOpReference(std::ostream &OS) {
   OS << "# Operator reference\n\n"
      << "Generated from `ir/include/nngraph/ir/Ops.def` by `nngraph-opt "
         "--print-op-reference`; do not edit by hand. Semantics are ONNX's at "
-        "the listed opset version (domain `\"\"`), or nngraph's own (domain "
-        "`nng`). `?` marks an optional operand, `...` a variadic one.\n\n"
+        "the listed opset version (domain `\"\"`), nngraph's own (domain "
+        "`nng`), or ONNX Runtime's contrib ops (domain `com.microsoft`). `?` "
+        "marks an optional operand, `...` a variadic one.\n\n"
      << "| op | since | inputs | outputs | summary |\n"
      << "|---|---|---|---|---|\n";
   for (const OpSchema &S : allOpSchemas())

@@ -185,6 +185,32 @@ TEST(RefGRU, LinearBeforeReset) {
   }
 }
 
+TEST(RefGRU, ResetGateScalesEachHiddenUnit) {
+  // Hidden 2, linear_before_reset = 0: the candidate reads (r * h) R_h^T,
+  // so unit J sums R_h[J][L] * r[L] * h[L] with every unit's own reset
+  // gate (a kernel that used r[J] for every L agreed only for hidden 1).
+  // W: z rows 0 (z = 0.5), r rows 2 and -2, h rows 0.5; R: only R_h.
+  double H0[2] = {0.5, -1}, Rh[2][2] = {{1, 2}, {3, 4}};
+  double Rg[2] = {sigmoid(2), sigmoid(-2)}, Want[2];
+  for (int J = 0; J < 2; ++J) {
+    double Pre = 0.5;
+    for (int L = 0; L < 2; ++L)
+      Pre += Rh[J][L] * Rg[L] * H0[L];
+    Want[J] = 0.5 * std::tanh(Pre) + 0.5 * H0[J];
+  }
+  auto Out = OpTest(OpKind::GRU)
+                 .in(f32({1}, {1, 1, 1}))
+                 .in(f32({0, 0, 2, -2, 0.5f, 0.5f}, {1, 6, 1}))
+                 .in(f32({0, 0, 0, 0, 0, 0, 0, 0, 1, 2, 3, 4}, {1, 6, 2}))
+                 .none()
+                 .none()
+                 .in(f32({0.5f, -1}, {1, 1, 2}))
+                 .outputs(2)
+                 .run();
+  EXPECT_TENSOR_TOL(Out[1], f32({float(Want[0]), float(Want[1])}, {1, 1, 2}),
+                    1e-6);
+}
+
 TEST(RefGRU, BidirectionalLayoutOne) {
   // Zero weights except the candidate's input weight: z = r = 0.5 and
   // h~ = tanh(x), so h = (h~ + h) / 2. Layout 1, batch 1, seq 2.

@@ -30,7 +30,8 @@ TEST(OpSchema, EveryRowParses) {
     EXPECT_EQ(static_cast<size_t>(S.Kind), I);
     EXPECT_EQ(&getOpSchema(S.Kind), &S);
     EXPECT_FALSE(S.Name.empty());
-    EXPECT_TRUE(S.Domain.empty() || S.Domain == "nng");
+    EXPECT_TRUE(S.Domain.empty() || S.Domain == "nng" ||
+                S.Domain == "com.microsoft");
     EXPECT_GE(S.SinceVersion, 1);
     EXPECT_LE(S.SinceVersion, 17);
     EXPECT_NE(S.Infer, nullptr);
@@ -73,6 +74,11 @@ TEST(OpSchema, Lookup) {
   EXPECT_EQ(lookupOp("NoSuchOp"), nullptr);
   EXPECT_EQ(lookupOp("conv"), nullptr);
   EXPECT_EQ(getOpSchema(OpKind::Gelu).qualifiedName(), "nng.Gelu");
+  // ONNX Runtime's contrib domain, as ONNX import names it.
+  ASSERT_NE(lookupOp("com.microsoft", "DynamicQuantizeLSTM"), nullptr);
+  EXPECT_EQ(lookupOp("com.microsoft.DynamicQuantizeLSTM")->Kind,
+            OpKind::DynamicQuantizeLSTM);
+  EXPECT_EQ(lookupOp("com.microsoft", "LSTM"), nullptr);
   EXPECT_EQ(getOpSchema(OpKind::Conv).qualifiedName(), "Conv");
 }
 

@@ -3,10 +3,11 @@
 // nngraph-quantize on the bundled small CNN: static quantization with an
 // .npz calibration set writes an ONNX QDQ file that loads back with s8
 // weights and runs close to the float model; --report and --json are
-// parseable; --keep-float, --keep-sensitive and --mode dynamic do what they
-// say; bad calibration data, a missing calibration set and a model with
-// nothing quantizable are errors (status 1) that name the problem and
-// leave no output file.
+// parseable; --keep-float, --keep-sensitive and --mode dynamic (MatMul,
+// and LSTM/GRU with and without --no-contrib-ops) do what they say; bad
+// calibration data, a missing calibration set and a model with nothing
+// quantizable are errors (status 1) that name the problem and leave no
+// output file.
 //
 //===----------------------------------------------------------------------===//
 
@@ -136,6 +137,58 @@ TEST_F(QuantizeDriverTest, OptionsKeepFloatSensitivityAndJson) {
   ASSERT_EQ(R.Status, 0) << R.Err;
   EXPECT_NE(R.Out.find("quantized 1 nodes (dynamic)"), std::string::npos)
       << R.Out;
+}
+
+TEST_F(QuantizeDriverTest, DynamicLstmAndGru) {
+  // An LSTM and a GRU with constant weights, an LSTM whose W is an input.
+  std::string Model = path("rnn.nng");
+  std::ofstream(Model)
+      << "graph \"rnn\" {\n  input %x: f32[3,1,2]\n  input %wf: f32[1,4,2]\n"
+         "  init %w: f32[1,4,2] = [0.5, -1.0, 0.25, 2.0, -0.5, 1.0, 0.0, "
+         "-2.0]\n"
+         "  init %r: f32[1,4,1] = [0.5, -0.25, 1.0, 0.125]\n"
+         "  init %gw: f32[1,3,2] = [0.5, -1.0, 0.25, 2.0, -0.5, 1.0]\n"
+         "  init %gr: f32[1,3,1] = [0.5, -0.25, 1.0]\n"
+         "  %y, %yh = LSTM(%x, %w, %r) {hidden_size = 1} name(\"lstm\")\n"
+         "  %g = GRU(%x, %gw, %gr) {hidden_size = 1} name(\"gru\")\n"
+         "  %f = LSTM(%x, %wf, %r) {hidden_size = 1} name(\"float_lstm\")\n"
+         "  output %yh, %g, %f\n}\n";
+  auto Count = [](const ir::Graph &G, ir::OpKind K) {
+    int N = 0;
+    for (const auto &Node : G.nodes())
+      N += Node->op() == K;
+    return N;
+  };
+  Result R = runQuantize({Model, "-o", path("q.onnx"), "--mode", "dynamic",
+                          "--report", path("q.json")});
+  ASSERT_EQ(R.Status, 0) << R.Err;
+  EXPECT_NE(R.Out.find("quantized 2 nodes (dynamic); 1 quantizable nodes "
+                       "kept float"),
+            std::string::npos)
+      << R.Out;
+  EXPECT_NE(R.Out.find("gru (GRU): weight-only"), std::string::npos) << R.Out;
+  EXPECT_NE(R.Out.find("float: float_lstm (LSTM): weight W is not a constant"),
+            std::string::npos)
+      << R.Out;
+  std::ifstream RS(path("q.json"));
+  nlohmann::json Rep = nlohmann::json::parse(RS);
+  bool Noted = false;
+  for (const auto &N : Rep["nodes"])
+    Noted |= N["node"] == "gru" && N.contains("note");
+  EXPECT_TRUE(Noted) << Rep.dump(2);
+  auto Q = frontend::loadModel(path("q.onnx"));
+  EXPECT_EQ(Count(*Q, ir::OpKind::DynamicQuantizeLSTM), 1);
+  EXPECT_EQ(Count(*Q, ir::OpKind::GRU), 1);
+
+  // Standard ONNX only: both LSTMs stay LSTM, the quantized one weight-only.
+  R = runQuantize(
+      {Model, "-o", path("s.onnx"), "--mode", "dynamic", "--no-contrib-ops"});
+  ASSERT_EQ(R.Status, 0) << R.Err;
+  EXPECT_NE(R.Out.find("lstm (LSTM): weight-only"), std::string::npos) << R.Out;
+  auto S = frontend::loadModel(path("s.onnx"));
+  EXPECT_EQ(Count(*S, ir::OpKind::DynamicQuantizeLSTM), 0);
+  EXPECT_EQ(Count(*S, ir::OpKind::LSTM), 2);
+  EXPECT_EQ(Count(*S, ir::OpKind::DequantizeLinear), 4);
 }
 
 TEST_F(QuantizeDriverTest, BadInputIsAnErrorAndWritesNothing) {

@@ -9,7 +9,9 @@
 //    input, samples along dim 0; or --random-calibration N for speed
 //    tests), picks each activation's range by the method and inserts Q/DQ;
 //  - dynamic: quantizes MatMul/Gemm weights now and activations at run
-//    time (DynamicQuantizeLinear + MatMulInteger);
+//    time (DynamicQuantizeLinear + MatMulInteger), LSTM into ONNX Runtime's
+//    com.microsoft.DynamicQuantizeLSTM (standard ops only with
+//    --no-contrib-ops: weight-only, as for GRU);
 // and writes OUT (.onnx: standard QDQ that ONNX Runtime runs; .nng: the
 // text format). Nothing is written when anything fails. A progress line
 // over the calibration batches goes to stderr.
@@ -53,6 +55,7 @@ struct QuantizeCli {
   std::string Mode = "static", Method = "minmax", Backend = "cpu";
   double Percentile = 99.999;
   bool PerTensor = false, SignedActivations = false, Json = false;
+  bool NoContribOps = false;
   bool Sensitivity = false;
   int64_t KeepSensitive = 0;
   double TargetSqnr = 0;
@@ -87,7 +90,7 @@ void describeOptions(CLI::App &App, QuantizeCli &O) {
       ->option_text("N");
   App.add_option("--mode", O.Mode,
                  "static (default: activations quantized with calibrated "
-                 "ranges) or dynamic (MatMul/Gemm only; activation ranges "
+                 "ranges) or dynamic (MatMul/Gemm, LSTM/GRU; activation ranges "
                  "measured at run time, no calibration data).")
       ->check(CLI::IsMember({"static", "dynamic"}));
   App.add_option("--method", O.Method,
@@ -103,6 +106,12 @@ void describeOptions(CLI::App &App, QuantizeCli &O) {
                "channel.");
   App.add_flag("--signed-activations", O.SignedActivations,
                "s8 activations instead of u8.");
+  App.add_flag("--no-contrib-ops", O.NoContribOps,
+               "Dynamic mode: standard ONNX ops only. By default an LSTM "
+               "becomes ONNX Runtime's com.microsoft.DynamicQuantizeLSTM; "
+               "with this flag its weights are quantized weight-only (s8 "
+               "through DequantizeLinear, float LSTM), as a GRU's always "
+               "are.");
   App.add_option("--keep-float", O.KeepFloat,
                  "Keep the nodes whose name, scope or output name matches "
                  "PATTERN ('*' matches anything) in float; repeatable.\n"
@@ -231,6 +240,8 @@ nlohmann::json reportJson(const passes::quant::QuantizeReport &R,
     nlohmann::json N{{"node", E.Node}, {"op", E.Op}, {"quantized", E.Quantized}};
     if (!E.Reason.empty())
       N["reason"] = E.Reason;
+    if (!E.Note.empty())
+      N["note"] = E.Note;
     Nodes.push_back(std::move(N));
   }
   J["nodes"] = std::move(Nodes);
@@ -263,6 +274,7 @@ int run(const QuantizeCli &O, std::ostream &Out, std::ostream &Err) {
   QO.Percentile = O.Percentile;
   QO.PerChannel = !O.PerTensor;
   QO.SignedActivations = O.SignedActivations;
+  QO.ContribOps = !O.NoContribOps;
   QO.KeepFloat = O.KeepFloat;
   quant::QuantizeReport Rep;
   quant::RangeMap Ranges;
@@ -363,6 +375,8 @@ int run(const QuantizeCli &O, std::ostream &Out, std::ostream &Err) {
     if (!E.Quantized)
       Out << "  float: " << E.Node << " (" << E.Op << "): " << E.Reason
           << "\n";
+    else if (!E.Note.empty())
+      Out << "  " << E.Node << " (" << E.Op << "): " << E.Note << "\n";
   if (Sens) {
     char Line[256];
     std::snprintf(Line, sizeof Line,

@@ -12,6 +12,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "KernelUtils.h"
+#include "RecurrentActivations.h"
 
 #include <algorithm>
 #include <cctype>
@@ -19,44 +20,32 @@
 
 namespace nng::backends::reference {
 
-namespace {
+double Activation::operator()(double X) const {
+  if (Name == "sigmoid")
+    return 1 / (1 + std::exp(-X));
+  if (Name == "tanh")
+    return std::tanh(X);
+  if (Name == "relu")
+    return std::max(X, 0.0);
+  if (Name == "affine")
+    return Alpha * X + Beta;
+  if (Name == "leakyrelu")
+    return X >= 0 ? X : Alpha * X;
+  if (Name == "thresholdedrelu")
+    return X > Alpha ? X : 0;
+  if (Name == "scaledtanh")
+    return Alpha * std::tanh(Beta * X);
+  if (Name == "hardsigmoid")
+    return std::clamp(Alpha * X + Beta, 0.0, 1.0);
+  if (Name == "elu")
+    return X >= 0 ? X : Alpha * (std::exp(X) - 1);
+  if (Name == "softsign")
+    return X / (1 + std::fabs(X));
+  return std::log1p(std::exp(X)); // softplus
+}
 
-enum class CellKind { RNN, GRU, LSTM };
-
-/// One activation function with its parameters.
-struct Activation {
-  std::string Name; ///< Lower case.
-  double Alpha = 0, Beta = 0;
-
-  double operator()(double X) const {
-    if (Name == "sigmoid")
-      return 1 / (1 + std::exp(-X));
-    if (Name == "tanh")
-      return std::tanh(X);
-    if (Name == "relu")
-      return std::max(X, 0.0);
-    if (Name == "affine")
-      return Alpha * X + Beta;
-    if (Name == "leakyrelu")
-      return X >= 0 ? X : Alpha * X;
-    if (Name == "thresholdedrelu")
-      return X > Alpha ? X : 0;
-    if (Name == "scaledtanh")
-      return Alpha * std::tanh(Beta * X);
-    if (Name == "hardsigmoid")
-      return std::clamp(Alpha * X + Beta, 0.0, 1.0);
-    if (Name == "elu")
-      return X >= 0 ? X : Alpha * (std::exp(X) - 1);
-    if (Name == "softsign")
-      return X / (1 + std::fabs(X));
-    return std::log1p(std::exp(X)); // softplus
-  }
-};
-
-/// The activations of every direction (PerDir of them each), from the
-/// attributes or the op's defaults.
-std::vector<Activation> activations(KernelContext &C, CellKind K,
-                                    size_t NumDirs) {
+std::vector<Activation> recurrentActivations(KernelContext &C, CellKind K,
+                                             size_t NumDirs) {
   size_t PerDir = K == CellKind::RNN ? 1 : K == CellKind::GRU ? 2 : 3;
   std::vector<std::string> Names;
   if (const ir::Attribute *A = C.N.attrs().find("activations"))
@@ -107,6 +96,8 @@ std::vector<Activation> activations(KernelContext &C, CellKind K,
   }
   return Out;
 }
+
+namespace {
 
 /// A contiguous f64 copy of input I with the expected shape, or zeros of
 /// that shape when the input is absent.
@@ -169,7 +160,7 @@ void runRecurrent(KernelContext &C, CellKind K) {
   auto Clamp = [&](double V) {
     return HasClip ? std::clamp(V, -Clip, Clip) : V;
   };
-  std::vector<Activation> Acts = activations(C, K, D);
+  std::vector<Activation> Acts = recurrentActivations(C, K, D);
   size_t PerDir = Acts.size() / D;
   bool LinearBeforeReset =
       K == CellKind::GRU && C.attrInt("linear_before_reset") != 0;
@@ -195,7 +186,7 @@ void runRecurrent(KernelContext &C, CellKind K) {
       if (K == CellKind::LSTM)
         Cs.assign(ptr<double>(C0) + (Dd * B + Bb) * H,
                   ptr<double>(C0) + (Dd * B + Bb + 1) * H);
-      std::vector<double> XW(G * H), HR(G * H), Next(H);
+      std::vector<double> XW(G * H), HR(G * H), Next(H), Reset(H);
       for (int64_t Step = 0; Step < Lens[Bb]; ++Step) {
         int64_t T = Reverse ? Lens[Bb] - 1 - Step : Step;
         const double *Xt = PX + (T * B + Bb) * I;
@@ -209,20 +200,23 @@ void runRecurrent(KernelContext &C, CellKind K) {
           XW[Row] = A;
           HR[Row] = Bv;
         }
+        // GRU's reset gate of every unit: (r * h) below needs all of them.
+        if (K == CellKind::GRU)
+          for (int64_t J = 0; J < H; ++J)
+            Reset[J] = F[0](Clamp(XW[H + J] + HR[H + J]));
         for (int64_t J = 0; J < H; ++J) {
           if (K == CellKind::RNN) {
             Next[J] = F[0](Clamp(XW[J] + HR[J]));
           } else if (K == CellKind::GRU) {
             double Z = F[0](Clamp(XW[J] + HR[J]));
-            double Rg = F[0](Clamp(XW[H + J] + HR[H + J]));
             double Pre;
             if (LinearBeforeReset) {
-              Pre = XW[2 * H + J] + Rg * HR[2 * H + J];
+              Pre = XW[2 * H + J] + Reset[J] * HR[2 * H + J];
             } else {
-              // (r * h) R_h^T + Rb_h.
+              // (r * h) R_h^T + Rb_h: unit L's reset gate scales h[L].
               Pre = XW[2 * H + J] + RB[2 * H + J];
               for (int64_t L = 0; L < H; ++L)
-                Pre += Rd[(2 * H + J) * H + L] * Rg * Hs[L];
+                Pre += Rd[(2 * H + J) * H + L] * Reset[L] * Hs[L];
             }
             double Hh = F[1](Clamp(Pre));
             Next[J] = (1 - Z) * Hh + Z * Hs[J];

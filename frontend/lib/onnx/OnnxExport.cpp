@@ -139,6 +139,9 @@ void buildModel(const ir::Graph &G, const OnnxExportOptions &O,
       tensorToProto(V->data(), T);
   }
   bool HasModuleCall = false;
+  // Other domains the nodes use (com.microsoft contrib ops): the opset
+  // version each needs.
+  std::map<std::string, int> Domains;
   for (const auto &NP : G.nodes()) {
     const ir::Node &N = *NP;
     ::onnx::NodeProto &P = *GP.add_node();
@@ -155,7 +158,10 @@ void buildModel(const ir::Graph &G, const OnnxExportOptions &O,
       P.set_domain(ModuleCallDomain);
       HasModuleCall = true;
     } else if (!N.schema().Domain.empty()) {
-      P.set_domain(std::string(N.schema().Domain));
+      std::string D(N.schema().Domain);
+      P.set_domain(D);
+      int &V = Domains[D];
+      V = std::max(V, N.schema().SinceVersion);
     }
     if (!N.name().empty())
       P.set_name(N.name());
@@ -178,6 +184,11 @@ void buildModel(const ir::Graph &G, const OnnxExportOptions &O,
     auto *Custom = M.add_opset_import();
     Custom->set_domain(ModuleCallDomain);
     Custom->set_version(1);
+  }
+  for (const auto &[Domain, Version] : Domains) {
+    auto *Imp = M.add_opset_import();
+    Imp->set_domain(Domain);
+    Imp->set_version(Version);
   }
 }
 

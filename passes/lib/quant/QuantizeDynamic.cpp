@@ -8,11 +8,13 @@
 //   Y    = Cast<f32>(acc) * (a_s * B_s)  [+ beta * C]
 //
 // B_q is s8 [K, N] (Gemm's transB is applied to the constant), symmetric,
-// per output column by default; Gemm's alpha is folded into B_s.
+// per output column by default; Gemm's alpha is folded into B_s. LSTM and
+// GRU nodes are handed to QuantizeRecurrent.cpp.
 //
 //===----------------------------------------------------------------------===//
 
 #include "QuantMath.h"
+#include "QuantizeRecurrent.h"
 
 #include "nngraph/ir/ShapeInference.h"
 #include "nngraph/passes/NodePattern.h"
@@ -152,10 +154,11 @@ void quantizeDynamic(ir::Graph &G, const QuantizeOptions &O,
   QuantizeReport Local;
   QuantizeReport &Rep = Report ? *Report : Local;
   checkPatternsMatch(G, O.KeepFloat, "quantize: keep-float pattern");
-  std::vector<Node *> Todo;
+  std::vector<std::pair<Node *, size_t>> Todo; // With its report entry.
   for (const auto &NP : G.nodes()) {
     Node &N = *NP;
-    if (N.op() != OpKind::MatMul && N.op() != OpKind::Gemm)
+    bool Recurrent = isQuantizableRecurrent(N);
+    if (N.op() != OpKind::MatMul && N.op() != OpKind::Gemm && !Recurrent)
       continue;
     QuantizeReport::NodeEntry E{N.name().empty() ? N.output(0)->name()
                                                  : N.name(),
@@ -163,21 +166,28 @@ void quantizeDynamic(ir::Graph &G, const QuantizeOptions &O,
     if (matchesNodePattern(N, O.KeepFloat))
       E.Reason = "kept float (--keep-float)";
     else
-      E.Reason = reject(N);
+      E.Reason = Recurrent ? rejectRecurrent(N) : reject(N);
     E.Quantized = E.Reason.empty();
     if (E.Quantized)
-      Todo.push_back(&N);
+      Todo.push_back({&N, Rep.Nodes.size()});
     else
       Rep.FloatNodes++;
     Rep.Nodes.push_back(std::move(E));
   }
   NNG_CHECK(!Todo.empty(), "quantize: nothing in graph '", G.name(),
             "' is dynamically quantizable (MatMul or Gemm with an f32 "
-            "activation and a constant 2-D f32 weight",
+            "activation and a constant 2-D f32 weight, or LSTM or GRU with "
+            "constant f32 W and R",
             O.KeepFloat.empty() ? "" : " outside --keep-float", ")");
   QuantizedInputs Shared;
-  for (Node *N : Todo)
-    rewrite(G, *N, O, Rep, Shared);
+  for (auto [N, Entry] : Todo) {
+    if (isQuantizableRecurrent(*N)) {
+      Rep.Nodes[Entry].Note = quantizeRecurrent(G, *N, O, Rep);
+      Rep.QuantizedNodes++;
+    } else {
+      rewrite(G, *N, O, Rep, Shared);
+    }
+  }
   G.topologicalSort();
   createDeadCodeEliminationPass()->run(G); // The float weights.
   ir::inferTypes(G);

@@ -1,7 +1,7 @@
 //===- QuantizePass.cpp - quantize: post-training quantization as a pass --===//
 //
 // The pipeline face of Quantize.h: `quantize{mode=dynamic}` quantizes
-// MatMul/Gemm weights now and activations at run time;
+// MatMul/Gemm (and LSTM/GRU) weights now and activations at run time;
 // `quantize{mode=static samples=8}` calibrates on pseudo-random inputs
 // (symbolic dims bound to 1 except the sample axis) — a speed test's
 // calibration, since a pass has no data; real data goes through
@@ -32,6 +32,10 @@ public:
                   "nngraph-quantize --calibration for real data)");
     declareOption("per-channel", true, "s8 weights per output channel");
     declareOption("signed-activations", false, "s8 instead of u8 activations");
+    declareOption("contrib-ops", true,
+                  "dynamic: LSTM becomes ONNX Runtime's "
+                  "com.microsoft.DynamicQuantizeLSTM (off: standard ONNX "
+                  "only, LSTM weights weight-only like GRU's)");
     declareOption("keep-float", "",
                   "comma-separated node name or scope patterns kept float");
     declareOption("backend", "reference", "static: backend that calibrates");
@@ -46,6 +50,7 @@ public:
     O.Method = quant::parseCalibrationMethod(stringOption("method"));
     O.PerChannel = boolOption("per-channel");
     O.SignedActivations = boolOption("signed-activations");
+    O.ContribOps = boolOption("contrib-ops");
     O.KeepFloat = splitPatterns(stringOption("keep-float"));
     quant::QuantizeReport R;
     if (stringOption("mode") == "dynamic") {

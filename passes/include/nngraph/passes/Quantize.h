@@ -55,6 +55,10 @@ struct QuantizeOptions {
   bool PerChannel = true;
   /// s8 activations instead of u8 (both asymmetric, per tensor).
   bool SignedActivations = false;
+  /// Dynamic mode: an LSTM becomes ONNX Runtime's contrib op
+  /// com.microsoft.DynamicQuantizeLSTM; false keeps to standard ONNX ops
+  /// (the LSTM gets weight-only quantization, like a GRU).
+  bool ContribOps = true;
   /// Node name, scope or output patterns (NodePattern.h, e.g. "layer4.*")
   /// whose nodes stay float; each must match some node.
   std::vector<std::string> KeepFloat;
@@ -95,6 +99,9 @@ struct QuantizeReport {
     std::string Op;
     bool Quantized = false;
     std::string Reason; ///< Why it stayed float.
+    /// How a quantized node was quantized when it is not the usual form
+    /// (e.g. weight-only for a GRU).
+    std::string Note;
     std::vector<std::string> Inputs; ///< Quantized activations it reads.
     std::string Output; ///< The activation its int8 result becomes.
   };
@@ -116,7 +123,11 @@ void quantizeStatic(ir::Graph &G, const RangeMap &Ranges,
 
 /// Dynamic quantization: MatMul and Gemm with constant 2-D weights become
 /// DynamicQuantizeLinear + MatMulInteger (u8 activations quantized at run
-/// time, s8 weights quantized now) with the float scale applied after.
+/// time, s8 weights quantized now) with the float scale applied after. An
+/// LSTM with constant W and R becomes com.microsoft.DynamicQuantizeLSTM
+/// (as ONNX Runtime's quantize_dynamic writes it; unless !O.ContribOps);
+/// a GRU (and such an LSTM without contrib ops) gets weight-only
+/// quantization: s8 W and R read through DequantizeLinear by the float op.
 /// Throws Error(InvalidArgument) when nothing is quantizable.
 void quantizeDynamic(ir::Graph &G, const QuantizeOptions &O,
                      QuantizeReport *Report = nullptr);
