@@ -198,6 +198,7 @@ RegisteredTensor ModuleBase::replace_buffer(const std::string &Name,
 }
 
 Tensor ModuleBase::remove_parameter(const std::string &Name) {
+  adoptMembers();
   for (auto It = Params.begin(); It != Params.end(); ++It)
     if (It->first == Name) {
       Tensor T = std::move(It->second);
@@ -213,6 +214,7 @@ Tensor ModuleBase::remove_parameter(const std::string &Name) {
 }
 
 Tensor ModuleBase::remove_buffer(const std::string &Name) {
+  adoptMembers();
   for (auto It = Buffers.begin(); It != Buffers.end(); ++It)
     if (It->Name == Name) {
       Tensor T = std::move(It->Value);
@@ -270,6 +272,39 @@ Tensor *ModuleBase::bound_member(const std::string &Name) const {
 void ModuleBase::updateMember(const std::string &Name, const Tensor &T) {
   if (Tensor *M = bound_member(Name))
     *M = T;
+}
+
+void ModuleBase::adoptMembers() const {
+  auto &Self = const_cast<ModuleBase &>(*this);
+  for (const auto &[Name, Handle] : Members) {
+    // A member holding a trace proxy is the tracer's business (it restores
+    // or reports it); the slot keeps the real tensor.
+    if (Handle->defined() && Handle->is_proxy())
+      continue;
+    for (BufferSlot &B : Self.Buffers)
+      if (B.Name == Name && !B.Value.is_same(*Handle))
+        B.Value = *Handle;
+    for (auto &[N, P] : Self.Params) {
+      if (N != Name || P.is_same(*Handle))
+        continue;
+      if (Handle->defined() &&
+          (Handle->grad_fn() || !Handle->requires_grad())) {
+        // Put the member back, so the module stays usable after the error.
+        Tensor Assigned = *Handle;
+        *Handle = P;
+        fail(ErrorKind::InvalidArgument, TypeName, ": member '", Name,
+             "' of parameter '", Name, "' was assigned a tensor ",
+             Assigned.grad_fn() ? "computed by autograd (it has a grad_fn)"
+                                : "that does not require grad",
+             "; a parameter takes a leaf that requires grad, as PyTorch "
+             "takes only an nn.Parameter. Update it in place under "
+             "NoGradGuard (weight.copy_(...)), or swap it with "
+             "replace_parameter(\"",
+             Name, "\", t), or make it a buffer (register_buffer)");
+      }
+      P = *Handle;
+    }
+  }
 }
 
 void ModuleBase::set_attr(const std::string &Name, const Tensor &Value) {
@@ -341,6 +376,7 @@ ModuleBase::named_parameters(const std::string &Prefix, bool Recurse,
                              bool RemoveDuplicate) const {
   return namedMembers(*this, Prefix, Recurse, RemoveDuplicate,
                       [](const ModuleBase &Mod, auto Emit) {
+                        Mod.adoptMembers();
                         for (const auto &[N, T] : Mod.Params)
                           Emit(N, T);
                       });
@@ -355,6 +391,7 @@ ModuleBase::named_buffers(const std::string &Prefix, bool Recurse,
                           bool RemoveDuplicate) const {
   return namedMembers(*this, Prefix, Recurse, RemoveDuplicate,
                       [](const ModuleBase &Mod, auto Emit) {
+                        Mod.adoptMembers();
                         for (const BufferSlot &B : Mod.Buffers)
                           Emit(B.Name, B.Value);
                       });
@@ -459,6 +496,7 @@ std::pair<std::string, std::string> splitLast(const std::string &Target) {
 Tensor ModuleBase::get_parameter(const std::string &Target) const {
   auto [ModPath, Name] = splitLast(Target);
   ModulePtr M = get_submodule(ModPath);
+  M->adoptMembers();
   for (const auto &[N, T] : M->Params)
     if (N == Name) {
       if (!T.defined())
@@ -473,6 +511,7 @@ Tensor ModuleBase::get_parameter(const std::string &Target) const {
 Tensor ModuleBase::get_buffer(const std::string &Target) const {
   auto [ModPath, Name] = splitLast(Target);
   ModulePtr M = get_submodule(ModPath);
+  M->adoptMembers();
   for (const BufferSlot &B : M->Buffers)
     if (B.Name == Name) {
       if (!B.Value.defined())
@@ -533,6 +572,7 @@ ModuleBase &ModuleBase::to(DType T) {
   {
     NoGradGuard NoGrad;
     for (const ModulePtr &M : modules()) {
+      M->adoptMembers();
       for (auto &[N, P] : M->Params)
         planConversion(P, T, Plan);
       for (BufferSlot &B : M->Buffers)

@@ -67,6 +67,7 @@ Tensor &StateDict::at(const std::string &Key) {
 void ModuleBase::stateEntries(
     const std::string &Prefix,
     std::vector<std::pair<std::string, Tensor>> &Out) const {
+  adoptMembers();
   for (const auto &[N, T] : Params)
     if (T.defined())
       Out.emplace_back(Prefix + N, T);
@@ -141,6 +142,7 @@ LoadStateDictResult ModuleBase::load_state_dict(const StateDict &SD,
   loadWalk("", Walk);
   for (const auto &[Prefix, M] : Walk) {
     std::unordered_set<std::string> Known;
+    M->adoptMembers();
     for (const auto &[N, T] : M->Params)
       if (T.defined())
         Known.insert(N);

@@ -381,6 +381,14 @@ private:
                            Tensor *Handle);
   /// Sets the member bound to Name (if any) to T.
   void updateMember(const std::string &Name, const Tensor &T);
+  /// The other direction: a bound member that user code reassigned (the
+  /// PyTorch idiom `self.mean = m * self.mean + ...` written as `mean =
+  /// ...`) becomes the registered tensor, so state_dict(), the iterations,
+  /// to() and the tracer see what forward sees. A buffer takes any tensor;
+  /// a parameter takes a leaf that requires grad (PyTorch accepts only an
+  /// nn.Parameter there) and anything else is an error naming it. Called
+  /// by every read of the slots; logically const (the member is the truth).
+  void adoptMembers() const;
   RegisteredTensor registered(const std::string &Name, Tensor T);
   RemovableHandle addForwardPreHook(ForwardPreHook H, bool Prepend);
   RemovableHandle addForwardHook(ForwardHook H, bool Prepend);
