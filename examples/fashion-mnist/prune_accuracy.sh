@@ -41,50 +41,11 @@ CHUNK=${PRUNE_CHUNK:-2500}
 # Plain "python3" may be a pyenv shim without numpy: Debian's, explicitly.
 PY=${PRUNE_PYTHON:-/usr/bin/python3}
 
-fail() {
-  echo "FAIL: $*"
-  exit 1
-}
-
-for f in train-images-idx3-ubyte.gz train-labels-idx1-ubyte.gz \
-  t10k-images-idx3-ubyte.gz t10k-labels-idx1-ubyte.gz; do
-  if [[ ! -f "$DATA/$f" ]]; then
-    echo "SKIPPED: $DATA/$f is missing (install Debian's dataset-fashion-mnist: scripts/setup.sh --tests)"
-    exit 0
-  fi
-done
-if ! "$PY" -c 'import numpy' 2>/dev/null; then
-  echo "SKIPPED: $PY cannot import numpy (install Debian's python3-numpy: scripts/setup.sh --tests)"
-  exit 0
-fi
-BIN=$BUILD/bin
-for p in fashion-mnist-train nngraph-inspect nngraph-run; do
-  [[ -x "$BIN/$p" ]] || fail "$BIN/$p is missing: build it first (cmake --build $BUILD)"
-done
-
-rm -rf "$WORK" && mkdir -p "$WORK/data" || fail "cannot create $WORK"
-export OMP_NUM_THREADS=$THREADS
-# Sleeping instead of spinning at OpenMP barriers: on a loaded 2-core
-# machine a spinning thread holds the core its partner needs
-# (quant_accuracy.sh).
-export OMP_WAIT_POLICY=${OMP_WAIT_POLICY:-passive}
-START=$SECONDS
-
-# Runs a command with its output in $WORK/$1.log; shows the log's tail and
-# fails on a non-zero exit status.
-step() {
-  local name=$1
-  shift
-  local t0=$SECONDS
-  "$@" >"$WORK/$name.log" 2>&1
-  local rc=$?
-  if [[ $rc -ne 0 ]]; then
-    echo "--- $name (exit $rc): $*"
-    tr '\r' '\n' <"$WORK/$name.log" | tail -n 20
-    fail "$name exited with status $rc"
-  fi
-  echo "$name: $((SECONDS - t0)) s"
-}
+# shellcheck source=accuracy_lib.sh
+source "$(dirname "$0")/accuracy_lib.sh"
+require_data_and_numpy
+require_programs fashion-mnist-train nngraph-inspect nngraph-run
+prepare_work
 
 # 1. Train, prune, fine-tune, export.
 step train "$BIN/fashion-mnist-train" --model cnn --data "$DATA" --epochs 1 \
@@ -106,24 +67,8 @@ done
 echo "  file size: $(stat -c %s "$WORK/model.onnx") -> $(stat -c %s "$WORK/pruned.onnx") bytes"
 
 # 3. The exported pruned model on the test set, in chunks.
-"$PY" - "$WORK/data" "$CHUNK" <<'PYEOF' || fail "cannot split $WORK/data/test.npz"
-import sys, numpy as np
-d, chunk = sys.argv[1], int(sys.argv[2])
-with np.load(f"{d}/test.npz") as f:
-    (name, x), = f.items()
-for i, s in enumerate(range(0, len(x), chunk)):
-    np.savez(f"{d}/test.{i:03d}.npz", **{name: x[s:s + chunk]})
-PYEOF
-evaluate() {
-  local c
-  mkdir -p "$WORK/out"
-  for c in "$WORK"/data/test.[0-9]*.npz; do
-    "$BIN/nngraph-run" "$WORK/pruned.onnx" --backend cpu --threads "$THREADS" \
-      --inputs "$c" --save-outputs "$WORK/out/$(basename "$c")" \
-      --max-values 0 || return 1
-  done
-}
-step run-pruned evaluate
+split_test_set
+step run-pruned evaluate "$WORK/pruned.onnx" "$WORK/out"
 
 "$PY" - "$WORK" "$BEFORE" "$TUNED" "$MAX_DROP" <<'PYEOF'
 import glob, sys

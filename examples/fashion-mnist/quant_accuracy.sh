@@ -44,54 +44,15 @@ CHUNK=${QUANT_CHUNK:-2500}
 # Plain "python3" may be a pyenv shim without numpy: Debian's, explicitly.
 PY=${QUANT_PYTHON:-/usr/bin/python3}
 
-fail() {
-  echo "FAIL: $*"
-  exit 1
-}
-
-for f in train-images-idx3-ubyte.gz train-labels-idx1-ubyte.gz \
-  t10k-images-idx3-ubyte.gz t10k-labels-idx1-ubyte.gz; do
-  if [[ ! -f "$DATA/$f" ]]; then
-    echo "SKIPPED: $DATA/$f is missing (install Debian's dataset-fashion-mnist: scripts/setup.sh --tests)"
-    exit 0
-  fi
-done
-if ! "$PY" -c 'import numpy' 2>/dev/null; then
-  echo "SKIPPED: $PY cannot import numpy (install Debian's python3-numpy: scripts/setup.sh --tests)"
-  exit 0
-fi
+# shellcheck source=accuracy_lib.sh
+source "$(dirname "$0")/accuracy_lib.sh"
+require_data_and_numpy
 case "$MODEL" in
 cnn | residual) ;;
 *) fail "unknown MODEL '$MODEL' (cnn or residual)" ;;
 esac
-BIN=$BUILD/bin
-for p in fashion-mnist-train nngraph-quantize nngraph-run; do
-  [[ -x "$BIN/$p" ]] || fail "$BIN/$p is missing: build it first (cmake --build $BUILD)"
-done
-
-rm -rf "$WORK" && mkdir -p "$WORK/data" || fail "cannot create $WORK"
-export OMP_NUM_THREADS=$THREADS
-# Sleeping instead of spinning at OpenMP barriers: on a loaded 2-core
-# machine (a parallel build, ctest -j) a spinning thread holds the core its
-# partner needs, and 2-thread training runs 10 to 20 times slower.
-export OMP_WAIT_POLICY=${OMP_WAIT_POLICY:-passive}
-START=$SECONDS
-
-# Runs a command with its output in $WORK/$1.log; shows the log's tail and
-# fails on a non-zero exit status.
-step() {
-  local name=$1
-  shift
-  local t0=$SECONDS
-  "$@" >"$WORK/$name.log" 2>&1
-  local rc=$?
-  if [[ $rc -ne 0 ]]; then
-    echo "--- $name (exit $rc): $*"
-    tr '\r' '\n' <"$WORK/$name.log" | tail -n 20
-    fail "$name exited with status $rc"
-  fi
-  echo "$name: $((SECONDS - t0)) s"
-}
+require_programs fashion-mnist-train nngraph-quantize nngraph-run
+prepare_work
 
 # 1. Train, export the model and the data.
 step train "$BIN/fashion-mnist-train" --model "$MODEL" --data "$DATA" \
@@ -101,16 +62,7 @@ grep -v '^epoch [0-9]*/[0-9]* \[\|^$' "$WORK/train.log" | sed 's/^/  /'
 EAGER=$(sed -n 's/^epoch [0-9]*\/[0-9]*: .*test accuracy \([0-9.]*\)%.*/\1/p' "$WORK/train.log" | tail -n 1)
 [[ -n "$EAGER" ]] || fail "no test accuracy in $WORK/train.log"
 
-# The test set in chunks: one nngraph-run per chunk keeps its memory small
-# (the cpu backend's arena for a 10,000-image batch is over 2 GB).
-"$PY" - "$WORK/data" "$CHUNK" <<'EOF' || fail "cannot split $WORK/data/test.npz"
-import sys, numpy as np
-d, chunk = sys.argv[1], int(sys.argv[2])
-with np.load(f"{d}/test.npz") as f:
-    (name, x), = f.items()
-for i, s in enumerate(range(0, len(x), chunk)):
-    np.savez(f"{d}/test.{i:03d}.npz", **{name: x[s:s + chunk]})
-EOF
+split_test_set
 
 # 2. Quantize, once per method (the report of each, with the sensitivity
 # table of the default method).
@@ -124,18 +76,9 @@ for m in $METHODS; do
 done
 
 # 3. Run every model on every chunk.
-evaluate() {
-  local name=$1 model=$2 c
-  mkdir -p "$WORK/out.$name"
-  for c in "$WORK"/data/test.[0-9]*.npz; do
-    "$BIN/nngraph-run" "$model" --backend cpu --threads "$THREADS" \
-      --inputs "$c" --save-outputs "$WORK/out.$name/$(basename "$c")" \
-      --max-values 0 || return 1
-  done
-}
-step run-float evaluate float "$WORK/model.onnx"
+step run-float evaluate "$WORK/model.onnx" "$WORK/out.float"
 for m in $METHODS; do
-  step "run-$m" evaluate "$m" "$WORK/model.int8.$m.onnx"
+  step "run-$m" evaluate "$WORK/model.int8.$m.onnx" "$WORK/out.$m"
 done
 
 # 4. Accuracies.
