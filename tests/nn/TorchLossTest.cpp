@@ -119,6 +119,17 @@ TEST(TorchLoss, CrossEntropyClassProbabilities) {
   O.add(lossCase("nn.CrossEntropyLoss(label_smoothing=0.2)",
                  nn::make<nn::CrossEntropyLoss>(Tensor(), -100, "mean", 0.2),
                  randn({5}), probs({5}), true));
+  // Double precision: to(f64) converts the weight buffer; m.double().
+  auto D = nn::make<nn::CrossEntropyLoss>(rand({4}) + 0.5, -100, "mean", 0.1);
+  D->to(DType::F64);
+  OracleCase C = lossCase("nn.CrossEntropyLoss(weight=torch.zeros(4), "
+                          "label_smoothing=0.1)",
+                          D, randn({3, 4}).to(DType::F64),
+                          probs({3, 4}).to(DType::F64), true);
+  C.TorchSetup = {"m = m.double()"};
+  C.Name += " f64";
+  C.Atol = C.Rtol = 1e-12;
+  O.add(std::move(C));
   NNG_RUN_TORCH_ORACLE(O);
 }
 
