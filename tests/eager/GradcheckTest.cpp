@@ -328,6 +328,28 @@ std::vector<Case> allCases() {
         Tensor W = tensor({0.5, 1.0, 2.0}, std::nullopt, DType::F64);
         return F::binary_cross_entropy_with_logits(X[0], X[1], W, "mean", X[2]);
       });
+  Add("l1_loss", {OpKind::Abs, OpKind::Sub},
+      [] { return V{uniformInput({2, 3}), uniformInput({3}, 2, 3)}; },
+      [](const V &X) { return F::l1_loss(X[0], X[1], "sum"); });
+  Add("smooth_l1_loss", {OpKind::Abs, OpKind::Where},
+      [] {
+        // |d| on both sides of beta = 0.5, away from it and from 0.
+        Tensor D = tensor({-1.5, -0.3, 0.2, 0.9, 0.1, -0.8}, std::nullopt, DType::F64);
+        Tensor X = uniformInput({6});
+        Tensor T = (X - D).detach();
+        T.requires_grad_(true);
+        return V{X, T};
+      },
+      [](const V &X) { return F::smooth_l1_loss(X[0], X[1], "mean", 0.5); });
+  Add("kl_div", {OpKind::Log, OpKind::Where},
+      [] { return V{uniformInput({2, 3}, -3, 0), uniformInput({2, 3}, 0.1, 1)}; },
+      [](const V &X) { return F::kl_div(X[0], X[1], "batchmean"); });
+  Add("kl_div_log_target", {OpKind::Exp},
+      [] { return V{uniformInput({2, 3}, -3, 0), uniformInput({2, 3}, -3, 0)}; },
+      [](const V &X) { return F::kl_div(X[0], X[1], "none", true); });
+  Add("cross_entropy_probabilities", {OpKind::LogSoftmax},
+      [] { return V{uniformInput({3, 4, 2}), uniformInput({3, 4, 2}, 0, 1), uniformInput({4}, 0.5, 2)}; },
+      [](const V &X) { return F::cross_entropy(X[0], X[1], X[2], "mean", -100, 0.1); });
   return C;
 }
 

@@ -1,12 +1,15 @@
-//===- Losses.cpp - nng::F cross_entropy, nll_loss, mse_loss, BCE ----------===//
+//===- Losses.cpp - nng::F's losses ---------------------------------------===//
 //
-// The losses with PyTorch's semantics, composed of gathers, reductions and
-// elementwise ops: nll_loss picks -input[n, target[n]] (class axis 1, any
-// trailing axes), weighted per class, skipping ignore_index, and "mean"
-// divides by the summed weights of the counted targets; cross_entropy is
-// log_softmax + nll_loss plus PyTorch's label-smoothing term;
+// The losses with PyTorch 1.13's semantics, composed of gathers, reductions
+// and elementwise ops, so autograd and tracing need nothing more: nll_loss
+// picks -input[n, target[n]] (class axis 1, any trailing axes), weighted
+// per class, skipping ignore_index, and "mean" divides by the summed
+// weights of the counted targets; cross_entropy is log_softmax + nll_loss
+// plus PyTorch's label-smoothing term, or, for class-probability targets,
+// -sum w target log_softmax(input) with the smoothed target;
 // binary_cross_entropy_with_logits uses the numerically stable
-// max(-x, 0) + log(e^-max + e^(-x-max)) form, with pos_weight.
+// max(-x, 0) + log(e^-max + e^(-x-max)) form, with pos_weight; mse, l1,
+// smooth_l1 and kl_div are elementwise with broadcasting targets.
 //
 //===----------------------------------------------------------------------===//
 
@@ -33,7 +36,11 @@ std::pair<Tensor, Tensor> classOperands(const char *Op, const Tensor &Input,
   if (Target.dtype() != DType::I64 && Target.dtype() != DType::I32)
     fail(ErrorKind::InvalidArgument, Op,
          ": expected class-index targets of type i64, got ", describe(Target),
-         " (probability targets are not supported)");
+         std::string(Op) == "cross_entropy"
+             ? std::string(" (class probabilities must have the input's "
+                           "shape ") +
+                   describe(Input) + ")"
+             : std::string(" (for class probabilities use cross_entropy)"));
   Tensor In = Input, Tg = Target;
   if (Input.dim() == 1) {
     if (Target.dim() != 0)
@@ -99,6 +106,62 @@ Tensor reduceWeighted(const Picked &P, const std::string &Reduction) {
   return sum(P.Loss) / sum(P.W);
 }
 
+/// Cross entropy with class-probability targets (Target has Input's shape;
+/// PyTorch's cross_entropy_loss_prob_target).
+Tensor crossEntropyProbs(const Tensor &Input, const Tensor &Target,
+                         const Tensor &Weight, const std::string &Reduction,
+                         int64_t IgnoreIndex, double LabelSmoothing) {
+  const char *Op = "cross_entropy";
+  if (IgnoreIndex >= 0)
+    fail(ErrorKind::InvalidArgument, Op, ": ignore_index=", IgnoreIndex,
+         " is not supported with class-probability targets ",
+         describe(Target), "; leave it at its default -100");
+  if (Input.dim() == 0)
+    fail(ErrorKind::ShapeMismatch, Op,
+         ": expected input of shape [N, C, ...] or [C], got ", describe(Input));
+  int64_t ClassDim = Input.dim() == 1 ? 0 : 1;
+  int64_t C = Input.size(ClassDim);
+  if (Weight.defined() && (Weight.dim() != 1 || Weight.size(0) != C))
+    fail(ErrorKind::ShapeMismatch, Op, ": weight ", describe(Weight),
+         " must have one entry per class [", C, "] for input ",
+         describe(Input));
+  Tensor LogP = nng::log_softmax(Input, ClassDim);
+  Tensor T = Target;
+  if (LabelSmoothing > 0.0)
+    T = T * (1.0 - LabelSmoothing) + LabelSmoothing / static_cast<double>(C);
+  Tensor Terms = LogP * T;
+  if (Weight.defined()) {
+    std::vector<int64_t> WS(Input.dim(), 1);
+    WS[ClassDim] = C;
+    Terms = Terms * reshape(Weight.to(Input.dtype()), WS);
+  }
+  if (Reduction == "none")
+    return neg(sum(Terms, {ClassDim}));
+  if (Reduction == "sum")
+    return neg(sum(Terms));
+  // The mean over the N * d... positions; 0 / 0 gives NaN on empty input,
+  // as in PyTorch.
+  return neg(sum(Terms)) / (static_cast<double>(Input.numel()) /
+                            static_cast<double>(C));
+}
+
+/// Checks the operands of an elementwise loss: both floating point and
+/// broadcastable (PyTorch warns about and then broadcasts differing shapes).
+void elementwiseOperands(const char *Op, const Tensor &Input,
+                         const Tensor &Target) {
+  detail::requireFloat(Op, "input", Input);
+  detail::requireFloat(Op, "target", Target);
+  if (Input.shape() == Target.shape())
+    return;
+  try {
+    (void)broadcastShapes(Input.shape(), Target.shape());
+  } catch (const Error &) {
+    fail(ErrorKind::ShapeMismatch, Op, ": target ", describe(Target),
+         " cannot be broadcast against input ", describe(Input),
+         "; give the target the input's shape");
+  }
+}
+
 } // namespace
 
 Tensor nll_loss(const Tensor &Input, const Tensor &Target,
@@ -119,6 +182,11 @@ Tensor cross_entropy(const Tensor &Input, const Tensor &Target,
     fail(ErrorKind::InvalidArgument, Op,
          ": label_smoothing must be between 0.0 and 1.0, got ",
          LabelSmoothing);
+  detail::requireFloat(Op, "input", Input);
+  if (Target.defined() && Target.is_floating_point() &&
+      Target.shape() == Input.shape())
+    return crossEntropyProbs(Input, Target, Weight, Reduction, IgnoreIndex,
+                             LabelSmoothing);
   auto [In, Tg] = classOperands(Op, Input, Target, Weight, IgnoreIndex);
   Tensor LogP = nng::log_softmax(In, 1);
   Picked P = pick(LogP, Tg, Weight, IgnoreIndex);
@@ -143,11 +211,57 @@ Tensor cross_entropy(const Tensor &Input, const Tensor &Target,
 
 Tensor mse_loss(const Tensor &Input, const Tensor &Target,
                 const std::string &Reduction) {
-  detail::requireFloat("mse_loss", "input", Input);
-  detail::requireFloat("mse_loss", "target", Target);
   detail::checkReduction("mse_loss", Reduction);
+  elementwiseOperands("mse_loss", Input, Target);
   Tensor D = Input - Target;
   return detail::reduceLoss("mse_loss", D * D, Reduction);
+}
+
+Tensor l1_loss(const Tensor &Input, const Tensor &Target,
+               const std::string &Reduction) {
+  detail::checkReduction("l1_loss", Reduction);
+  elementwiseOperands("l1_loss", Input, Target);
+  return detail::reduceLoss("l1_loss", abs(Input - Target), Reduction);
+}
+
+Tensor smooth_l1_loss(const Tensor &Input, const Tensor &Target,
+                      const std::string &Reduction, double Beta) {
+  const char *Op = "smooth_l1_loss";
+  detail::checkReduction(Op, Reduction);
+  if (!(Beta >= 0.0))
+    fail(ErrorKind::InvalidArgument, Op,
+         ": beta must be non-negative, got ", Beta);
+  elementwiseOperands(Op, Input, Target);
+  if (Beta == 0.0)
+    return l1_loss(Input, Target, Reduction);
+  Tensor D = abs(Input - Target);
+  Tensor L = where(lt(D, scalar_tensor(Beta, D.dtype())), D * D * (0.5 / Beta),
+                   D - 0.5 * Beta);
+  return detail::reduceLoss(Op, L, Reduction);
+}
+
+Tensor kl_div(const Tensor &Input, const Tensor &Target,
+              const std::string &Reduction, bool LogTarget) {
+  const char *Op = "kl_div";
+  if (Reduction != "batchmean" && Reduction != "mean" && Reduction != "sum" &&
+      Reduction != "none")
+    fail(ErrorKind::InvalidArgument, Op,
+         ": reduction must be 'mean', 'batchmean', 'sum' or 'none', got '",
+         Reduction, "'");
+  elementwiseOperands(Op, Input, Target);
+  Tensor L;
+  if (LogTarget) {
+    L = exp(Target) * (Target - Input);
+  } else {
+    // xlogy(t, t): 0 where t == 0 (log(1) there keeps the gradient finite).
+    Tensor IsZero = eq(Target, scalar_tensor(0.0, Target.dtype()));
+    Tensor SafeT = where(IsZero, ones({}, Target.dtype()), Target);
+    L = Target * log(SafeT) - Target * Input;
+  }
+  if (Reduction == "batchmean")
+    return Input.dim() == 0 ? sum(L)
+                            : sum(L) / static_cast<double>(Input.size(0));
+  return detail::reduceLoss(Op, L, Reduction);
 }
 
 Tensor binary_cross_entropy_with_logits(const Tensor &Input,

@@ -100,7 +100,12 @@ Tensor scaled_dot_product_attention(const Tensor &Q, const Tensor &K,
                                     double DropoutP = 0.0, bool IsCausal = false);
 
 // --- Losses (Reduction "mean", "sum" or "none") -----------------------------------------
-/// Input [N, C] (or [N, C, d...]) logits, Target class indices [N] (i64).
+/// Input [N, C] (or [N, C, d...], or unbatched [C]) logits. Target either
+/// class indices [N] ([N, d...], [] unbatched; i64 or i32), or, when it is
+/// floating point, class probabilities of Input's shape (PyTorch 1.13's
+/// soft targets: -sum_c w[c] target[c] log_softmax(input)[c], "mean"
+/// divides by N * d..., label smoothing mixes the target with the uniform
+/// distribution; ignore_index must stay negative there).
 Tensor cross_entropy(const Tensor &Input, const Tensor &Target,
                      const Tensor &Weight = Tensor(),
                      const std::string &Reduction = "mean",
@@ -110,8 +115,23 @@ Tensor nll_loss(const Tensor &Input, const Tensor &Target,
                 const Tensor &Weight = Tensor(),
                 const std::string &Reduction = "mean",
                 int64_t IgnoreIndex = -100);
+/// (input - target)^2; Target broadcasts against Input, as in PyTorch.
 Tensor mse_loss(const Tensor &Input, const Tensor &Target,
                 const std::string &Reduction = "mean");
+/// |input - target|; Target broadcasts against Input.
+Tensor l1_loss(const Tensor &Input, const Tensor &Target,
+               const std::string &Reduction = "mean");
+/// With d = input - target: 0.5 d^2 / Beta where |d| < Beta, |d| - 0.5 Beta
+/// elsewhere; Beta = 0 is l1_loss, a negative Beta an error.
+Tensor smooth_l1_loss(const Tensor &Input, const Tensor &Target,
+                      const std::string &Reduction = "mean", double Beta = 1.0);
+/// Kullback-Leibler divergence of log-probabilities Input from Target:
+/// target * (log(target) - input) (0 where target is 0), or
+/// exp(target) * (target - input) with LogTarget. Reduction also
+/// "batchmean": the sum divided by Input.size(0), the mathematically right
+/// KL divergence ("mean" averages over all elements, as PyTorch does).
+Tensor kl_div(const Tensor &Input, const Tensor &Target,
+              const std::string &Reduction = "mean", bool LogTarget = false);
 Tensor binary_cross_entropy_with_logits(const Tensor &Input,
                                         const Tensor &Target,
                                         const Tensor &Weight = Tensor(),

@@ -2,8 +2,8 @@
 //
 // The umbrella header of nng::nn, like `import torch.nn as nn`: Module and
 // the containers, nn::init, and every layer (Linear, convolutions,
-// normalization, activations, pooling, dropout, embedding, attention and
-// the transformer encoder layer). Include the family headers instead to
+// normalization, activations, pooling, dropout, embedding, attention, the
+// transformer encoder layer and the losses). Include the family headers instead to
 // keep compile times down.
 //
 //===----------------------------------------------------------------------===//
@@ -17,6 +17,7 @@
 #include "nngraph/frontend/nn/Init.h"
 #include "nngraph/frontend/nn/LayerArgs.h"
 #include "nngraph/frontend/nn/Linear.h"
+#include "nngraph/frontend/nn/Loss.h"
 #include "nngraph/frontend/nn/Module.h"
 #include "nngraph/frontend/nn/Norm.h"
 #include "nngraph/frontend/nn/Pooling.h"
