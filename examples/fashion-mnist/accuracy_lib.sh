@@ -3,7 +3,8 @@
 # Sourced by quant_accuracy.sh and prune_accuracy.sh (not run on its own):
 # the checks that make them say SKIPPED, the working folder and the OpenMP
 # environment, a logged step runner, splitting the test set into chunks and
-# running an exported model on every chunk with nngraph-run.
+# running an exported model on every chunk with nngraph-run. Their Python
+# steps share accuracy.py (labels, accuracy of saved logits).
 #
 # The caller sets BUILD, WORK, DATA, THREADS, CHUNK and PY first.
 #

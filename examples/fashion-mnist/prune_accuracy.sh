@@ -70,21 +70,13 @@ echo "  file size: $(stat -c %s "$WORK/model.onnx") -> $(stat -c %s "$WORK/prune
 split_test_set
 step run-pruned evaluate "$WORK/pruned.onnx" "$WORK/out"
 
-"$PY" - "$WORK" "$BEFORE" "$TUNED" "$MAX_DROP" <<'PYEOF'
-import glob, sys
-import numpy as np
-work, before, tuned, max_drop = sys.argv[1], *map(float, sys.argv[2:])
-with np.load(f"{work}/data/test_labels.npz") as f:
-    labels = f["labels"]
-logits = []
-for p in sorted(glob.glob(f"{work}/out/test.*.npz")):
-    with np.load(p) as f:
-        (arr,) = f.values()
-        logits.append(arr)
-logits = np.concatenate(logits)
-if logits.shape != (len(labels), 10):
-    sys.exit(f"FAIL: logits of shape {logits.shape}, expected ({len(labels)}, 10)")
-graph = 100.0 * float((logits.argmax(1) == labels).mean())
+"$PY" - "$(dirname "$0")" "$WORK" "$BEFORE" "$TUNED" "$MAX_DROP" <<'PYEOF'
+import sys
+sys.path.insert(0, sys.argv[1])
+from accuracy import accuracy, load_labels
+work, before, tuned, max_drop = sys.argv[2], *map(float, sys.argv[3:])
+labels = load_labels(work)
+graph, _ = accuracy(f"{work}/out", labels, "pruned model")
 print(f"pruned ONNX model (cpu backend): {graph:.2f}%  ({len(labels)} test images)")
 status = 0
 if abs(graph - tuned) > 0.1:

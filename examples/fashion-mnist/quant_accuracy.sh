@@ -83,24 +83,15 @@ done
 
 # 4. Accuracies.
 echo "model: $MODEL, trained on ${TRAIN_IMAGES/#0/all 60000} images for $EPOCHS epoch(s); eager float test accuracy $EAGER%"
-"$PY" - "$WORK" "$EAGER" "$MAX_DROP" $METHODS <<'EOF'
-import glob, os, sys
-import numpy as np
-work, eager, max_drop, methods = sys.argv[1], float(sys.argv[2]), float(sys.argv[3]), sys.argv[4:]
-with np.load(f"{work}/data/test_labels.npz") as f:
-    labels = f["labels"]
+"$PY" - "$(dirname "$0")" "$WORK" "$EAGER" "$MAX_DROP" $METHODS <<'EOF'
+import sys
+sys.path.insert(0, sys.argv[1])
+from accuracy import accuracy as logits_accuracy, load_labels
+work, eager, max_drop, methods = sys.argv[2], float(sys.argv[3]), float(sys.argv[4]), sys.argv[5:]
+labels = load_labels(work)
 
 def accuracy(name):
-    files = sorted(glob.glob(f"{work}/out.{name}/test.*.npz"))
-    logits = []
-    for p in files:
-        with np.load(p) as f:
-            (arr,) = f.values()
-            logits.append(arr)
-    logits = np.concatenate(logits)
-    if logits.shape != (len(labels), 10):
-        sys.exit(f"FAIL: {name}: logits of shape {logits.shape}, expected ({len(labels)}, 10)")
-    return 100.0 * float((logits.argmax(1) == labels).mean()), logits.argmax(1)
+    return logits_accuracy(f"{work}/out.{name}", labels, name)
 
 fl, fl_pred = accuracy("float")
 print(f"float (graph, cpu backend): {fl:.2f}%  ({len(labels)} test images)")

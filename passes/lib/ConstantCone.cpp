@@ -16,46 +16,35 @@
 
 namespace nng::passes::detail {
 
-std::vector<const ir::Node *> constantCone(const ir::Value *V, size_t MaxNodes,
-                                           std::string *Why) {
-  auto Fail = [&](std::string Reason) {
-    if (Why)
-      *Why = std::move(Reason);
-    return std::vector<const ir::Node *>{};
-  };
+std::vector<const ir::Node *> constantCone(const ir::Value *V,
+                                           size_t MaxNodes) {
   if (!V || ir::constantValue(V))
-    return Fail("the value is a constant itself");
+    return {};
   std::vector<const ir::Node *> Order;
   std::unordered_set<const ir::Node *> Seen;
   // Iterative post-order: a node is placed after all its producers.
   std::vector<std::pair<const ir::Node *, size_t>> Stack;
-  auto Visit = [&](const ir::Value *In) -> std::string {
+  // False when In cannot be computed from constants alone.
+  auto Visit = [&](const ir::Value *In) {
     if (!In || ir::constantValue(In))
-      return {};
+      return true;
     const ir::Node *P = In->producer();
-    if (!P)
-      return std::string(In->isInitializer() ? "its initializer %"
-                                             : "it depends on graph input %") +
-             In->name() + (In->isInitializer() ? " has no data" : "");
-    if (!P->isPure())
-      return std::string("it depends on ") + P->describe() +
-             ", which is not pure";
+    if (!P || !P->isPure())
+      return false; // A graph input, an elided initializer, impure/random.
     if (Seen.insert(P).second) {
       if (Seen.size() > MaxNodes)
-        return "its constant subgraph has more than " +
-               std::to_string(MaxNodes) + " nodes";
+        return false;
       Stack.push_back({P, 0});
     }
-    return {};
+    return true;
   };
-  if (std::string E = Visit(V); !E.empty())
-    return Fail(E);
+  if (!Visit(V))
+    return {};
   while (!Stack.empty()) {
     auto &[N, Next] = Stack.back();
     if (Next < N->numInputs()) {
-      const ir::Value *In = N->input(Next++);
-      if (std::string E = Visit(In); !E.empty())
-        return Fail(E);
+      if (!Visit(N->input(Next++)))
+        return {};
       continue;
     }
     Order.push_back(N);

@@ -12,7 +12,6 @@
 
 #include "nngraph/ir/Graph.h"
 
-#include <string>
 #include <vector>
 
 namespace nng::passes::detail {
@@ -20,9 +19,9 @@ namespace nng::passes::detail {
 /// The pure nodes V depends on, in an order where producers come first,
 /// when every leaf of that subgraph is a constant with data and it has at
 /// most MaxNodes nodes; empty when V is itself a constant or has no such
-/// cone, with the reason in *Why (when given).
-std::vector<const ir::Node *> constantCone(const ir::Value *V, size_t MaxNodes,
-                                           std::string *Why = nullptr);
+/// cone (it reads a graph input, an initializer without data, or an impure
+/// or random node).
+std::vector<const ir::Node *> constantCone(const ir::Value *V, size_t MaxNodes);
 
 /// Evaluates Nodes (producers first; every input either one of their
 /// outputs or a constant with data) on the reference backend and returns

@@ -176,15 +176,7 @@ void kernelDynamicQuantizeLSTM(KernelContext &C) {
   Tensor H0 = f32Operand(C, 5, Shape{D, B, H}, "initial_h");
   Tensor C0 = f32Operand(C, 6, Shape{D, B, H}, "initial_c");
   Tensor P = f32Operand(C, 7, Shape{D, 3 * H}, "P");
-  std::vector<int64_t> Lens(B, S);
-  if (C.hasInput(4)) {
-    Lens = intsOf(C, C.in(4), "sequence_lens");
-    if (static_cast<int64_t>(Lens.size()) != B)
-      C.fail("sequence_lens has ", Lens.size(), " entries for batch ", B);
-    for (int64_t L : Lens)
-      if (L < 0 || L > S)
-        C.fail("sequence length ", L, " is outside [0, ", S, "]");
-  }
+  std::vector<int64_t> Lens = sequenceLengths(C, 4, B, S);
   int64_t MaxLen = B ? *std::max_element(Lens.begin(), Lens.end()) : 0;
   bool HasClip = C.N.attrs().has("clip");
   float Clip = HasClip ? C.attrFloat("clip") : 0;

@@ -44,6 +44,20 @@ double Activation::operator()(double X) const {
   return std::log1p(std::exp(X)); // softplus
 }
 
+std::vector<int64_t> sequenceLengths(KernelContext &C, size_t In, int64_t B,
+                                     int64_t S) {
+  std::vector<int64_t> Lens(B, S);
+  if (!C.hasInput(In))
+    return Lens;
+  Lens = intsOf(C, C.in(In), "sequence_lens");
+  if (static_cast<int64_t>(Lens.size()) != B)
+    C.fail("sequence_lens has ", Lens.size(), " entries for batch ", B);
+  for (int64_t L : Lens)
+    if (L < 0 || L > S)
+      C.fail("sequence length ", L, " is outside [0, ", S, "]");
+  return Lens;
+}
+
 std::vector<Activation> recurrentActivations(KernelContext &C, CellKind K,
                                              size_t NumDirs) {
   size_t PerDir = K == CellKind::RNN ? 1 : K == CellKind::GRU ? 2 : 3;
@@ -146,15 +160,7 @@ void runRecurrent(KernelContext &C, CellKind K) {
   Tensor C0 = K == CellKind::LSTM ? State(6, "initial_c") : Tensor();
   Tensor P =
       K == CellKind::LSTM ? operand(C, 7, Shape{D, 3 * H}, "P") : Tensor();
-  std::vector<int64_t> Lens(B, S);
-  if (C.hasInput(4)) {
-    Lens = intsOf(C, C.in(4), "sequence_lens");
-    if (static_cast<int64_t>(Lens.size()) != B)
-      C.fail("sequence_lens has ", Lens.size(), " entries for batch ", B);
-    for (int64_t L : Lens)
-      if (L < 0 || L > S)
-        C.fail("sequence length ", L, " is outside [0, ", S, "]");
-  }
+  std::vector<int64_t> Lens = sequenceLengths(C, 4, B, S);
   bool HasClip = C.N.attrs().has("clip");
   double Clip = HasClip ? C.attrFloat("clip") : 0;
   auto Clamp = [&](double V) {

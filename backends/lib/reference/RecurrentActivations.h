@@ -2,7 +2,8 @@
 //
 // The activation functions of RNN, GRU and LSTM (and of the dynamically
 // quantized LSTM) as ONNX lists them, with their activation_alpha /
-// activation_beta parameters, shared by the recurrent reference kernels.
+// activation_beta parameters, and the checked sequence lengths, shared by
+// the recurrent reference kernels.
 //
 //===----------------------------------------------------------------------===//
 #pragma once
@@ -29,5 +30,10 @@ struct Activation {
 /// ONNX's defaults otherwise) or the op's defaults.
 std::vector<Activation> recurrentActivations(KernelContext &C, CellKind K,
                                              size_t NumDirs);
+
+/// The sequence length of each of the B batch rows: input In
+/// (sequence_lens) when given, each checked to lie in [0, S]; else S.
+std::vector<int64_t> sequenceLengths(KernelContext &C, size_t In, int64_t B,
+                                     int64_t S);
 
 } // namespace nng::backends::reference
