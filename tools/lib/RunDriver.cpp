@@ -231,10 +231,13 @@ void printStats(std::ostream &Out, const backends::CpuExecutableStats &S) {
   Out << "memory: arena " << S.ArenaBytes << " bytes (" << S.NaiveBytes
       << " without reuse), packed weights " << S.WeightBytes << " bytes, "
       << S.Specializations << " shape signature(s) compiled\n";
-  if (S.ProvenClamps || S.ExactReruns)
+  if (S.ProvenClamps || S.Guards || S.ExactReruns)
     Out << "speculation: " << S.ProvenClamps
-        << " clamps by oneDNN on operands proven finite, " << S.ExactReruns
-        << " runs redone exactly (a NaN met a guard)\n";
+        << " clamps by oneDNN on operands proven finite, " << S.WinogradConvs
+        << " Winograd convolutions, " << S.Guards << " guards per run, "
+        << S.ExactReruns
+        << " runs redone exactly (a guard met a NaN or an out-of-range "
+           "value)\n";
   if (S.JitKernels) {
     backends::cpu::JitStats J = backends::cpu::KernelJit::global().stats();
     char Buf[200];
@@ -414,6 +417,8 @@ void printJson(std::ostream &Out, const RunOptions &O, const ir::Graph &G,
                   {"arena_bytes_without_reuse", R.Cpu->NaiveBytes},
                   {"packed_weight_bytes", R.Cpu->WeightBytes},
                   {"proven_clamps", R.Cpu->ProvenClamps},
+                  {"winograd_convs", R.Cpu->WinogradConvs},
+                  {"guards", R.Cpu->Guards},
                   {"jit_kernels", R.Cpu->JitKernels},
                   {"jit", jitJson()},
                   {"exact_reruns", R.Cpu->ExactReruns},

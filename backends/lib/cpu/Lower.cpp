@@ -311,6 +311,11 @@ std::unique_ptr<Program> compileProgram(const ir::Graph &G,
 
   for (const auto &NP : G.nodes())
     C.Order.emplace(NP.get(), C.Order.size());
+  for (const auto &NP : G.nodes())
+    if (Speculate && winogradCandidate(C, *NP)) {
+      C.PreferBlocked = true;
+      break;
+    }
   planQLinearJoins(C);
   std::vector<const ir::Node *> Waiting;
   for (const auto &NP : G.nodes()) {

@@ -46,6 +46,11 @@ struct LowerContext {
   std::unordered_map<const ir::Value *, std::pair<DType, Shape>> PendingTypes;
   /// False: compile the exact program (no clamp speculates on bounds).
   bool Speculate = true;
+  /// Convolutions write oneDNN's channel-blocked layout (nChw16c) rather
+  /// than the one it prefers: the graph has 3x3 convolutions that run as
+  /// Winograd's algorithm (LowerConv.cpp), whose kernels take only that
+  /// layout, so their neighbours keep it and no reorders come between.
+  bool PreferBlocked = false;
   /// Magnitude bounds computed so far (ValueBounds.cpp); nullopt: none.
   std::unordered_map<const ir::Value *, std::optional<double>> Bounds;
   /// Clip nodes (or FusedConv nodes, for their activation) run by an own
@@ -92,6 +97,10 @@ using LowerFn = bool (*)(LowerContext &, const ir::Node &);
 
 // The op-family lowerings (one file each).
 bool lowerConv(LowerContext &C, const ir::Node &N);
+/// True when conv N may run as Winograd's algorithm (3x3, stride 1, no
+/// dilation, one group, constant f32 weights with channels in multiples of
+/// 16) and oneDNN has a Winograd kernel for this CPU.
+bool winogradCandidate(const LowerContext &C, const ir::Node &N);
 bool lowerPool(LowerContext &C, const ir::Node &N);
 bool lowerBatchNorm(LowerContext &C, const ir::Node &N);
 bool lowerBinary(LowerContext &C, const ir::Node &N);
@@ -262,6 +271,19 @@ std::optional<double> convResultBound(LowerContext &C, const ir::Node &N);
 void speculateClamp(LowerContext &C, Activation &A,
                     std::optional<double> PreBound, const ir::Node &ClampNode);
 
+/// The largest |x| of a convolution's input (weights W, bias Bias or null)
+/// for which no partial result of the convolution, computed directly or by
+/// Winograd's transforms, can reach infinity; nullopt when W or Bias holds
+/// a NaN or an infinity. The program then depends on W and Bias.
+std::optional<float> winogradInputLimit(LowerContext &C, const Tensor &W,
+                                        const Tensor *Bias);
+/// Emits a guard: a step checking that every element of each f32 slot
+/// Checks[i].first is finite with |x| <= Checks[i].second, else reporting
+/// (Program::GuardTripped) so the exact program redoes the run. Makes the
+/// program speculative.
+void emitGuard(LowerContext &C, const std::vector<std::pair<int, float>> &Checks,
+               std::string Desc);
+
 /// Emits the own loop E over the f32 buffer slot Slot, in place.
 void emitEpilogue(LowerContext &C, int Slot, const Epilogue &E,
                   std::string Desc);
@@ -284,6 +306,9 @@ void emitEpilogue(LowerContext &C, int Slot, const Epilogue &E,
 bool clampFloats(const float *X, float *Y, int64_t N, float Lo, float Hi);
 /// Y = X < 0 ? X * Alpha : X (LeakyRelu; Y may be X).
 void leakyReluFloats(const float *X, float *Y, int64_t N, float Alpha);
+/// True when every one of N floats is finite with |x| <= Limit (a
+/// speculation's guard; Limit must be finite and positive).
+bool allWithin(const float *X, int64_t N, float Limit);
 
 /// Softmax (or LogSoftmax) of each of Rows rows of Len floats, with the
 /// reference's NaN and infinity semantics (RowKernels.cpp). Y must not

@@ -61,6 +61,35 @@ bool clampFloats(const float *X, float *Y, int64_t N, float Lo, float Hi) {
   return NaN.load(std::memory_order_relaxed);
 }
 
+namespace {
+
+/// The largest magnitude bit pattern of N floats (an integer max, which
+/// vectorizes): above 0x7f800000 means a NaN, equal an infinity.
+NNG_VECTOR_CLONES
+uint32_t maxMagnitudeBitsOf(const float *X, int64_t N) {
+  uint32_t M = 0;
+  for (int64_t I = 0; I < N; ++I) {
+    uint32_t B;
+    std::memcpy(&B, X + I, sizeof(B));
+    B &= 0x7fffffffu;
+    M = M < B ? B : M;
+  }
+  return M;
+}
+
+} // namespace
+
+bool allWithin(const float *X, int64_t N, float Limit) {
+  uint32_t LimitBits;
+  std::memcpy(&LimitBits, &Limit, sizeof(LimitBits));
+  std::atomic<bool> Out{false};
+  parallelFor(0, N, ElementGrain, [&](int64_t B, int64_t E) {
+    if (maxMagnitudeBitsOf(X + B, E - B) > LimitBits)
+      Out.store(true, std::memory_order_relaxed);
+  });
+  return !Out.load(std::memory_order_relaxed);
+}
+
 void leakyReluFloats(const float *X, float *Y, int64_t N, float Alpha) {
   parallelFor(0, N, ElementGrain, [&](int64_t B, int64_t E) {
     leakyRange(X + B, Y + B, E - B, Alpha);

@@ -93,12 +93,18 @@ void Program::bindInputs(
 }
 
 bool Program::proofStale() {
-  if (!Stale)
-    for (const auto &[T, Version] : ProofDeps)
-      if (T.storage()->version() != Version) {
-        Stale = true;
-        break;
-      }
+  if (Stale)
+    return true;
+  for (ProofDep &D : ProofDeps) {
+    uint64_t Now = D.T.storage()->version();
+    if (Now == D.Version)
+      continue;
+    if (!(proofMeasure(D.T, D.M) <= D.Assumed)) {
+      Stale = true;
+      break;
+    }
+    D.Version = Now;
+  }
   return Stale;
 }
 

@@ -95,6 +95,23 @@ private:
   std::function<void(Program &)> Fn;
 };
 
+/// What a speculation assumed of a constant: that a measure of its values
+/// stays at most Assumed. Checked again when the constant's storage
+/// version moves.
+struct ProofDep {
+  enum Measure {
+    MaxAbs, ///< max |x|.
+    RowNorm ///< max over rows (first axis) of sum |x|.
+  };
+  Tensor T;
+  Measure M = MaxAbs;
+  double Assumed = 0;
+  uint64_t Version = 0; ///< T's storage version when last checked.
+};
+/// Measure M of f32 tensor T; NaN (outside every bound) when T holds a NaN
+/// or an infinity (ValueBounds.cpp).
+double proofMeasure(const Tensor &T, ProofDep::Measure M);
+
 /// A compiled schedule for one input signature.
 class Program {
 public:
@@ -110,16 +127,19 @@ public:
   std::vector<double> StepMs;
   int64_t ProfiledRuns = 0;
   std::shared_ptr<Storage> Arena;
-  /// Some clamp is oneDNN's on a value with a proven bound (ValueBounds.cpp):
-  /// a run is valid only when no guarded clamp met a NaN and the constants
-  /// the bounds came from are unchanged.
+  /// Some clamp is oneDNN's on a value with a proven bound, or a
+  /// convolution runs as Winograd's algorithm behind a guard
+  /// (ValueBounds.cpp): a run is valid only when no guard tripped and the
+  /// constants the bounds came from still keep them.
   bool Speculative = false;
-  /// Set during a run by a guarded clamp that met a NaN.
+  /// Set during a run by a guard that met a NaN or an out-of-range value.
   bool GuardTripped = false;
-  /// The constants the bounds came from, with their storage versions.
-  std::vector<std::pair<Tensor, uint64_t>> ProofDeps;
-  /// True when a constant the bounds came from changed since compile (it
-  /// stays true: the executable runs the exact program from then on).
+  /// What the bounds assumed of constants.
+  std::vector<ProofDep> ProofDeps;
+  /// True when a constant changed since compile so that a measure it was
+  /// assumed to keep grew past it (it stays true: the executable runs the
+  /// exact program from then on). A change within the assumed measures
+  /// (weights updated by training, loaded again) keeps the program.
   bool proofStale();
 
 private:

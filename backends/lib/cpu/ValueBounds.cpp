@@ -11,13 +11,20 @@
 // Clip, Tanh, Sigmoid and Softmax. Bounds over 1e30 (FLT_MAX is 3.4e38)
 // count as none, so rounding cannot reach infinity.
 //
+// A guard (emitGuard) checks at run time that a value is finite and below
+// a limit: a 3x3 convolution run as Winograd's algorithm (LowerConv.cpp)
+// gives the direct convolution's results, up to rounding, only on such
+// inputs (an infinity becomes NaN in its transforms, a NaN spreads over
+// the output tile), and its ReLU may then be oneDNN's.
+//
 // A convolution whose result is bounded cannot produce a NaN, so a clamp
 // after it may be oneDNN's clip post-op, which maps NaN to a number but is
 // exact on finite values. The program then speculates (Program::Speculative):
-// the constants the bounds came from are recorded with their storage
-// versions, and a run whose guarded clamps met a NaN, or whose constants
-// changed since compile, is redone by the program compiled without
-// speculation, so results are always the reference's.
+// what the bounds assume of constants (their max |x| or row norms) is
+// recorded with their storage versions, and a run whose guards met a NaN,
+// or whose constants changed since compile past those assumptions, is
+// redone by the program compiled without speculation, so results are
+// always the reference's.
 //
 //===----------------------------------------------------------------------===//
 
@@ -27,10 +34,36 @@
 
 namespace nng::backends::cpu {
 
+double proofMeasure(const Tensor &T, ProofDep::Measure M) {
+  const Tensor D = T.isContiguous() ? T : T.contiguous();
+  const float *X = static_cast<const float *>(D.rawData());
+  int64_t N = D.numel();
+  int64_t Rows = M == ProofDep::RowNorm && D.rank() > 0 && D.shape()[0] > 0
+                     ? D.shape()[0]
+                     : 1;
+  int64_t Len = N / Rows;
+  double Result = 0;
+  for (int64_t R = 0; R < Rows; ++R) {
+    double Sum = 0, Max = 0;
+    for (int64_t I = 0; I < Len; ++I) {
+      float A = std::fabs(X[R * Len + I]);
+      if (!(A <= 3.4e38f))
+        return NAN;
+      Sum += A;
+      Max = std::max<double>(Max, A);
+    }
+    Result = std::max(Result, M == ProofDep::RowNorm ? Sum : Max);
+  }
+  return Result;
+}
+
 namespace {
 
 /// Bounds above this count as none.
 constexpr double MaxBound = 1e30;
+/// How much larger than at compile time a Winograd convolution's weights
+/// may become (updated in place) before its guard's limit no longer holds.
+constexpr double WinogradSlack = 16;
 
 std::optional<double> checked(double B) {
   if (!(B <= MaxBound))
@@ -38,53 +71,43 @@ std::optional<double> checked(double B) {
   return B;
 }
 
-/// Records that the bounds depend on constant T's current values.
-void dependOn(LowerContext &C, const Tensor &T) {
-  // Once per storage: runs check these versions.
-  for (const auto &[D, Version] : C.program().ProofDeps)
-    if (D.storage() == T.storage())
+/// Records that the bounds assume measure M of constant T stays at most
+/// Assumed (the tightest assumption per storage and measure is kept).
+void dependOn(LowerContext &C, const Tensor &T, ProofDep::Measure M,
+              double Assumed) {
+  for (ProofDep &D : C.program().ProofDeps)
+    if (D.T.storage() == T.storage() && D.M == M) {
+      D.Assumed = std::min(D.Assumed, Assumed);
       return;
-  C.program().ProofDeps.emplace_back(T, T.storage()->version());
+    }
+  C.program().ProofDeps.push_back({T, M, Assumed, T.storage()->version()});
+}
+
+/// Measure M of the constant f32 tensor T times Slack (headroom for later
+/// in-place updates: weights trained or loaded again within it keep the
+/// program), recorded as an assumption; none when T holds NaN or infinity.
+std::optional<double> assumedMeasure(LowerContext &C, const Tensor &T,
+                                     ProofDep::Measure M, double Slack = 1) {
+  if (T.dtype() != DType::F32 || (M == ProofDep::RowNorm &&
+                                  (T.rank() < 1 || T.shape()[0] == 0)))
+    return std::nullopt;
+  double V = proofMeasure(T, M);
+  if (!(V <= 3.4e38))
+    return std::nullopt;
+  dependOn(C, T, M, V * Slack);
+  return V * Slack;
 }
 
 /// max |x| of a constant f32 tensor; none when it holds NaN or infinity.
-std::optional<double> constantBound(LowerContext &C, const Tensor &T) {
-  if (T.dtype() != DType::F32)
-    return std::nullopt;
-  const Tensor D = T.isContiguous() ? T : T.contiguous();
-  const float *X = static_cast<const float *>(D.rawData());
-  double M = 0;
-  for (int64_t I = 0, N = D.numel(); I < N; ++I) {
-    float A = std::fabs(X[I]);
-    if (!(A <= 3.4e38f))
-      return std::nullopt;
-    M = std::max<double>(M, A);
-  }
-  dependOn(C, T);
-  return M;
+std::optional<double> constantBound(LowerContext &C, const Tensor &T,
+                                    double Slack = 1) {
+  return assumedMeasure(C, T, ProofDep::MaxAbs, Slack);
 }
 
 /// max over output channels o of sum |W[o, ...]|; none when W holds NaN or
 /// infinity.
 std::optional<double> rowNormBound(LowerContext &C, const Tensor &W) {
-  if (W.dtype() != DType::F32 || W.rank() < 1 || W.shape()[0] == 0)
-    return std::nullopt;
-  const Tensor D = W.isContiguous() ? W : W.contiguous();
-  const float *X = static_cast<const float *>(D.rawData());
-  int64_t Rows = D.shape()[0], Len = D.numel() / Rows;
-  double M = 0;
-  for (int64_t R = 0; R < Rows; ++R) {
-    double S = 0;
-    for (int64_t I = 0; I < Len; ++I) {
-      float A = std::fabs(X[R * Len + I]);
-      if (!(A <= 3.4e38f))
-        return std::nullopt;
-      S += A;
-    }
-    M = std::max(M, S);
-  }
-  dependOn(C, W);
-  return M;
+  return assumedMeasure(C, W, ProofDep::RowNorm);
 }
 
 /// The constant scalar input I of N (Clip's bounds), Default when absent;
@@ -249,6 +272,51 @@ std::optional<double> convResultBound(LowerContext &C, const ir::Node &N) {
     B += *Bias;
   }
   return checked(B);
+}
+
+std::optional<float> winogradInputLimit(LowerContext &C, const Tensor &W,
+                                        const Tensor *Bias) {
+  // Headroom: weights updated in place (training, loaded again) up to 16
+  // times larger keep the program.
+  std::optional<double> WMax = constantBound(C, W, WinogradSlack);
+  std::optional<double> BMax = Bias ? constantBound(C, *Bias, WinogradSlack) : 0.0;
+  if (!WMax || !BMax || *BMax > MaxBound || W.rank() < 2)
+    return std::nullopt;
+  // Each output sums W.numel() / W.shape()[0] products, so |y| <= Terms *
+  // WMax * limit + BMax. Winograd's transforms (F(2x2,3x3), F(4x4,3x3))
+  // scale each operand and partial sum by at most a few hundred: 1e4 more
+  // keeps every intermediate below MaxBound, far from FLT_MAX.
+  double Terms = static_cast<double>(W.numel() / W.shape()[0]);
+  double Limit = (MaxBound - *BMax) / (1e4 * Terms * std::max(*WMax, 1.0));
+  return static_cast<float>(std::min(Limit, MaxBound));
+}
+
+void emitGuard(LowerContext &C, const std::vector<std::pair<int, float>> &Checks,
+               std::string Desc) {
+  std::vector<int> Reads;
+  for (const auto &Check : Checks)
+    Reads.push_back(Check.first);
+  auto Fn = [Checks](Program &P) {
+    for (const auto &[S, Limit] : Checks) {
+      const ValueSlot &V = P.Slots[S];
+      const float *X = static_cast<const float *>(
+          V.Kind == SlotKind::Buffer ? P.bufferData(S) : P.dataOf(S));
+      int64_t Count = V.Kind == SlotKind::Buffer
+                          ? static_cast<int64_t>(P.layoutOf(S).get_size() /
+                                                 sizeof(float))
+                          : V.S.numel();
+      if (!allWithin(X, Count, Limit))
+        P.GuardTripped = true;
+    }
+  };
+  // A step reading the slots and writing nothing of its own.
+  auto St = std::make_unique<LoopStep>(std::move(Fn));
+  St->Desc = std::move(Desc);
+  for (int S : Reads)
+    C.B.reads(S);
+  C.B.emit(std::move(St));
+  ++C.program().Stats.Guards;
+  C.program().Speculative = true;
 }
 
 void speculateClamp(LowerContext &C, Activation &A,

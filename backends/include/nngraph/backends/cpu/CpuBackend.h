@@ -72,6 +72,11 @@ struct CpuExecutableStats {
   /// met by a guard, constants changed).
   int64_t ProvenClamps = 0;
   int64_t ExactReruns = 0;
+  /// 3x3 convolutions run as Winograd's algorithm, and the guards per run
+  /// that check their inputs are finite (a run whose guard fails is redone
+  /// by the exact program, counted in ExactReruns).
+  int64_t WinogradConvs = 0;
+  int64_t Guards = 0;
   std::vector<std::string> Fallbacks; ///< Nodes run by node kernels.
   /// With profiling on (setCpuProfiling): each step's description and its
   /// wall time summed over ProfiledRuns runs, in schedule order.
