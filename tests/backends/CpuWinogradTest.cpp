@@ -185,6 +185,45 @@ TEST(CpuWinograd, SmallImagesRunDirectly) {
   EXPECT_EQ(statsOf(*SmallCpu).WinogradConvs, 0);
 }
 
+TEST(CpuWinograd, MaxPoolInTheBlockedLayoutKeepsNaN) {
+  REQUIRE_WINOGRAD();
+  // y -> Winograd conv makes the graph keep nChw16c, so x's 1x1
+  // convolution writes that layout and the max pool after it runs the
+  // blocked own loop, which must keep the NaN the convolution spreads.
+  auto G = std::make_unique<ir::Graph>();
+  ir::Value *X = G->addInput(
+      "x", ir::TensorType(DType::F32, Shape({1, Channels, 12, 12})));
+  ir::Value *Y = G->addInput(
+      "y", ir::TensorType(DType::F32, Shape({1, Channels, 12, 12})));
+  ir::AttrMap Pad;
+  Pad.set("pads", Ints{1, 1, 1, 1});
+  G->addOutput(add(*G, ir::OpKind::Conv,
+                   {Y, G->addInitializer(
+                           "w", rnd({Channels, Channels, 3, 3}, 6, -0.1, 0.1))},
+                   "yc", Pad));
+  ir::Value *C = add(
+      *G, ir::OpKind::Conv,
+      {X, G->addInitializer("w1x1", rnd({Channels, Channels, 1, 1}, 7))}, "xc");
+  ir::AttrMap Pool = Pad;
+  Pool.set("kernel_shape", Ints{3, 3});
+  Pool.set("strides", Ints{2, 2});
+  G->addOutput(add(*G, ir::OpKind::MaxPool, {C}, "pooled", Pool));
+  ir::inferTypes(*G);
+  auto Cpu = backends::getBackend("cpu").compile(*G);
+  Tensor XV = rnd({1, Channels, 12, 12}, 50);
+  XV.data<float>()[12 * 5 + 7] = std::numeric_limits<float>::quiet_NaN();
+  std::vector<Tensor> In{XV, rnd({1, Channels, 12, 12}, 51)};
+  Tensor Want = backends::runReference(*G, In).at(1);
+  int64_t NaNs = 0;
+  for (int64_t I = 0; I < Want.numel(); ++I)
+    NaNs += std::isnan(Want.getFlat(I));
+  EXPECT_GT(NaNs, 0) << "the case should produce NaN";
+  expectSameSpecials(Cpu->run(In).at(1), Want);
+  backends::CpuExecutableStats S = statsOf(*Cpu);
+  EXPECT_EQ(S.WinogradConvs, 1);
+  EXPECT_EQ(S.ExactReruns, 0);
+}
+
 #else
 
 TEST(CpuWinograd, NeedsOneDnn) { REQUIRE_ONEDNN(); }
