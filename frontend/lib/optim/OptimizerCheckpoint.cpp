@@ -11,7 +11,11 @@
 
 #include "nngraph/frontend/optim/OptimizerCheckpoint.h"
 #include "nngraph/runtime/Error.h"
+#include "nngraph/frontend/optim/TorchFormat.h"
+#include "nngraph/frontend/weights/Formats.h"
 #include "nngraph/runtime/FileIO.h"
+
+#include <cctype>
 
 #include <bit>
 #include <cstring>
@@ -350,8 +354,73 @@ OptimizerCheckpoint read_checkpoint(const std::filesystem::path &Path) {
   return parse(Data, Path.string());
 }
 
+namespace {
+
+/// True for the paths save() writes as torch.save would (.pt, .pth).
+bool isTorchPath(const std::filesystem::path &Path) {
+  std::string Ext = Path.extension().string();
+  for (char &C : Ext)
+    C = static_cast<char>(std::tolower(static_cast<unsigned char>(C)));
+  return Ext == ".pt" || Ext == ".pth";
+}
+
+/// True when the file starts with this format's magic.
+bool isNngFile(const std::filesystem::path &Path) {
+  std::ifstream IS(Path, std::ios::binary);
+  char Head[sizeof(Magic)] = {};
+  IS.read(Head, sizeof(Head));
+  return IS.gcount() == sizeof(Head) &&
+         std::memcmp(Head, Magic, sizeof(Magic)) == 0;
+}
+
+/// Loads a .pt file: an optimizer state_dict at the root, or a dict with
+/// 'optimizer' (and 'scheduler' or 'lr_scheduler') entries, as PyTorch
+/// training scripts save them.
+void loadTorch(Optimizer &Opt, const std::filesystem::path &Path,
+               LRScheduler *Scheduler) {
+  std::string Where = "optimizer checkpoint " + Path.string();
+  weights::Object Root = weights::readPt(Path.string());
+  const weights::Object *OptObj = &Root, *SchedObj = nullptr;
+  if (Root.isDict() && !Root.find("param_groups")) {
+    OptObj = Root.find("optimizer");
+    if (!OptObj)
+      fail(ErrorKind::InvalidArgument, Where,
+           ": it holds neither an optimizer state_dict nor an 'optimizer' "
+           "entry (found ",
+           Root.summary(1), ")");
+    SchedObj = Root.find("scheduler");
+    if (!SchedObj)
+      SchedObj = Root.find("lr_scheduler");
+  }
+  OptimizerStateDict SD = optimizer_state_dict_from_object(*OptObj, Where);
+  SchedulerStateDict SchedSD;
+  if (Scheduler) {
+    if (!SchedObj)
+      fail(ErrorKind::InvalidArgument, Where,
+           ": it holds no scheduler state (no 'scheduler' or 'lr_scheduler' "
+           "entry); load without one");
+    SchedSD = scheduler_state_dict_from_object(*SchedObj, Where + ": scheduler");
+    Scheduler->check_state_dict(SchedSD);
+  }
+  Opt.load_state_dict(SD); // Atomic: throws before changing anything.
+  if (Scheduler)
+    Scheduler->load_state_dict(SchedSD);
+}
+
+} // namespace
+
 void save(const Optimizer &Opt, const std::filesystem::path &Path,
           const LRScheduler *Scheduler) {
+  if (isTorchPath(Path)) {
+    weights::Object Root = to_object(Opt.state_dict());
+    if (Scheduler)
+      Root = weights::Object::dict(
+          {{weights::Object::string("optimizer"), std::move(Root)},
+           {weights::Object::string("scheduler"),
+            to_object(Scheduler->state_dict())}});
+    weights::writePt(Path.string(), Root);
+    return;
+  }
   OptimizerCheckpoint C;
   C.optimizer = Opt.name();
   C.state = Opt.state_dict();
@@ -364,6 +433,8 @@ void save(const Optimizer &Opt, const std::filesystem::path &Path,
 
 void load(Optimizer &Opt, const std::filesystem::path &Path,
           LRScheduler *Scheduler) {
+  if (!isNngFile(Path) && std::filesystem::exists(Path))
+    return loadTorch(Opt, Path, Scheduler);
   OptimizerCheckpoint C = read_checkpoint(Path);
   std::string Where = "optimizer checkpoint " + Path.string();
   if (C.optimizer != Opt.name())

@@ -10,6 +10,7 @@
 
 #include <cstdint>
 #include <random>
+#include <string>
 
 namespace nng {
 
@@ -31,15 +32,29 @@ public:
     return std::uniform_int_distribution<int64_t>(Low, High - 1)(Engine);
   }
   std::mt19937_64 &engine() { return Engine; }
+  /// The seed and the engine's state, as text (get_rng_state's bytes).
+  std::string state() const;
+  /// Restores state(); false (nothing changed) when S is not one.
+  bool set_state(const std::string &S);
 
 private:
   std::mt19937_64 Engine;
   uint64_t Seed;
 };
 
+class Tensor;
+
 /// The global generator.
 Generator &defaultGenerator();
 /// Seeds the global generator (torch.manual_seed).
 void manual_seed(uint64_t Seed);
+/// The global generator's whole state as a uint8 tensor
+/// (torch.get_rng_state): save it in a checkpoint (a .pt file keeps it) and
+/// give it back to set_rng_state to continue the same random stream. The
+/// bytes are nngraph's own (its streams are not PyTorch's).
+Tensor get_rng_state();
+/// Restores a state from get_rng_state; throws an Error, leaving the
+/// generator unchanged, when State is not one.
+void set_rng_state(const Tensor &State);
 
 } // namespace nng

@@ -1,8 +1,9 @@
 //===- OptimizerCheckpoint.h - Optimizer state in a file ------------------===//
 //
 // Saves and loads an optimizer's state_dict (and optionally an LR
-// scheduler's) to a small self-describing binary file, for checkpoint and
-// resume until the .pt format lands. The format ("NNGOPTCK", version 1) is
+// scheduler's): as torch.save writes them for .pt/.pth paths (PyTorch
+// resumes from them, and load reads PyTorch's; TorchFormat.h), else to a
+// small self-describing binary file. That format ("NNGOPTCK", version 1) is
 // specified in docs/optim.md: a header with the payload size and a 64-bit
 // FNV-1a checksum, then the optimizer name, the param groups (options and
 // parameter indices), the per-parameter state (tensors with dtype, shape
@@ -39,12 +40,16 @@ void write_checkpoint(const OptimizerCheckpoint &C,
 /// Reads a checkpoint file; throws an Error saying what is wrong with it.
 OptimizerCheckpoint read_checkpoint(const std::filesystem::path &Path);
 
-/// Saves Opt's state_dict (and Scheduler's, when given) to Path.
+/// Saves Opt's state_dict (and Scheduler's, when given) to Path: a .pt/.pth
+/// path as torch.save would (the optimizer's state_dict, or {'optimizer',
+/// 'scheduler'}), any other as an "NNGOPTCK" file.
 void save(const Optimizer &Opt, const std::filesystem::path &Path,
           const LRScheduler *Scheduler = nullptr);
-/// Loads a file written by save() into Opt (and Scheduler, which the file
-/// must then hold). The file's optimizer must have Opt's name; everything
-/// is checked before anything changes.
+/// Loads a file written by save(), or a .pt file PyTorch wrote (an
+/// optimizer state_dict, or a dict with 'optimizer' and 'scheduler' or
+/// 'lr_scheduler' entries), into Opt (and Scheduler, which the file must
+/// then hold). An "NNGOPTCK" file's optimizer must have Opt's name;
+/// everything is checked before anything changes.
 void load(Optimizer &Opt, const std::filesystem::path &Path,
           LRScheduler *Scheduler = nullptr);
 
