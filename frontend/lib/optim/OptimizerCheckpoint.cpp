@@ -364,13 +364,23 @@ bool isTorchPath(const std::filesystem::path &Path) {
   return Ext == ".pt" || Ext == ".pth";
 }
 
-/// True when the file starts with this format's magic.
-bool isNngFile(const std::filesystem::path &Path) {
+/// True when the file at Path starts with Prefix.
+bool startsWith(const std::filesystem::path &Path, std::string_view Prefix) {
   std::ifstream IS(Path, std::ios::binary);
-  char Head[sizeof(Magic)] = {};
-  IS.read(Head, sizeof(Head));
-  return IS.gcount() == sizeof(Head) &&
-         std::memcmp(Head, Magic, sizeof(Magic)) == 0;
+  std::string Head(Prefix.size(), '\0');
+  IS.read(Head.data(), static_cast<std::streamsize>(Head.size()));
+  return IS.gcount() == static_cast<std::streamsize>(Prefix.size()) &&
+         Head == Prefix;
+}
+
+/// True when load() reads Path as a .pt file: a zip archive (torch.save),
+/// or a .pt/.pth path without this format's magic (the .pt reader then
+/// says what is wrong with it).
+bool readsAsTorch(const std::filesystem::path &Path) {
+  if (startsWith(Path, std::string_view("PK\x03\x04", 4)))
+    return true;
+  return isTorchPath(Path) &&
+         !startsWith(Path, std::string_view(Magic, sizeof(Magic)));
 }
 
 /// Loads a .pt file: an optimizer state_dict at the root, or a dict with
@@ -433,7 +443,7 @@ void save(const Optimizer &Opt, const std::filesystem::path &Path,
 
 void load(Optimizer &Opt, const std::filesystem::path &Path,
           LRScheduler *Scheduler) {
-  if (!isNngFile(Path) && std::filesystem::exists(Path))
+  if (readsAsTorch(Path))
     return loadTorch(Opt, Path, Scheduler);
   OptimizerCheckpoint C = read_checkpoint(Path);
   std::string Where = "optimizer checkpoint " + Path.string();
