@@ -21,4 +21,5 @@
 #include "nngraph/frontend/nn/Module.h"
 #include "nngraph/frontend/nn/Norm.h"
 #include "nngraph/frontend/nn/Pooling.h"
+#include "nngraph/frontend/nn/RNN.h"
 #include "nngraph/frontend/nn/Transformer.h"
