@@ -197,6 +197,24 @@ RegisteredTensor ModuleBase::replace_buffer(const std::string &Name,
        "'): there is no buffer of that name; use register_buffer to add one");
 }
 
+ModulePtr ModuleBase::remove_module(const std::string &Name) {
+  std::vector<std::pair<std::string, ModulePtr>> Kept;
+  ModulePtr Removed;
+  bool Found = false;
+  for (const auto &[N, C] : Children)
+    if (N == Name && !Found) {
+      Removed = C;
+      Found = true;
+    } else {
+      Kept.emplace_back(N, C);
+    }
+  if (!Found)
+    fail(ErrorKind::InvalidArgument, TypeName, ": remove_module('", Name,
+         "'): there is no submodule of that name");
+  setChildren(std::move(Kept));
+  return Removed;
+}
+
 Tensor ModuleBase::remove_parameter(const std::string &Name) {
   adoptMembers();
   for (auto It = Params.begin(); It != Params.end(); ++It)

@@ -84,6 +84,9 @@ public:
 
   /// The class name ("Linear"), as PyTorch prints it.
   const std::string &type_name() const { return TypeName; }
+  /// Renames the type shown by printing and errors (parametrize renames a
+  /// parametrized Linear "ParametrizedLinear", as PyTorch swaps its class).
+  void set_type_name(std::string Name) { TypeName = std::move(Name); }
 
   // --- Registration ----------------------------------------------------------
   /// Registers Param as parameter Name and returns a handle sharing it
@@ -112,6 +115,9 @@ public:
     addChild(Name, Module);
     return Module;
   }
+  /// Removes submodule Name (PyTorch's `del module.name`); returns it.
+  /// Throws when there is none.
+  ModulePtr remove_module(const std::string &Name);
   /// PyTorch's other name for register_module.
   template <typename M>
   std::shared_ptr<M> add_module(const std::string &Name,
@@ -339,9 +345,6 @@ protected:
     ObjectBegin = static_cast<const char *>(Begin);
     ObjectSize = Size;
   }
-  /// Renames the type shown by printing and errors.
-  void set_type_name(std::string Name) { TypeName = std::move(Name); }
-
   struct BufferSlot {
     std::string Name;
     Tensor Value;
