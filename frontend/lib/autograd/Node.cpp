@@ -41,6 +41,13 @@ void setBackward(ir::OpKind Op, BackwardFn F) {
 bool isGradEnabled() { return GradEnabled; }
 void setGradEnabled(bool On) { GradEnabled = On; }
 
+namespace {
+thread_local bool InferenceModeOn = false;
+} // namespace
+
+bool isInferenceModeEnabled() { return InferenceModeOn; }
+void setInferenceModeEnabled(bool On) { InferenceModeOn = On; }
+
 Node::Node(std::string Name)
     : Name(std::move(Name)), SequenceNr(NextSequenceNr++) {}
 Node::~Node() = default;

@@ -622,6 +622,13 @@ ModuleBase &ModuleBase::to(Device D, DType T) {
   return to(T);
 }
 
+ModuleBase &ModuleBase::to(const Tensor &Other) {
+  if (!Other.defined())
+    fail(ErrorKind::InvalidArgument, TypeName,
+         ".to(tensor): the tensor is undefined");
+  return to(Other.device(), Other.dtype());
+}
+
 void ModuleBase::zero_grad(bool SetToNone) {
   NoGradGuard NoGrad;
   for (Tensor P : parameters()) {

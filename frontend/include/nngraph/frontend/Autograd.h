@@ -172,6 +172,9 @@ std::vector<Tensor> grad(const std::vector<Tensor> &Outputs,
 /// Whether operations record backward nodes (thread-local; on by default).
 bool isGradEnabled();
 void setGradEnabled(bool On);
+/// Whether an InferenceMode scope is open on this thread.
+bool isInferenceModeEnabled();
+void setInferenceModeEnabled(bool On);
 
 } // namespace nng::autograd
 
@@ -189,6 +192,29 @@ public:
 
 private:
   bool Prev;
+};
+
+/// torch.inference_mode(): no gradient recording for its lifetime, and
+/// autograd::isInferenceModeEnabled() says so (layers may skip work kept
+/// only for backward). Unlike PyTorch, tensors made inside are ordinary
+/// tensors (not "inference tensors" refused by autograd later).
+class InferenceMode {
+public:
+  InferenceMode()
+      : PrevGrad(autograd::isGradEnabled()),
+        PrevInference(autograd::isInferenceModeEnabled()) {
+    autograd::setGradEnabled(false);
+    autograd::setInferenceModeEnabled(true);
+  }
+  ~InferenceMode() {
+    autograd::setInferenceModeEnabled(PrevInference);
+    autograd::setGradEnabled(PrevGrad);
+  }
+  InferenceMode(const InferenceMode &) = delete;
+  InferenceMode &operator=(const InferenceMode &) = delete;
+
+private:
+  bool PrevGrad, PrevInference;
 };
 
 /// Enables gradient recording for its lifetime (torch.enable_grad()).

@@ -233,6 +233,14 @@ public:
   /// cpu, an error otherwise.
   ModuleBase &to(Device D);
   ModuleBase &to(Device D, DType T);
+  /// To Other's device and dtype (PyTorch's module.to(tensor)).
+  ModuleBase &to(const Tensor &Other);
+  /// to(F16), to(BF16), to(F32), to(F64): PyTorch's half(), bfloat16(),
+  /// float(), double().
+  ModuleBase &half() { return to(DType::F16); }
+  ModuleBase &bfloat16() { return to(DType::BF16); }
+  ModuleBase &float_() { return to(DType::F32); }
+  ModuleBase &double_() { return to(DType::F64); }
   /// Calls Fn on every submodule (children first, recursively) then on
   /// this module, like PyTorch's apply.
   ModuleBase &apply(const std::function<void(ModuleBase &)> &Fn);
