@@ -64,3 +64,21 @@ TEST(ModuleConversions, InferenceModeRecordsNoGradientAndRestores) {
     EXPECT_FALSE(autograd::isGradEnabled()); // The outer no_grad stays.
   }
 }
+
+TEST(ModuleConversions, DefaultDtypeBuildsLayersInIt) {
+  EXPECT_EQ(get_default_dtype(), DType::F32);
+  {
+    DefaultDTypeGuard F64(DType::F64); // torch.set_default_dtype(float64)
+    nn::Linear Lin(3, 2);
+    EXPECT_EQ(Lin.weight.dtype(), DType::F64);
+    EXPECT_EQ(randn({2}).dtype(), DType::F64);
+    EXPECT_EQ(Lin(randn({4, 3})).dtype(), DType::F64);
+    nn::BatchNorm1d Bn(3);
+    EXPECT_EQ(Bn.get_buffer("running_var").dtype(), DType::F64);
+    EXPECT_EQ(Bn.get_buffer("num_batches_tracked").dtype(), DType::I64);
+  }
+  EXPECT_EQ(get_default_dtype(), DType::F32);
+  EXPECT_EQ(nn::Linear(3, 2).weight.dtype(), DType::F32);
+  EXPECT_THROW(set_default_dtype(DType::I32), Error);
+  EXPECT_EQ(get_default_dtype(), DType::F32);
+}

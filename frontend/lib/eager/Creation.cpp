@@ -14,6 +14,7 @@
 #include "nngraph/runtime/Error.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <numeric>
 
@@ -47,6 +48,20 @@ template <typename Fn> void fillWith(rt::Tensor &D, Fn Gen) {
 }
 
 } // namespace
+
+namespace {
+std::atomic<DType> DefaultDType{DType::F32};
+} // namespace
+
+DType get_default_dtype() { return DefaultDType.load(std::memory_order_relaxed); }
+
+void set_default_dtype(DType T) {
+  if (T != DType::F16 && T != DType::BF16 && T != DType::F32 && T != DType::F64)
+    fail(ErrorKind::InvalidArgument, "set_default_dtype: only floating-point "
+         "dtypes (f16, bf16, f32, f64) can be the default, got ",
+         dtypeName(T));
+  DefaultDType.store(T, std::memory_order_relaxed);
+}
 
 Tensor empty(const std::vector<int64_t> &Sizes, TensorOptions O) {
   return finish(rt::Tensor::empty(checkedShape(Sizes, "empty"), O.Type), O);

@@ -20,8 +20,30 @@
 namespace nng {
 
 /// dtype and requires_grad of a created tensor.
+/// The dtype factory functions (empty, zeros, randn, ...) and so layers'
+/// parameters get when none is given: f32 unless set_default_dtype changed
+/// it (torch.get_default_dtype).
+DType get_default_dtype();
+/// torch.set_default_dtype: a floating-point dtype (f16, bf16, f32, f64);
+/// process-wide. Throws for another dtype.
+void set_default_dtype(DType T);
+
+/// Sets the default dtype for its lifetime, then restores the previous one.
+class DefaultDTypeGuard {
+public:
+  explicit DefaultDTypeGuard(DType T) : Prev(get_default_dtype()) {
+    set_default_dtype(T);
+  }
+  ~DefaultDTypeGuard() { set_default_dtype(Prev); }
+  DefaultDTypeGuard(const DefaultDTypeGuard &) = delete;
+  DefaultDTypeGuard &operator=(const DefaultDTypeGuard &) = delete;
+
+private:
+  DType Prev;
+};
+
 struct TensorOptions {
-  DType Type = DType::F32;
+  DType Type = get_default_dtype();
   bool RequiresGrad = false;
   TensorOptions() = default;
   TensorOptions(DType T) : Type(T) {}
