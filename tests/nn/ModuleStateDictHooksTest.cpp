@@ -402,6 +402,45 @@ TEST(ModuleStateDictHooks, FailingAfterTheWritesUndoesThem) {
   EXPECT_EQ(H->body->Steps.item<double>(), 8.0);
 }
 
+TEST(ModuleStateDictHooks, AThrowingSetExtraStateUndoesTheWritesBeforeIt) {
+  struct PickyState : Module<PickyState> {
+    Tensor weight = register_parameter("weight", zeros({2}));
+    double Level = 1;
+    std::optional<Tensor> get_extra_state() const override {
+      return full({1}, Level);
+    }
+    void set_extra_state(const Tensor &S) override {
+      if (S.item<double>() < 0)
+        fail(ErrorKind::InvalidArgument, "PickyState: negative level");
+      Level = S.item<double>();
+    }
+  };
+  struct Pair : Module<Pair> {
+    std::shared_ptr<Lin> head = register_module("head", std::make_shared<Lin>(2, 2));
+    std::shared_ptr<PickyState> a =
+        register_module("a", std::make_shared<PickyState>());
+    std::shared_ptr<PickyState> b =
+        register_module("b", std::make_shared<PickyState>());
+  };
+  auto P = std::make_shared<Pair>();
+  std::vector<double> Before = P->head->weight.to_vector<double>();
+  StateDict SD = P->state_dict();
+  SD.insert("head.weight", full({2, 2}, 9.0));
+  SD.insert("a.weight", full({2}, 9.0));
+  SD.insert("a._extra_state", full({1}, 5.0));
+  SD.insert("b._extra_state", full({1}, -1.0));
+  std::string Msg = errorText([&] { P->load_state_dict(SD); });
+  EXPECT_NE(Msg.find("negative level"), std::string::npos) << Msg;
+  EXPECT_EQ(P->head->weight.to_vector<double>(), Before);
+  EXPECT_EQ(P->a->weight.to_vector<double>(), (std::vector<double>{0, 0}));
+  EXPECT_EQ(P->a->Level, 1.0);
+  SD.insert("b._extra_state", full({1}, 2.0));
+  P->load_state_dict(SD);
+  EXPECT_EQ(P->a->Level, 5.0);
+  EXPECT_EQ(P->b->Level, 2.0);
+  EXPECT_EQ(P->head->weight.to_vector<double>()[0], 9.0);
+}
+
 TEST(ModuleStateDictHooks, AssignTakesTheTensorsThemselves) {
   // PyTorch 2's load_state_dict(assign=True) (not in 1.13): C++ only.
   auto H = std::make_shared<Holder>();

@@ -95,6 +95,7 @@ void LoadStateDictContext::copy(Tensor Dst, Tensor Src) {
         if (Saved->defined())
           Dst.copy_(*Saved);
       });
+  Writes.back().MayThrow = false;
 }
 
 void LoadStateDictContext::defer(std::function<void()> Apply,
@@ -102,11 +103,17 @@ void LoadStateDictContext::defer(std::function<void()> Apply,
   Writes.push_back({std::move(Apply), std::move(Undo)});
 }
 
-void LoadStateDictContext::applyWrites(bool KeepUndo) {
-  Undoable = KeepUndo;
+void LoadStateDictContext::applyWrites(bool PostHooks) {
+  // A write needs its undo when something that may fail comes after it.
+  size_t LastThrowing = 0;
+  for (size_t I = 0; I < Writes.size(); ++I)
+    if (Writes[I].MayThrow)
+      LastThrowing = I;
   try {
-    for (; Applied < Writes.size(); ++Applied)
+    for (; Applied < Writes.size(); ++Applied) {
+      Undoable = PostHooks || Applied < LastThrowing;
       Writes[Applied].Apply();
+    }
   } catch (...) {
     undoWrites();
     throw;
@@ -114,8 +121,7 @@ void LoadStateDictContext::applyWrites(bool KeepUndo) {
 }
 
 void LoadStateDictContext::undoWrites() {
-  if (!Undoable)
-    return;
+  // Writes that saved nothing (no later failure was possible) undo nothing.
   for (; Applied > 0; --Applied)
     if (const auto &Undo = Writes[Applied - 1].Undo)
       Undo();
@@ -363,9 +369,8 @@ LoadStateDictResult ModuleBase::load_state_dict(const StateDict &In,
   // Without post-hooks the keys are final: fail before writing anything.
   if (!Ctx.error_msgs.empty() || (PostOrder.empty() && keyErrors(Ctx)))
     failLoad(TypeName, Ctx, SD, false);
-  bool Undoable = !PostOrder.empty();
-  Ctx.applyWrites(Undoable);
-  if (!Undoable)
+  Ctx.applyWrites(/*PostHooks=*/!PostOrder.empty());
+  if (PostOrder.empty())
     return Ctx.keys;
   try {
     for (ModuleBase *M : PostOrder)

@@ -47,13 +47,17 @@ struct LoadStateDictResult {
   std::vector<std::string> unexpected_keys;
 };
 
+class ModuleBase;
+
 /// One load_state_dict() call, as ModuleBase::load_from_state_dict and the
 /// load pre-hooks see it: PyTorch's strict, missing_keys, unexpected_keys
 /// and error_msgs arguments, plus the writes planned so far. A load is
 /// all-or-nothing: load_from_state_dict checks and *plans* its writes
 /// (copy(), defer()); they run only once every module has been checked
-/// without an error message, and are undone if a load post-hook throws or
-/// the strict check after the post-hooks fails.
+/// without an error message, and are undone if a deferred write throws, a
+/// load post-hook throws, or the strict check after the post-hooks fails.
+/// A copy saves the old values (a clone) only when something that may fail
+/// comes after it.
 class LoadStateDictContext {
 public:
   /// load_state_dict's arguments. Keys are collected whatever strict says
@@ -74,22 +78,27 @@ public:
   void add_unexpected(const std::string &Key);
   /// Plans Dst.copy_(Src) (no autograd, dtype converted).
   void copy(Tensor Dst, Tensor Src);
-  /// Plans Apply; Undo (may be empty) reverts it when the load fails after
-  /// the writes (see the class comment).
+  /// Plans Apply, which may throw (the load then fails, undoing the writes
+  /// before it); Undo (may be empty) reverts it when a later step fails.
   void defer(std::function<void()> Apply, std::function<void()> Undo = {});
-  /// Whether the writes must be undoable (a load post-hook exists); a
-  /// deferred Apply may read it to save what Undo needs.
+  /// Whether the write being applied may have to be undone; a deferred
+  /// Apply may read it to save only then what its Undo needs.
   bool undoable() const { return Undoable; }
 
-  /// Runs the planned writes in order (Undoable: keeping their undos).
-  void applyWrites(bool Undoable);
+private:
+  friend class ModuleBase;
+  struct Write {
+    std::function<void()> Apply, Undo;
+    /// A deferred write (user code) rather than a copy.
+    bool MayThrow = true;
+  };
+  /// Runs the planned writes in order; PostHooks: something may fail after
+  /// all of them, so every write keeps its undo. A throwing write undoes
+  /// the ones before it.
+  void applyWrites(bool PostHooks);
   /// Reverts the applied writes, last first.
   void undoWrites();
 
-private:
-  struct Write {
-    std::function<void()> Apply, Undo;
-  };
   std::vector<Write> Writes;
   size_t Applied = 0;
   bool Undoable = false;
