@@ -11,7 +11,9 @@
 //
 // nn::ModuleBase holds everything (parameters, buffers, children, hooks,
 // the training flag, the type name) and implements the PyTorch API over it:
-// named_parameters, state_dict, train/eval, to, apply, hooks, printing.
+// named_parameters, state_dict, train/eval, to, apply, hooks, printing. Its
+// state dict has PyTorch's extension points: extra state, virtual
+// save_to_state_dict / load_from_state_dict, state-dict and load hooks.
 // nn::Module<Derived> adds operator()(args...), which runs the hooks
 // around Derived::forward: arguments are packed into nn::Values (Value.h)
 // when a hook is installed, so pre-hooks may replace them, and converted
