@@ -360,9 +360,13 @@ TEST(ModuleStateDictHooks, PostHooksSeeLoadedValuesChildrenFirst) {
   auto M = twoLin();
   std::vector<std::string> Order;
   std::vector<double> Seen;
-  M->register_load_state_dict_post_hook(
+  RemovableHandle Root = M->register_load_state_dict_post_hook(
       [&](ModuleBase &, LoadStateDictResult &) { Order.push_back("root"); });
-  M->at<Lin>(0)->register_load_state_dict_post_hook(
+  RemovableHandle Pre = M->register_load_state_dict_pre_hook(
+      [&](ModuleBase &, StateDict &, const std::string &) {
+        Order.push_back("pre");
+      });
+  RemovableHandle Child = M->at<Lin>(0)->register_load_state_dict_post_hook(
       [&](ModuleBase &Mod, LoadStateDictResult &) {
         Order.push_back("0");
         Seen.push_back(Mod.as<Lin>()->weight.to_vector<double>()[0]);
@@ -370,8 +374,15 @@ TEST(ModuleStateDictHooks, PostHooksSeeLoadedValuesChildrenFirst) {
   StateDict SD = M->state_dict();
   SD.insert("0.weight", full({2, 2}, 5.0));
   M->load_state_dict(SD);
-  EXPECT_EQ(Order, (std::vector<std::string>{"0", "root"}));
+  EXPECT_EQ(Order, (std::vector<std::string>{"pre", "0", "root"}));
   EXPECT_EQ(Seen, std::vector<double>{5.0});
+  // Removed hooks no longer run.
+  Root.remove();
+  Pre.remove();
+  Child.remove();
+  Order.clear();
+  M->load_state_dict(SD);
+  EXPECT_TRUE(Order.empty());
 }
 
 TEST(ModuleStateDictHooks, FailingAfterTheWritesUndoesThem) {
