@@ -27,7 +27,10 @@ struct Counter : nn::Module<Counter> {
   void set_extra_state(const Tensor &state) override {
     steps = state.item<int64_t>();
   }
-  Tensor forward(const Tensor &x) { ++steps; return x * weight; }
+  Tensor forward(const Tensor &x) {
+    ++steps;
+    return x * weight;
+  }
 };
 
 struct Scale : nn::Module<Scale> {
@@ -55,8 +58,8 @@ TEST(ModuleGuideHooksExample, ExtraState) {
   (*P->counter)(ones({2}));
   (*P->counter)(ones({2}));
   nn::StateDict SD = P->state_dict();
-  EXPECT_EQ(SD.keys(),
-            (std::vector<std::string>{"counter.weight", "counter._extra_state"}));
+  EXPECT_EQ(SD.keys(), (std::vector<std::string>{"counter.weight",
+                                                 "counter._extra_state"}));
   auto Q = std::make_shared<Parent>();
   Q->load_state_dict(SD);
   EXPECT_EQ(Q->counter->steps, 2);
@@ -73,17 +76,17 @@ TEST(ModuleGuideHooksExample, OldLayout) {
 }
 
 TEST(ModuleGuideHooksExample, StateDictAndLoadHooks) {
-  auto net = std::make_shared<nn::Sequential>(std::make_shared<nn::Linear>(2, 2),
-                                              std::make_shared<nn::Linear>(2, 2));
+  auto net = std::make_shared<nn::Sequential>(
+      std::make_shared<nn::Linear>(2, 2), std::make_shared<nn::Linear>(2, 2));
   // Checkpoints of an older version called the first layer "enc".
-  net->register_load_state_dict_pre_hook(
-      [](nn::ModuleBase &, nn::StateDict &sd, const std::string &prefix) {
-        for (const std::string &key : sd.keys())
-          if (key.rfind(prefix + "enc.", 0) == 0) {
-            sd.insert(prefix + "0." + key.substr(prefix.size() + 4), sd.at(key));
-            sd.erase(key);
-          }
-      });
+  net->register_load_state_dict_pre_hook([](nn::ModuleBase &, nn::StateDict &sd,
+                                            const std::string &prefix) {
+    for (const std::string &key : sd.keys())
+      if (key.rfind(prefix + "enc.", 0) == 0) {
+        sd.insert(prefix + "0." + key.substr(prefix.size() + 4), sd.at(key));
+        sd.erase(key);
+      }
+  });
   // The second layer's bias may be absent: not an error.
   net->at<nn::Linear>(1)->register_load_state_dict_post_hook(
       [](nn::ModuleBase &, nn::LoadStateDictResult &keys) {
@@ -109,7 +112,7 @@ TEST(ModuleGuideHooksExample, StateDictAndLoadHooks) {
 
 TEST(ModuleGuideHooksExample, Assign) {
   auto model = std::make_shared<nn::Linear>(1024, 1024);
-  nn::StateDict sd = model->state_dict();      // e.g. from weights::load
+  nn::StateDict sd = model->state_dict(); // e.g. from weights::load
   model->load_state_dict(sd, /*strict=*/true, /*assign=*/true);
   // model->weight now shares sd.at("weight")'s data.
   EXPECT_EQ(model->weight.data().rawData(), sd.at("weight").data().rawData());
@@ -121,10 +124,13 @@ TEST(ModuleGuideHooksExample, AlwaysCall) {
   auto layer = std::make_shared<nn::Linear>(2, 2);
   auto timer_start = std::make_shared<double>(0);
   layer->register_forward_pre_hook(
-      [=](nn::ModuleBase &, const std::vector<nn::Value> &) { *timer_start = 1; });
+      [=](nn::ModuleBase &, const std::vector<nn::Value> &) {
+        *timer_start = 1;
+      });
   layer->register_forward_hook(
-      [=](nn::ModuleBase &, const std::vector<nn::Value> &, const nn::Value &out) {
-        *timer_start = 0;   // out.isNone() when forward threw
+      [=](nn::ModuleBase &, const std::vector<nn::Value> &,
+          const nn::Value &out) {
+        *timer_start = 0; // out.isNone() when forward threw
       },
       {.always_call = true});
   EXPECT_THROW((*layer)(ones({2, 5})), Error); // Wrong in_features.
@@ -135,9 +141,9 @@ TEST(ModuleGuideHooksExample, ParameterRegistrationHook) {
   // Every parameter registered from now on is frozen.
   auto handle = nn::register_module_parameter_registration_hook(
       [](nn::ModuleBase &, const std::string &, const Tensor &p) {
-        return p.detach();   // a leaf sharing the data, requires_grad false
+        return p.detach(); // a leaf sharing the data, requires_grad false
       });
-  auto lin = std::make_shared<nn::Linear>(2, 2);   // weight, bias frozen
+  auto lin = std::make_shared<nn::Linear>(2, 2); // weight, bias frozen
   handle.remove();
   EXPECT_FALSE(lin->weight.requires_grad());
   EXPECT_FALSE(lin->bias.requires_grad());

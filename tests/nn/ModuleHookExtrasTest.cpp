@@ -154,8 +154,8 @@ TEST(ModuleHookExtras, GlobalAlwaysCalledHooks) {
 TEST(ModuleHookExtras, RegistrationHooksSeeAndReplaceEntries) {
   std::vector<std::string> Log;
   RemovableHandle HM = register_module_module_registration_hook(
-      [&](ModuleBase &Parent, const std::string &Name, const ModulePtr &Child)
-          -> ModulePtr {
+      [&](ModuleBase &Parent, const std::string &Name,
+          const ModulePtr &Child) -> ModulePtr {
         Log.push_back("module " + Parent.type_name() + "." + Name + "=" +
                       (Child ? Child->type_name() : "null"));
         // Every Lin with a bias becomes one without.
@@ -176,7 +176,8 @@ TEST(ModuleHookExtras, RegistrationHooksSeeAndReplaceEntries) {
         Log.push_back("buffer " + M.type_name() + "." + Name);
       });
   struct Net : Module<Net> {
-    std::shared_ptr<Lin> fc = register_module("fc", std::make_shared<Lin>(2, 3));
+    std::shared_ptr<Lin> fc =
+        register_module("fc", std::make_shared<Lin>(2, 3));
     Tensor running = register_buffer("running", zeros({3}));
   };
   auto N = std::make_shared<Net>();
@@ -222,8 +223,8 @@ TEST(ModuleHookExtras, RegistrationHooksOnReplaceAndTypeErrors) {
       });
   struct Holder : Module<Holder> {};
   auto H = std::make_shared<Holder>();
-  std::string Msg = errorText(
-      [&] { H->register_module("fc", std::make_shared<Lin>(2, 2)); });
+  std::string Msg =
+      errorText([&] { H->register_module("fc", std::make_shared<Lin>(2, 2)); });
   HM.remove();
   EXPECT_NE(Msg.find("replaced submodule 'fc' with a Act"), std::string::npos)
       << Msg;

@@ -33,14 +33,16 @@ namespace {
 struct Stateful : Module<Stateful> {
   Tensor weight = register_parameter("weight", zeros({2}));
   Tensor count = register_buffer("count", zeros({1}));
-  std::shared_ptr<Lin> lin = register_module("lin", std::make_shared<Lin>(2, 2));
+  std::shared_ptr<Lin> lin =
+      register_module("lin", std::make_shared<Lin>(2, 2));
   Tensor Steps = full({1}, 3.0);
   std::optional<Tensor> get_extra_state() const override { return Steps; }
   void set_extra_state(const Tensor &S) override { Steps = S; }
 };
 
 struct Holder : Module<Holder> {
-  std::shared_ptr<Lin> head = register_module("head", std::make_shared<Lin>(2, 2));
+  std::shared_ptr<Lin> head =
+      register_module("head", std::make_shared<Lin>(2, 2));
   std::shared_ptr<Stateful> body =
       register_module("body", std::make_shared<Stateful>());
 };
@@ -166,7 +168,8 @@ struct CppLoad {
   std::vector<std::string> Missing, Unexpected;
   std::string StrictError;
 };
-template <typename Make> CppLoad loadBoth(Make MakeModule, const StateDict &SD) {
+template <typename Make>
+CppLoad loadBoth(Make MakeModule, const StateDict &SD) {
   CppLoad R;
   LoadStateDictResult L = MakeModule()->load_state_dict(SD, false);
   R.Missing = L.missing_keys;
@@ -219,7 +222,8 @@ TEST(ModuleStateDictHooks, ExtraStateKeysAndLoadMatchPyTorch) {
   NNG_RUN_TORCH_ORACLE(O);
   EXPECT_EQ(SD.keys(), O.report(Described).Keys);
   auto Make = [] { return std::make_shared<Holder>(); };
-  expectSameReport(loadBoth(Make, NoExtra), O.report(Missing), "no extra state");
+  expectSameReport(loadBoth(Make, NoExtra), O.report(Missing),
+                   "no extra state");
   expectSameReport(loadBoth(Make, Stray), O.report(Unexpected),
                    "stray extra state");
 }
@@ -293,7 +297,8 @@ TEST(ModuleStateDictHooks, StateDictPreHooksRunBeforeEachModuleSaves) {
   M->register_state_dict_pre_hook(Record);
   RemovableHandle H = M->at<Lin>(1)->register_state_dict_pre_hook(Record);
   M->state_dict("net", true);
-  EXPECT_EQ(Calls, (std::vector<std::string>{"Sequential@net.+", "Lin@net.1.+"}));
+  EXPECT_EQ(Calls,
+            (std::vector<std::string>{"Sequential@net.+", "Lin@net.1.+"}));
   H.remove();
   Calls.clear();
   M->state_dict();
@@ -343,9 +348,9 @@ TEST(ModuleStateDictHooks, LoadHooksMatchPyTorch) {
                              "two_lin(pre=rename_enc)", OldNames);
   size_t RForgive = O.loadReport("missing key, forgiving post-hook",
                                  "two_lin(post=forgive_missing)", Partial);
-  size_t RComplain = O.loadReport("complete, complaining post-hook",
-                                  "two_lin(post=complain)",
-                                  twoLin()->state_dict());
+  size_t RComplain =
+      O.loadReport("complete, complaining post-hook", "two_lin(post=complain)",
+                   twoLin()->state_dict());
   NNG_RUN_TORCH_ORACLE(O);
   expectSameReport(loadBoth(twoLin, OldNames), O.report(RPlain), "no hook");
   expectSameReport(loadBoth(WithPre, OldNames), O.report(RPre), "pre-hook");
@@ -427,7 +432,8 @@ TEST(ModuleStateDictHooks, AThrowingSetExtraStateUndoesTheWritesBeforeIt) {
     }
   };
   struct Pair : Module<Pair> {
-    std::shared_ptr<Lin> head = register_module("head", std::make_shared<Lin>(2, 2));
+    std::shared_ptr<Lin> head =
+        register_module("head", std::make_shared<Lin>(2, 2));
     std::shared_ptr<PickyState> a =
         register_module("a", std::make_shared<PickyState>());
     std::shared_ptr<PickyState> b =

@@ -460,8 +460,7 @@ void runAlwaysCalled(ModuleBase &M, const detail::HookRegistry &Own,
                      const std::vector<int> &Ran) {
   const detail::HookRegistry &Global = *detail::globalHooks();
   for (const CallForwardHook &H : forwardHooksOf(Global, Own)) {
-    if (!H.Always ||
-        std::find(Ran.begin(), Ran.end(), H.Id) != Ran.end())
+    if (!H.Always || std::find(Ran.begin(), Ran.end(), H.Id) != Ran.end())
       continue;
     try {
       H.Fn(M, Inputs, Value());

@@ -124,7 +124,8 @@ RegisteredTensor ModuleBase::register_buffer(const std::string &Name,
   return registered(Name, std::move(Buffer));
 }
 
-// --- Global registration hooks ---------------------------------------------------
+// --- Global registration hooks
+// ---------------------------------------------------
 
 ModulePtr ModuleBase::registrationHooks(const std::string &Name,
                                         ModulePtr Module) {
@@ -158,8 +159,10 @@ Tensor ModuleBase::registrationHooks(const std::string &Name, Tensor T,
 void ModuleBase::failRegisteredType(const std::string &Name,
                                     const ModuleBase &Stored,
                                     const std::string &Wanted) const {
-  fail(ErrorKind::InvalidArgument, TypeName, ": a module registration hook "
-       "replaced submodule '", Name, "' with a ", Stored.type_name(),
+  fail(ErrorKind::InvalidArgument, TypeName,
+       ": a module registration hook "
+       "replaced submodule '",
+       Name, "' with a ", Stored.type_name(),
        ", but the registration returns a ", Wanted,
        "; return a module of the registered type (or a subclass of it), or "
        "hold the member as nn::ModulePtr");

@@ -68,7 +68,8 @@ Tensor &StateDict::at(const std::string &Key) {
   return *T;
 }
 
-// --- LoadStateDictContext -------------------------------------------------------
+// --- LoadStateDictContext
+// -------------------------------------------------------
 
 void LoadStateDictContext::add_missing(const std::string &Key,
                                        std::string Note) {
@@ -177,8 +178,7 @@ void ModuleBase::saveTree(StateDict &Destination, const std::string &Prefix,
 StateDict ModuleBase::state_dict(const std::string &Prefix,
                                  bool KeepVars) const {
   StateDict SD;
-  saveTree(SD,
-           Prefix.empty() || Prefix.back() == '.' ? Prefix : Prefix + ".",
+  saveTree(SD, Prefix.empty() || Prefix.back() == '.' ? Prefix : Prefix + ".",
            KeepVars);
   return SD;
 }
@@ -189,8 +189,7 @@ void ModuleBase::load_from_state_dict(StateDict &SD, const std::string &Prefix,
                                       LoadStateDictContext &Ctx) {
   adoptMembers();
   std::unordered_set<std::string> Local;
-  auto LoadOne = [&](const std::string &Name, const Tensor &Dst,
-                     bool IsParam) {
+  auto LoadOne = [&](const std::string &Name, const Tensor &Dst, bool IsParam) {
     Local.insert(Name);
     std::string Key = Prefix + Name;
     const Tensor *Src = SD.find(Key);
@@ -307,8 +306,8 @@ void ModuleBase::loadTree(StateDict &SD, const std::string &Prefix,
 namespace {
 /// The one error of a failed load.
 [[noreturn]] void failLoad(const std::string &TypeName,
-                           const LoadStateDictContext &Ctx,
-                           const StateDict &SD, bool AfterHooks) {
+                           const LoadStateDictContext &Ctx, const StateDict &SD,
+                           bool AfterHooks) {
   const LoadStateDictResult &R = Ctx.keys;
   auto List = [&](const std::vector<std::string> &Keys, bool Missing) {
     std::ostringstream OS;
@@ -320,8 +319,8 @@ namespace {
         if (It != Ctx.key_notes.end())
           OS << " (" << It->second << ")";
       } else if (const Tensor *T = SD.find(K)) {
-        OS << " (shape "
-           << (T->defined() ? T->shape().toString() : "undefined") << ")";
+        OS << " (shape " << (T->defined() ? T->shape().toString() : "undefined")
+           << ")";
       }
     }
     return OS.str();
@@ -351,8 +350,8 @@ namespace {
 }
 
 bool keyErrors(const LoadStateDictContext &Ctx) {
-  return Ctx.strict && (!Ctx.keys.missing_keys.empty() ||
-                        !Ctx.keys.unexpected_keys.empty());
+  return Ctx.strict &&
+         (!Ctx.keys.missing_keys.empty() || !Ctx.keys.unexpected_keys.empty());
 }
 } // namespace
 

@@ -1,4 +1,5 @@
-//===- Hooks.h - Module hooks and their removable handles --------*- C++ -*-===//
+//===- Hooks.h - Module hooks and their removable handles --------*- C++
+//-*-===//
 //
 // The hook types of nn::Module (forward pre-hooks, forward hooks, full
 // backward hooks and backward pre-hooks, state-dict save and load hooks),
@@ -67,8 +68,8 @@ using ModuleRegistrationHook = std::function<std::shared_ptr<ModuleBase>(
     ModuleBase &, const std::string &, const std::shared_ptr<ModuleBase> &)>;
 /// fn(module, name, tensor) -> a replacement, or an undefined tensor to
 /// keep it (parameters and buffers).
-using TensorRegistrationHook = std::function<Tensor(
-    ModuleBase &, const std::string &, const Tensor &)>;
+using TensorRegistrationHook =
+    std::function<Tensor(ModuleBase &, const std::string &, const Tensor &)>;
 
 /// The options of register_forward_hook (PyTorch's keyword arguments).
 struct ForwardHookOptions {
@@ -229,8 +230,7 @@ template <typename Fn>
 RemovableHandle register_module_forward_hook(Fn &&Hook,
                                              ForwardHookOptions Options = {}) {
   return detail::addGlobalForwardHook(
-      detail::adaptHook<std::optional<Value>>(std::forward<Fn>(Hook)),
-      Options);
+      detail::adaptHook<std::optional<Value>>(std::forward<Fn>(Hook)), Options);
 }
 /// Global full backward hook: fn(module, grad_input, grad_output) may
 /// return replacement grad_input.

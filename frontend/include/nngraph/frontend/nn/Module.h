@@ -291,7 +291,8 @@ public:
   /// fn(ModuleBase &, const std::string &prefix, bool keep_vars), run by
   /// state_dict() before this module saves its entries (PyTorch 2's
   /// register_state_dict_pre_hook; 1.13 lacks it).
-  template <typename Fn> RemovableHandle register_state_dict_pre_hook(Fn &&Hook) {
+  template <typename Fn>
+  RemovableHandle register_state_dict_pre_hook(Fn &&Hook) {
     return addStateDictPreHook(
         detail::adaptOrKeep<void>(std::forward<Fn>(Hook)));
   }
@@ -320,8 +321,7 @@ public:
   /// error). PyTorch's register_load_state_dict_post_hook.
   template <typename Fn>
   RemovableHandle register_load_state_dict_post_hook(Fn &&Hook) {
-    return addLoadPostHook(
-        detail::adaptOrKeep<void>(std::forward<Fn>(Hook)));
+    return addLoadPostHook(detail::adaptOrKeep<void>(std::forward<Fn>(Hook)));
   }
 
   // --- Hooks -----------------------------------------------------------------
@@ -473,7 +473,8 @@ private:
   /// then its children; modules with post-hooks are appended to PostOrder
   /// children first.
   void loadTree(StateDict &SD, const std::string &Prefix,
-                LoadStateDictContext &Ctx, std::vector<ModuleBase *> &PostOrder);
+                LoadStateDictContext &Ctx,
+                std::vector<ModuleBase *> &PostOrder);
   /// What a RegisteredTensor of this module calls: binds Handle to Name
   /// when it lies inside this module's object.
   static void notifyHandle(void *Owner, const std::string &Name,

@@ -1,4 +1,5 @@
-//===- StateDict.h - An ordered name -> tensor map ---------------*- C++ -*-===//
+//===- StateDict.h - An ordered name -> tensor map ---------------*- C++
+//-*-===//
 //
 // nn::StateDict is what Module::state_dict() returns and load_state_dict()
 // takes: tensors under dotted keys ("layer1.0.conv1.weight"), in insertion
