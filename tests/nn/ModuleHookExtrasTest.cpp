@@ -182,6 +182,8 @@ TEST(ModuleHookExtras, RegistrationHooksSeeAndReplaceEntries) {
   };
   auto N = std::make_shared<Net>();
   auto Seq = std::make_shared<Sequential>(std::make_shared<Act>());
+  // Registration hooks are not call hooks: calls keep the direct path.
+  EXPECT_FALSE(N->needsValueCall());
   HM.remove();
   HP.remove();
   HB.remove();

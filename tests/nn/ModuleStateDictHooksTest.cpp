@@ -380,6 +380,11 @@ TEST(ModuleStateDictHooks, PostHooksSeeLoadedValuesChildrenFirst) {
   SD.insert("0.weight", full({2, 2}, 5.0));
   M->load_state_dict(SD);
   EXPECT_EQ(Order, (std::vector<std::string>{"pre", "0", "root"}));
+  // State-dict hooks are not call hooks: calls keep the direct path.
+  M->register_state_dict_pre_hook(
+      [](ModuleBase &, const std::string &, bool) {});
+  EXPECT_FALSE(M->needsValueCall());
+  EXPECT_FALSE(M->at<Lin>(0)->needsValueCall());
   EXPECT_EQ(Seen, std::vector<double>{5.0});
   // Removed hooks no longer run.
   Root.remove();
