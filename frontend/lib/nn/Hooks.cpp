@@ -45,6 +45,14 @@ void HookRegistry::remove(int Id) {
   Drop(Forward);
   Drop(Backward);
   Drop(BackwardPre);
+  std::erase(AlwaysCalled, Id);
+  Drop(StateDictPre);
+  Drop(StateDictPost);
+  Drop(LoadPre);
+  Drop(LoadPost);
+  Drop(ModuleRegistration);
+  Drop(ParameterRegistration);
+  Drop(BufferRegistration);
 }
 
 const std::shared_ptr<HookRegistry> &globalHooks() {
@@ -75,8 +83,13 @@ RemovableHandle addGlobalForwardPreHook(ForwardPreHook Hook) {
   return addTo(globalHooks(), globalHooks()->ForwardPre, std::move(Hook),
                false);
 }
-RemovableHandle addGlobalForwardHook(ForwardHook Hook) {
-  return addTo(globalHooks(), globalHooks()->Forward, std::move(Hook), false);
+RemovableHandle addGlobalForwardHook(ForwardHook Hook,
+                                     ForwardHookOptions Options) {
+  RemovableHandle H = addTo(globalHooks(), globalHooks()->Forward,
+                            std::move(Hook), Options.prepend);
+  if (Options.always_call)
+    globalHooks()->AlwaysCalled.push_back(H.id());
+  return H;
 }
 RemovableHandle addGlobalBackwardHook(BackwardHook Hook) {
   return addTo(globalHooks(), globalHooks()->Backward, std::move(Hook), false);
@@ -84,6 +97,19 @@ RemovableHandle addGlobalBackwardHook(BackwardHook Hook) {
 RemovableHandle addGlobalBackwardPreHook(BackwardPreHook Hook) {
   return addTo(globalHooks(), globalHooks()->BackwardPre, std::move(Hook),
                false);
+}
+RemovableHandle addGlobalModuleRegistrationHook(ModuleRegistrationHook Hook) {
+  return addTo(globalHooks(), globalHooks()->ModuleRegistration,
+               std::move(Hook), false);
+}
+RemovableHandle
+addGlobalParameterRegistrationHook(TensorRegistrationHook Hook) {
+  return addTo(globalHooks(), globalHooks()->ParameterRegistration,
+               std::move(Hook), false);
+}
+RemovableHandle addGlobalBufferRegistrationHook(TensorRegistrationHook Hook) {
+  return addTo(globalHooks(), globalHooks()->BufferRegistration,
+               std::move(Hook), false);
 }
 
 } // namespace detail
@@ -97,8 +123,25 @@ void RemovableHandle::remove() {
 RemovableHandle ModuleBase::addForwardPreHook(ForwardPreHook H, bool Prepend) {
   return detail::addTo(Hooks, Hooks->ForwardPre, std::move(H), Prepend);
 }
-RemovableHandle ModuleBase::addForwardHook(ForwardHook H, bool Prepend) {
-  return detail::addTo(Hooks, Hooks->Forward, std::move(H), Prepend);
+RemovableHandle ModuleBase::addForwardHook(ForwardHook H,
+                                           ForwardHookOptions Options) {
+  RemovableHandle R =
+      detail::addTo(Hooks, Hooks->Forward, std::move(H), Options.prepend);
+  if (Options.always_call)
+    Hooks->AlwaysCalled.push_back(R.id());
+  return R;
+}
+RemovableHandle ModuleBase::addStateDictPreHook(StateDictPreHook H) {
+  return detail::addTo(Hooks, Hooks->StateDictPre, std::move(H), false);
+}
+RemovableHandle ModuleBase::addStateDictHook(StateDictHook H) {
+  return detail::addTo(Hooks, Hooks->StateDictPost, std::move(H), false);
+}
+RemovableHandle ModuleBase::addLoadPreHook(LoadStateDictPreHook H) {
+  return detail::addTo(Hooks, Hooks->LoadPre, std::move(H), false);
+}
+RemovableHandle ModuleBase::addLoadPostHook(LoadStateDictPostHook H) {
+  return detail::addTo(Hooks, Hooks->LoadPost, std::move(H), false);
 }
 RemovableHandle ModuleBase::addBackwardHook(BackwardHook H, bool Prepend) {
   return detail::addTo(Hooks, Hooks->Backward, std::move(H), Prepend);
@@ -390,6 +433,43 @@ Value setupOutputHook(const std::shared_ptr<BackwardHookState> &S, Value Out) {
   return Out;
 }
 
+/// The forward hooks of a call (global, then own), with whether each is
+/// always called.
+struct CallForwardHook {
+  int Id;
+  bool Always;
+  ForwardHook Fn;
+};
+std::vector<CallForwardHook> forwardHooksOf(const detail::HookRegistry &Global,
+                                            const detail::HookRegistry &Own) {
+  std::vector<CallForwardHook> R;
+  for (const detail::HookRegistry *Reg : {&Global, &Own})
+    for (const auto &[Id, F] : Reg->Forward)
+      R.push_back({Id,
+                   std::find(Reg->AlwaysCalled.begin(), Reg->AlwaysCalled.end(),
+                             Id) != Reg->AlwaysCalled.end(),
+                   F});
+  return R;
+}
+
+/// After an exception in a call: the always-called forward hooks that have
+/// not run yet get a None output; what they throw is dropped (PyTorch warns
+/// and continues), so the caller sees the original exception.
+void runAlwaysCalled(ModuleBase &M, const detail::HookRegistry &Own,
+                     const std::vector<Value> &Inputs,
+                     const std::vector<int> &Ran) {
+  const detail::HookRegistry &Global = *detail::globalHooks();
+  for (const CallForwardHook &H : forwardHooksOf(Global, Own)) {
+    if (!H.Always || std::find(Ran.begin(), Ran.end(), H.Id) != Ran.end())
+      continue;
+    try {
+      H.Fn(M, Inputs, Value());
+    } catch (...) {
+      // Dropped: the exception of the call is the one reported.
+    }
+  }
+}
+
 template <typename H>
 std::vector<H> hooksOf(const std::vector<std::pair<int, H>> &Global,
                        const std::vector<std::pair<int, H>> &Own) {
@@ -408,6 +488,9 @@ std::vector<H> hooksOf(const std::vector<std::pair<int, H>> &Global,
 
 Value ModuleBase::call(std::vector<Value> Inputs) {
   detail::ModuleCallGuard G(*this, false);
+  // The always-called forward hooks that ran (not to be run again after an
+  // exception).
+  std::vector<int> RanAlways;
   try {
     const detail::HookRegistry &Global = *detail::globalHooks();
     // Snapshots: a hook may remove itself (or others) while running.
@@ -425,14 +508,23 @@ Value ModuleBase::call(std::vector<Value> Inputs) {
     if (!fx::detail::maybeLeafCall(*this, G.path(), Inputs, Out))
       Out = forwardValues(Inputs);
     G.setInForward(false);
-    for (const ForwardHook &H : hooksOf(Global.Forward, Hooks->Forward))
-      if (auto R = H(*this, Inputs, Out))
+    for (const CallForwardHook &H : forwardHooksOf(Global, *Hooks)) {
+      if (H.Always)
+        RanAlways.push_back(H.Id);
+      if (auto R = H.Fn(*this, Inputs, Out))
         Out = std::move(*R);
+    }
     if (BW)
       Out = setupOutputHook(BW, std::move(Out));
     return Out;
   } catch (Error &E) {
     G.addContext(E);
+    if (Hooks->AlwaysCalled.size() + detail::globalHooks()->AlwaysCalled.size())
+      runAlwaysCalled(*this, *Hooks, Inputs, RanAlways);
+    throw;
+  } catch (...) {
+    if (Hooks->AlwaysCalled.size() + detail::globalHooks()->AlwaysCalled.size())
+      runAlwaysCalled(*this, *Hooks, Inputs, RanAlways);
     throw;
   }
 }

@@ -109,6 +109,7 @@ RegisteredTensor ModuleBase::register_parameter(const std::string &Name,
            " but only floating-point tensors can require gradients: "
            "register it with requires_grad=false, or as a buffer");
     Param.requires_grad_(RequiresGrad);
+    Param = registrationHooks(Name, std::move(Param), /*IsParam=*/true);
   }
   Params.emplace_back(Name, Param);
   return registered(Name, std::move(Param));
@@ -117,36 +118,85 @@ RegisteredTensor ModuleBase::register_parameter(const std::string &Name,
 RegisteredTensor ModuleBase::register_buffer(const std::string &Name,
                                              Tensor Buffer, bool Persistent) {
   checkNewName(Name, "buffer");
+  if (Buffer.defined())
+    Buffer = registrationHooks(Name, std::move(Buffer), /*IsParam=*/false);
   Buffers.push_back({Name, Buffer, Persistent});
   return registered(Name, std::move(Buffer));
 }
 
-void ModuleBase::addChild(const std::string &Name, ModulePtr Module) {
+// --- Global registration hooks
+// ---------------------------------------------------
+
+ModulePtr ModuleBase::registrationHooks(const std::string &Name,
+                                        ModulePtr Module) {
+  // A snapshot: a hook may remove itself.
+  auto Hooks = detail::globalHooks()->ModuleRegistration;
+  for (const auto &[Id, H] : Hooks)
+    if (ModulePtr R = H(*this, Name, Module))
+      Module = std::move(R);
+  if (Module.get() == this)
+    fail(ErrorKind::InvalidArgument, TypeName, ": cannot register module '",
+         Name, "' as a submodule of itself",
+         Hooks.empty() ? "" : " (after the module registration hooks)");
+  return Module;
+}
+
+Tensor ModuleBase::registrationHooks(const std::string &Name, Tensor T,
+                                     bool IsParam) {
+  auto Hooks = IsParam ? detail::globalHooks()->ParameterRegistration
+                       : detail::globalHooks()->BufferRegistration;
+  for (const auto &[Id, H] : Hooks)
+    if (Tensor R = H(*this, Name, T); R.defined())
+      T = std::move(R);
+  if (IsParam && T.grad_fn())
+    fail(ErrorKind::InvalidArgument, TypeName,
+         ": a parameter registration hook returned a non-leaf tensor (one "
+         "with a grad_fn) for parameter '",
+         Name, "'; return a leaf (.detach() of it, with requires_grad_)");
+  return T;
+}
+
+void ModuleBase::failRegisteredType(const std::string &Name,
+                                    const ModuleBase &Stored,
+                                    const std::string &Wanted) const {
+  fail(ErrorKind::InvalidArgument, TypeName,
+       ": a module registration hook "
+       "replaced submodule '",
+       Name, "' with a ", Stored.type_name(),
+       ", but the registration returns a ", Wanted,
+       "; return a module of the registered type (or a subclass of it), or "
+       "hold the member as nn::ModulePtr");
+}
+
+ModulePtr ModuleBase::addChild(const std::string &Name, ModulePtr Module) {
   checkNewName(Name, "module");
   if (Module.get() == this)
     fail(ErrorKind::InvalidArgument, TypeName, ": cannot register module '",
          Name, "' as a submodule of itself");
+  Module = registrationHooks(Name, std::move(Module));
   if (Module) {
     ++Module->NumParents;
     Module->LastName = Name;
   }
-  Children.emplace_back(Name, std::move(Module));
+  Children.emplace_back(Name, Module);
+  return Module;
 }
 
-void ModuleBase::replaceChild(const std::string &Name, ModulePtr Module) {
+ModulePtr ModuleBase::replaceChild(const std::string &Name, ModulePtr Module) {
   if (Module.get() == this)
     fail(ErrorKind::InvalidArgument, TypeName, ": cannot register module '",
          Name, "' as a submodule of itself");
   for (auto &[N, C] : Children)
     if (N == Name) {
+      Module = registrationHooks(Name, std::move(Module));
       if (Module) {
         ++Module->NumParents;
         Module->LastName = Name;
       }
       if (C)
         --C->NumParents;
-      C = std::move(Module);
-      return;
+      C = Module;
+      return Module;
     }
   fail(ErrorKind::InvalidArgument, TypeName, ": replace_module('", Name,
        "'): there is no submodule of that name; use register_module to add "
@@ -177,6 +227,7 @@ RegisteredTensor ModuleBase::replace_parameter(const std::string &Name,
                "' (it has a grad_fn); pass .detach() of it");
         if (RequiresGrad != Param.requires_grad())
           Param.requires_grad_(RequiresGrad);
+        Param = registrationHooks(Name, std::move(Param), /*IsParam=*/true);
       }
       T = Param;
       return registered(Name, std::move(Param));
@@ -190,6 +241,8 @@ RegisteredTensor ModuleBase::replace_buffer(const std::string &Name,
                                             Tensor Buffer) {
   for (BufferSlot &B : Buffers)
     if (B.Name == Name) {
+      if (Buffer.defined())
+        Buffer = registrationHooks(Name, std::move(Buffer), /*IsParam=*/false);
       B.Value = Buffer;
       return registered(Name, std::move(Buffer));
     }

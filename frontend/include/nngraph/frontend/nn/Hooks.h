@@ -1,9 +1,12 @@
-//===- Hooks.h - Module hooks and their removable handles --------*- C++ -*-===//
+//===- Hooks.h - Module hooks and their removable handles --------*- C++
+//-*-===//
 //
 // The hook types of nn::Module (forward pre-hooks, forward hooks, full
-// backward hooks and backward pre-hooks), the RemovableHandle that every
-// registration returns, and the global hooks that run for every module
-// (torch.nn.modules.module.register_module_forward_hook & co.). Global
+// backward hooks and backward pre-hooks, state-dict save and load hooks),
+// the RemovableHandle that every registration returns, and the global hooks
+// that run for every module (torch.nn.modules.module.register_module_
+// forward_hook & co., and PyTorch 2's register_module_*_registration_hook,
+// run when any module registers a submodule, parameter or buffer). Global
 // hooks run before a module's own hooks, as in PyTorch. The registries are
 // plain lists without locks: register and remove hooks while no other
 // thread is calling modules.
@@ -11,11 +14,13 @@
 //===----------------------------------------------------------------------===//
 #pragma once
 
+#include "nngraph/frontend/nn/StateDict.h"
 #include "nngraph/frontend/nn/Value.h"
 
 #include <functional>
 #include <memory>
 #include <optional>
+#include <string>
 #include <type_traits>
 #include <vector>
 
@@ -39,6 +44,43 @@ using BackwardHook = std::function<std::optional<std::vector<Tensor>>(
 using BackwardPreHook = std::function<std::optional<std::vector<Tensor>>(
     ModuleBase &, const std::vector<Tensor> &)>;
 
+/// fn(module, prefix, keep_vars), run by state_dict() before the module
+/// saves its own entries (PyTorch 2's register_state_dict_pre_hook).
+using StateDictPreHook =
+    std::function<void(ModuleBase &, const std::string &, bool)>;
+/// fn(module, state_dict, prefix) -> a replacement dict, or nullopt; run
+/// after the module and its children saved their entries; may edit the
+/// dict in place (PyTorch's _register_state_dict_hook).
+using StateDictHook = std::function<std::optional<StateDict>(
+    ModuleBase &, StateDict &, const std::string &)>;
+/// fn(module, state_dict, prefix, context), run by load_state_dict() before
+/// the module loads its own entries; may rewrite the keys of the dict (a
+/// working copy) and report keys or errors through the context (PyTorch's
+/// _register_load_state_dict_pre_hook with with_module=True).
+using LoadStateDictPreHook = std::function<void(
+    ModuleBase &, StateDict &, const std::string &, LoadStateDictContext &)>;
+/// fn(module, incompatible_keys), run after the module and its children
+/// loaded; may edit the keys (PyTorch's register_load_state_dict_post_hook).
+using LoadStateDictPostHook =
+    std::function<void(ModuleBase &, LoadStateDictResult &)>;
+/// fn(module, name, submodule) -> a replacement, or null to keep it.
+using ModuleRegistrationHook = std::function<std::shared_ptr<ModuleBase>(
+    ModuleBase &, const std::string &, const std::shared_ptr<ModuleBase> &)>;
+/// fn(module, name, tensor) -> a replacement, or an undefined tensor to
+/// keep it (parameters and buffers).
+using TensorRegistrationHook =
+    std::function<Tensor(ModuleBase &, const std::string &, const Tensor &)>;
+
+/// The options of register_forward_hook (PyTorch's keyword arguments).
+struct ForwardHookOptions {
+  /// Run before the hooks already registered.
+  bool prepend = false;
+  /// Run even when forward (or a pre-hook, or an earlier forward hook)
+  /// throws: the hook then gets a None output, an exception it throws is
+  /// dropped, and the original exception is rethrown (PyTorch 2).
+  bool always_call = false;
+};
+
 namespace detail {
 
 /// The hooks of one module (or the global ones). Ids are unique across
@@ -48,6 +90,17 @@ struct HookRegistry {
   std::vector<std::pair<int, ForwardHook>> Forward;
   std::vector<std::pair<int, BackwardHook>> Backward;
   std::vector<std::pair<int, BackwardPreHook>> BackwardPre;
+  /// Ids of the forward hooks registered with always_call.
+  std::vector<int> AlwaysCalled;
+  // Not call hooks (they do not make calls take the Value path):
+  std::vector<std::pair<int, StateDictPreHook>> StateDictPre;
+  std::vector<std::pair<int, StateDictHook>> StateDictPost;
+  std::vector<std::pair<int, LoadStateDictPreHook>> LoadPre;
+  std::vector<std::pair<int, LoadStateDictPostHook>> LoadPost;
+  /// Global only.
+  std::vector<std::pair<int, ModuleRegistrationHook>> ModuleRegistration;
+  std::vector<std::pair<int, TensorRegistrationHook>> ParameterRegistration;
+  std::vector<std::pair<int, TensorRegistrationHook>> BufferRegistration;
 
   bool hasForward() const { return !ForwardPre.empty() || !Forward.empty(); }
   bool hasBackward() const { return !Backward.empty() || !BackwardPre.empty(); }
@@ -73,6 +126,35 @@ template <typename R, typename Fn> auto adaptHook(Fn &&F) {
     } else {
       return R(F(Args...));
     }
+  };
+}
+
+/// Like adaptHook for hooks whose "keep" value is R() (a null module, an
+/// undefined tensor) and for hooks taking arguments by value.
+template <typename R, typename Fn> auto adaptOrKeep(Fn &&F) {
+  return [F = std::forward<Fn>(F)](auto &&...Args) -> R {
+    using Ret = decltype(F(Args...));
+    if constexpr (std::is_void_v<Ret>) {
+      F(Args...);
+      return R();
+    } else {
+      return R(F(Args...));
+    }
+  };
+}
+
+/// A load pre-hook may leave out the context: fn(module, state_dict,
+/// prefix).
+template <typename Fn> LoadStateDictPreHook adaptLoadPreHook(Fn &&F) {
+  return [F = std::forward<Fn>(F)](ModuleBase &M, StateDict &SD,
+                                   const std::string &Prefix,
+                                   LoadStateDictContext &C) {
+    if constexpr (std::is_invocable_v<std::decay_t<Fn> &, ModuleBase &,
+                                      StateDict &, const std::string &,
+                                      LoadStateDictContext &>)
+      F(M, SD, Prefix, C);
+    else
+      F(M, SD, Prefix);
   };
 }
 
@@ -125,9 +207,13 @@ private:
 
 namespace detail {
 RemovableHandle addGlobalForwardPreHook(ForwardPreHook Hook);
-RemovableHandle addGlobalForwardHook(ForwardHook Hook);
+RemovableHandle addGlobalForwardHook(ForwardHook Hook,
+                                     ForwardHookOptions Options = {});
 RemovableHandle addGlobalBackwardHook(BackwardHook Hook);
 RemovableHandle addGlobalBackwardPreHook(BackwardPreHook Hook);
+RemovableHandle addGlobalModuleRegistrationHook(ModuleRegistrationHook Hook);
+RemovableHandle addGlobalParameterRegistrationHook(TensorRegistrationHook Hook);
+RemovableHandle addGlobalBufferRegistrationHook(TensorRegistrationHook Hook);
 } // namespace detail
 
 /// Global forward pre-hook, run for every module call before the module's
@@ -140,9 +226,11 @@ RemovableHandle register_module_forward_pre_hook(Fn &&Hook) {
 }
 /// Global forward hook: fn(module, inputs, const Value &output) may return
 /// a replacement output (void: keep it).
-template <typename Fn> RemovableHandle register_module_forward_hook(Fn &&Hook) {
+template <typename Fn>
+RemovableHandle register_module_forward_hook(Fn &&Hook,
+                                             ForwardHookOptions Options = {}) {
   return detail::addGlobalForwardHook(
-      detail::adaptHook<std::optional<Value>>(std::forward<Fn>(Hook)));
+      detail::adaptHook<std::optional<Value>>(std::forward<Fn>(Hook)), Options);
 }
 /// Global full backward hook: fn(module, grad_input, grad_output) may
 /// return replacement grad_input.
@@ -159,6 +247,32 @@ RemovableHandle register_module_full_backward_pre_hook(Fn &&Hook) {
   return detail::addGlobalBackwardPreHook(
       detail::adaptHook<std::optional<std::vector<Tensor>>>(
           std::forward<Fn>(Hook)));
+}
+
+/// Global module registration hook (PyTorch 2's
+/// torch.nn.modules.module.register_module_module_registration_hook):
+/// fn(ModuleBase &parent, const std::string &name, const ModulePtr &child),
+/// run whenever a module registers or replaces a submodule (register_module,
+/// replace_module, containers adding entries); may return a replacement
+/// (a null pointer or void keeps it).
+template <typename Fn>
+RemovableHandle register_module_module_registration_hook(Fn &&Hook) {
+  return detail::addGlobalModuleRegistrationHook(
+      detail::adaptOrKeep<std::shared_ptr<ModuleBase>>(std::forward<Fn>(Hook)));
+}
+/// Global parameter registration hook: fn(module, name, const Tensor &),
+/// run when a module registers or replaces a (defined) parameter; may
+/// return a replacement (an undefined tensor or void keeps it).
+template <typename Fn>
+RemovableHandle register_module_parameter_registration_hook(Fn &&Hook) {
+  return detail::addGlobalParameterRegistrationHook(
+      detail::adaptOrKeep<Tensor>(std::forward<Fn>(Hook)));
+}
+/// Global buffer registration hook, likewise for buffers.
+template <typename Fn>
+RemovableHandle register_module_buffer_registration_hook(Fn &&Hook) {
+  return detail::addGlobalBufferRegistrationHook(
+      detail::adaptOrKeep<Tensor>(std::forward<Fn>(Hook)));
 }
 
 } // namespace nng::nn

@@ -11,7 +11,9 @@
 //
 // nn::ModuleBase holds everything (parameters, buffers, children, hooks,
 // the training flag, the type name) and implements the PyTorch API over it:
-// named_parameters, state_dict, train/eval, to, apply, hooks, printing.
+// named_parameters, state_dict, train/eval, to, apply, hooks, printing. Its
+// state dict has PyTorch's extension points: extra state, virtual
+// save_to_state_dict / load_from_state_dict, state-dict and load hooks.
 // nn::Module<Derived> adds operator()(args...), which runs the hooks
 // around Derived::forward: arguments are packed into nn::Values (Value.h)
 // when a hook is installed, so pre-hooks may replace them, and converted
@@ -46,6 +48,7 @@
 #include <functional>
 #include <iosfwd>
 #include <memory>
+#include <optional>
 #include <string>
 #include <tuple>
 #include <type_traits>
@@ -57,14 +60,6 @@ namespace nng::nn {
 
 class ModuleBase;
 using ModulePtr = std::shared_ptr<ModuleBase>;
-
-/// What load_state_dict() reports (PyTorch's _IncompatibleKeys).
-struct LoadStateDictResult {
-  /// Keys the module expects that the state dict lacks.
-  std::vector<std::string> missing_keys;
-  /// Keys of the state dict the module does not have.
-  std::vector<std::string> unexpected_keys;
-};
 
 namespace detail {
 class ModuleCallGuard;
@@ -112,8 +107,10 @@ public:
     static_assert(std::is_base_of_v<ModuleBase, M>,
                   "register_module needs an nn module (a class derived from "
                   "nn::Module<...>)");
-    addChild(Name, Module);
-    return Module;
+    ModulePtr Stored = addChild(Name, Module);
+    if (Stored.get() == Module.get())
+      return Module;
+    return registeredAs<M>(Name, Stored);
   }
   /// Removes submodule Name (PyTorch's `del module.name`); returns it.
   /// Throws when there is none.
@@ -131,8 +128,10 @@ public:
                                     std::shared_ptr<M> Module) {
     static_assert(std::is_base_of_v<ModuleBase, M>,
                   "replace_module needs an nn module");
-    replaceChild(Name, Module);
-    return Module;
+    ModulePtr Stored = replaceChild(Name, Module);
+    if (Stored.get() == Module.get())
+      return Module;
+    return registeredAs<M>(Name, Stored);
   }
   /// Replaces the registered parameter Name (which must exist; undefined
   /// reserves it again), keeping its position; for weight tying. The member
@@ -254,16 +253,90 @@ public:
 
   // --- State dict ------------------------------------------------------------
   /// Parameters and persistent buffers under dotted keys, ordered like
-  /// PyTorch (own parameters, own buffers, then each child). Values are
-  /// detached tensors sharing the data (KeepVars: the handles themselves).
+  /// PyTorch (own parameters, own buffers, extra state, then each child).
+  /// Values are detached tensors sharing the data (KeepVars: the handles
+  /// themselves). Per module: state-dict pre-hooks, save_to_state_dict,
+  /// the children, state-dict post-hooks.
   StateDict state_dict(const std::string &Prefix = "",
                        bool KeepVars = false) const;
   /// Copies SD's tensors into the parameters and buffers in place (dtype
-  /// converted). Everything is checked first: a shape mismatch is always an
-  /// error; with Strict so are missing and unexpected keys. On error
-  /// nothing changes and the message lists every offending key with both
-  /// shapes. Returns the missing and unexpected keys.
-  LoadStateDictResult load_state_dict(const StateDict &SD, bool Strict = true);
+  /// converted), or with Assign makes the given tensors the parameters and
+  /// buffers (PyTorch 2's assign=True: no copy, dtype kept, requires_grad
+  /// taken from the old parameter). Per module (on a working copy of SD):
+  /// load pre-hooks, load_from_state_dict, the children; then the post-hooks
+  /// (children first). Everything is checked before anything is written:
+  /// a shape mismatch is always an error; with Strict so are missing and
+  /// unexpected keys (as the post-hooks leave them). On error nothing
+  /// changes and the message lists every offending key with both shapes.
+  /// Returns the missing and unexpected keys.
+  LoadStateDictResult load_state_dict(const StateDict &SD, bool Strict = true,
+                                      bool Assign = false);
+
+  /// Saves this module's own entries (not its children's) into
+  /// Destination under Prefix (which ends in '.' or is empty): parameters,
+  /// persistent buffers, then the extra state under Prefix + "_extra_state".
+  /// Override it (PyTorch's _save_to_state_dict) to rename, convert or
+  /// skip entries; call the base to keep the default ones.
+  virtual void save_to_state_dict(StateDict &Destination,
+                                  const std::string &Prefix,
+                                  bool KeepVars) const;
+  /// Checks this module's own entries of SD (a working copy that may be
+  /// edited) and plans their writes into Ctx (PyTorch's
+  /// _load_from_state_dict): each parameter and persistent buffer present
+  /// is checked (shape) and planned (Ctx.copy, or replaced with assign),
+  /// absent ones are missing; the extra state goes to set_extra_state; keys
+  /// under Prefix naming neither an entry nor a child are unexpected.
+  /// Override it to accept an old layout (rename keys in SD, then call the
+  /// base) or to load entries yourself (plan writes with Ctx.copy /
+  /// Ctx.defer so a failed load still changes nothing).
+  virtual void load_from_state_dict(StateDict &SD, const std::string &Prefix,
+                                    LoadStateDictContext &Ctx);
+  /// State that is not a parameter or buffer, saved under
+  /// "<prefix>_extra_state" (PyTorch's get_extra_state). A module has extra
+  /// state when this returns a tensor; then load_state_dict expects the key
+  /// (missing under strict otherwise) and passes it to set_extra_state. The
+  /// default: none. PyTorch allows any picklable object; here it is a
+  /// Tensor (encode other state in one).
+  virtual std::optional<Tensor> get_extra_state() const;
+  /// Takes the extra state load_state_dict found (PyTorch's
+  /// set_extra_state); override it with get_extra_state. The default throws.
+  virtual void set_extra_state(const Tensor &State);
+
+  /// fn(ModuleBase &, const std::string &prefix, bool keep_vars), run by
+  /// state_dict() before this module saves its entries (PyTorch 2's
+  /// register_state_dict_pre_hook; 1.13 lacks it).
+  template <typename Fn>
+  RemovableHandle register_state_dict_pre_hook(Fn &&Hook) {
+    return addStateDictPreHook(
+        detail::adaptOrKeep<void>(std::forward<Fn>(Hook)));
+  }
+  /// fn(ModuleBase &, StateDict &sd, const std::string &prefix), run after
+  /// this module and its children saved their entries; it may edit sd in
+  /// place or return a replacement StateDict (which replaces the whole dict
+  /// being built). PyTorch's _register_state_dict_hook (2.x:
+  /// register_state_dict_post_hook).
+  template <typename Fn>
+  RemovableHandle register_state_dict_post_hook(Fn &&Hook) {
+    return addStateDictHook(
+        detail::adaptHook<std::optional<StateDict>>(std::forward<Fn>(Hook)));
+  }
+  /// fn(ModuleBase &, StateDict &sd, const std::string &prefix[,
+  /// LoadStateDictContext &]), run before this module loads its entries;
+  /// it may rewrite sd's keys (an old checkpoint layout) and report keys or
+  /// errors through the context. PyTorch's
+  /// _register_load_state_dict_pre_hook(hook, with_module=True).
+  template <typename Fn>
+  RemovableHandle register_load_state_dict_pre_hook(Fn &&Hook) {
+    return addLoadPreHook(detail::adaptLoadPreHook(std::forward<Fn>(Hook)));
+  }
+  /// fn(ModuleBase &, LoadStateDictResult &incompatible_keys), run after the
+  /// values are written, children's hooks first; it may edit the keys, and
+  /// the strict check sees its edits (clearing both lists avoids the
+  /// error). PyTorch's register_load_state_dict_post_hook.
+  template <typename Fn>
+  RemovableHandle register_load_state_dict_post_hook(Fn &&Hook) {
+    return addLoadPostHook(detail::adaptOrKeep<void>(std::forward<Fn>(Hook)));
+  }
 
   // --- Hooks -----------------------------------------------------------------
   /// fn(ModuleBase &, const std::vector<Value> &inputs), run before
@@ -278,9 +351,16 @@ public:
   /// return a replacement output.
   template <typename Fn>
   RemovableHandle register_forward_hook(Fn &&Hook, bool Prepend = false) {
+    return register_forward_hook(std::forward<Fn>(Hook),
+                                 ForwardHookOptions{Prepend, false});
+  }
+  /// With options: register_forward_hook(fn, {.always_call = true}) runs
+  /// fn even when the call throws (see ForwardHookOptions).
+  template <typename Fn>
+  RemovableHandle register_forward_hook(Fn &&Hook, ForwardHookOptions Options) {
     return addForwardHook(
         detail::adaptHook<std::optional<Value>>(std::forward<Fn>(Hook)),
-        Prepend);
+        Options);
   }
   /// fn(module, grad_input, grad_output), run when the gradients with
   /// respect to the module's inputs are computed; may return replacement
@@ -366,9 +446,10 @@ protected:
   std::vector<std::pair<std::string, ModulePtr>> Children;
   bool Training = true;
 
-  /// Registers a child (validated name).
-  void addChild(const std::string &Name, ModulePtr Module);
-  void replaceChild(const std::string &Name, ModulePtr Module);
+  /// Registers a child (validated name; the global module registration
+  /// hooks may replace it); returns the module stored.
+  ModulePtr addChild(const std::string &Name, ModulePtr Module);
+  ModulePtr replaceChild(const std::string &Name, ModulePtr Module);
   /// Replaces all children at once (containers renumbering entries).
   void setChildren(std::vector<std::pair<std::string, ModulePtr>> New);
   /// Throws unless Name is a valid, free slot name; What is "parameter",
@@ -377,15 +458,34 @@ protected:
 
 private:
   friend class detail::ModuleCallGuard;
+  /// Stored as an M (a registration hook replaced it): throws when it is
+  /// not one.
+  template <typename M>
+  std::shared_ptr<M> registeredAs(const std::string &Name,
+                                  const ModulePtr &Stored) {
+    if (!Stored)
+      return nullptr;
+    if (auto P = std::dynamic_pointer_cast<M>(Stored))
+      return P;
+    failRegisteredType(Name, *Stored, detail::demangleTypeName(typeid(M)));
+  }
+  [[noreturn]] void failRegisteredType(const std::string &Name,
+                                       const ModuleBase &Stored,
+                                       const std::string &Wanted) const;
+  /// The global registration hooks' verdict on a new entry.
+  ModulePtr registrationHooks(const std::string &Name, ModulePtr Module);
+  Tensor registrationHooks(const std::string &Name, Tensor T, bool IsParam);
   static const std::vector<std::pair<std::string, ModulePtr>> &
   childSlots(const ModuleBase &M);
-  /// (key, handle) of the state-dict entries under Prefix (ends in '.').
-  void stateEntries(const std::string &Prefix,
-                    std::vector<std::pair<std::string, Tensor>> &Out) const;
-  /// (prefix, module) in the order load_state_dict visits them.
-  void loadWalk(const std::string &Prefix,
-                std::vector<std::pair<std::string, const ModuleBase *>> &Out)
-      const;
+  /// state_dict() of this module into Destination (hooks included).
+  void saveTree(StateDict &Destination, const std::string &Prefix,
+                bool KeepVars) const;
+  /// The load walk: pre-hooks and load_from_state_dict of this module,
+  /// then its children; modules with post-hooks are appended to PostOrder
+  /// children first.
+  void loadTree(StateDict &SD, const std::string &Prefix,
+                LoadStateDictContext &Ctx,
+                std::vector<ModuleBase *> &PostOrder);
   /// What a RegisteredTensor of this module calls: binds Handle to Name
   /// when it lies inside this module's object.
   static void notifyHandle(void *Owner, const std::string &Name,
@@ -402,7 +502,11 @@ private:
   void adoptMembers() const;
   RegisteredTensor registered(const std::string &Name, Tensor T);
   RemovableHandle addForwardPreHook(ForwardPreHook H, bool Prepend);
-  RemovableHandle addForwardHook(ForwardHook H, bool Prepend);
+  RemovableHandle addForwardHook(ForwardHook H, ForwardHookOptions Options);
+  RemovableHandle addStateDictPreHook(StateDictPreHook H);
+  RemovableHandle addStateDictHook(StateDictHook H);
+  RemovableHandle addLoadPreHook(LoadStateDictPreHook H);
+  RemovableHandle addLoadPostHook(LoadStateDictPostHook H);
   RemovableHandle addBackwardHook(BackwardHook H, bool Prepend);
   RemovableHandle addBackwardPreHook(BackwardPreHook H, bool Prepend);
 
