@@ -48,15 +48,6 @@ struct Recorder {
   }
 };
 
-std::string errorText(const std::function<void()> &Fn) {
-  try {
-    Fn();
-  } catch (const Error &E) {
-    return E.what();
-  }
-  return "";
-}
-
 } // namespace
 
 TEST(ModuleHookExtras, AlwaysCalledHooksRunWhenForwardThrows) {

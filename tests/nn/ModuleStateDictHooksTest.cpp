@@ -154,15 +154,6 @@ def two_lin(pre=None, post=None):
 from collections import OrderedDict
 )py";
 
-std::string errorText(const std::function<void()> &Fn) {
-  try {
-    Fn();
-  } catch (const Error &E) {
-    return E.what();
-  }
-  return "";
-}
-
 /// The C++ load report of SD into M (non-strict keys, strict's message).
 struct CppLoad {
   std::vector<std::string> Missing, Unexpected;

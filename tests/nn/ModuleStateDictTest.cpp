@@ -56,15 +56,6 @@ std::vector<std::vector<double>> snapshot(const ModuleBase &M) {
   return R;
 }
 
-std::string errorText(const std::function<void()> &Fn) {
-  try {
-    Fn();
-  } catch (const Error &E) {
-    return E.what();
-  }
-  return "";
-}
-
 } // namespace
 
 TEST(ModuleStateDict, KeysInPyTorchOrder) {

@@ -15,11 +15,13 @@
 #include "nngraph/frontend/TensorOps.h"
 #include "nngraph/frontend/nn/Containers.h"
 #include "nngraph/frontend/nn/Module.h"
+#include "nngraph/runtime/Error.h"
 
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <optional>
 #include <sstream>
 #include <string>
@@ -142,6 +144,16 @@ namesOf(const std::vector<std::pair<std::string, T>> &V) {
   for (const auto &P : V)
     R.push_back(P.first);
   return R;
+}
+
+/// The message of the nng::Error Fn throws; "" when it throws none.
+inline std::string errorText(const std::function<void()> &Fn) {
+  try {
+    Fn();
+  } catch (const Error &E) {
+    return E.what();
+  }
+  return "";
 }
 
 } // namespace nng::nn::testing
