@@ -367,7 +367,8 @@ bool lowerConv(LowerContext &C, const ir::Node &N) {
   }
 
   if (WinoLimit) {
-    std::vector<std::pair<int, float>> Checks = {{XSlot, *WinoLimit}};
+    float Limit = WinoLimit.value_or(0.0f);
+    std::vector<std::pair<int, float>> Checks = {{XSlot, Limit}};
     // (The residual, when in place, is the destination's bytes.)
     if (SumNode)
       Checks.push_back({InPlace ? OutSlot : C.slotOf(Residual), 1e30f});
