@@ -1,4 +1,4 @@
-//===- GroupBQuantTest.cpp - Reference kernels: integer quantized ops ----===//
+//===- QuantizedLinalgKernelsTest.cpp - Reference kernels: integer quantized ops -===//
 //
 // ConvInteger and MatMulInteger (the ONNX examples, per-channel / per-row
 // zero points, i8, absent zero points, batches), QLinearConv and

@@ -1,4 +1,4 @@
-//===- InferGroupBQuant.cpp - Inference for the integer quantized ops ----===//
+//===- InferQuantizedLinalg.cpp - Inference for the integer quantized ops -===//
 //
 // Shape and type inference for ConvInteger, MatMulInteger (opset 10; i32
 // results), QLinearConv, QLinearMatMul (opset 10; the dtype of

@@ -1,4 +1,4 @@
-//===- KernelsGroupASort.cpp - TopK, Unique and CumSum -------------------===//
+//===- KernelsSort.cpp - TopK, Unique and CumSum --------------------------===//
 //
 // Reference kernels of TopK (largest or smallest K along an axis, ties by
 // the lower index, NaN ordered above every number), Unique (flattened or

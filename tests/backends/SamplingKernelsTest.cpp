@@ -1,4 +1,4 @@
-//===- GroupBSamplingTest.cpp - Kernels: GridSample, RoiAlign, NMS -------===//
+//===- SamplingKernelsTest.cpp - Kernels: GridSample, RoiAlign, NMS -------===//
 //
 // GridSample in its three modes, three padding modes and both
 // align_corners settings on a 2x2 image (values worked out from PyTorch's

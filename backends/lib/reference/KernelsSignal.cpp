@@ -1,4 +1,4 @@
-//===- KernelsGroupBSignal.cpp - DFT, STFT, windows, mel matrix ----------===//
+//===- KernelsSignal.cpp - DFT, STFT, windows, mel matrix -----------------===//
 //
 // Reference kernels of the signal ops (opset 17): DFT (forward or inverse,
 // onesided, dft_length padding or truncation, any signal axis), STFT

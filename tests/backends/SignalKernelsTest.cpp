@@ -1,4 +1,4 @@
-//===- GroupBSignalTest.cpp - Reference kernels: DFT, STFT, windows, mel -===//
+//===- SignalKernelsTest.cpp - Reference kernels: DFT, STFT, windows, mel -===//
 //
 // DFT of [1, 2, 3, 4] (forward, inverse, onesided, dft_length truncation
 // and zero padding, complex input, another axis); STFT frames with and

@@ -1,4 +1,4 @@
-//===- InferGroupBRecurrent.cpp - Inference for RNN, GRU and LSTM --------===//
+//===- InferRecurrent.cpp - Inference for RNN, GRU and LSTM ---------------===//
 //
 // Shape and type inference for the recurrent layers (opset 14): X is
 // [seq, batch, input] (layout 0) or [batch, seq, input] (layout 1); W, R

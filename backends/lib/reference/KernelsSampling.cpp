@@ -1,4 +1,4 @@
-//===- KernelsGroupBSampling.cpp - GridSample, RoiAlign, NMS -------------===//
+//===- KernelsSampling.cpp - GridSample, RoiAlign, NMS --------------------===//
 //
 // Reference kernels of GridSample (opset 16; PyTorch's grid_sample:
 // bilinear, nearest and bicubic, zeros / border / reflection padding,

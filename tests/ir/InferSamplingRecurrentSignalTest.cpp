@@ -1,4 +1,4 @@
-//===- InferGroupBTest.cpp - Inference tests for the group B ops ---------===//
+//===- InferSamplingRecurrentSignalTest.cpp - Inference tests: resize, sampling, recurrent, signal, integer ops -===//
 //
 // Resize (sizes, scales, unknown values, empty scales), GridSample,
 // RoiAlign, NonMaxSuppression (exact count when the values are known),
@@ -19,7 +19,7 @@ namespace {
 
 using Strings = std::vector<std::string>;
 
-class InferGroupB : public IrTest {
+class InferSamplingRecurrentSignal : public IrTest {
 protected:
   bool has(const std::string &S, std::string_view Part) {
     return S.find(Part) != std::string::npos;
@@ -36,7 +36,7 @@ protected:
   }
 };
 
-TEST_F(InferGroupB, ResizeExtents) {
+TEST_F(InferSamplingRecurrentSignal, ResizeExtents) {
   EXPECT_EQ(infer(OpKind::Resize,
                   {in("f32[N,3,10,20]"), nullptr, nullptr, ints({1, 3, 5, 7})}),
             "f32[1,3,5,7]");
@@ -56,7 +56,7 @@ TEST_F(InferGroupB, ResizeExtents) {
             "f32[4,6]");
 }
 
-TEST_F(InferGroupB, ResizeErrors) {
+TEST_F(InferSamplingRecurrentSignal, ResizeErrors) {
   EXPECT_TRUE(has(inferError(OpKind::Resize, {in("f32[2,2]"), nullptr,
                                               floats({2, 2}), ints({4, 4})}),
                   "not both"));
@@ -76,7 +76,7 @@ TEST_F(InferGroupB, ResizeErrors) {
                   "i64"));
 }
 
-TEST_F(InferGroupB, GridSampleAndRoiAlign) {
+TEST_F(InferSamplingRecurrentSignal, GridSampleAndRoiAlign) {
   EXPECT_EQ(infer(OpKind::GridSample, {in("f32[N,3,8,8]"), in("f32[N,5,6,2]")}),
             "f32[N,3,5,6]");
   EXPECT_TRUE(has(
@@ -102,7 +102,7 @@ TEST_F(InferGroupB, GridSampleAndRoiAlign) {
           "'min'"));
 }
 
-TEST_F(InferGroupB, NonMaxSuppression) {
+TEST_F(InferSamplingRecurrentSignal, NonMaxSuppression) {
   EXPECT_EQ(infer(OpKind::NonMaxSuppression,
                   {in("f32[1,6,4]"), in("f32[1,1,6]"), ints({3})}),
             "i64[?,3]");
@@ -127,7 +127,7 @@ TEST_F(InferGroupB, NonMaxSuppression) {
                   "disagree"));
 }
 
-TEST_F(InferGroupB, RecurrentShapes) {
+TEST_F(InferSamplingRecurrentSignal, RecurrentShapes) {
   // RNN, layout 0: Y [seq, dirs, batch, hidden], Y_h [dirs, batch, hidden].
   EXPECT_EQ(
       inferAll(OpKind::RNN,
@@ -148,7 +148,7 @@ TEST_F(InferGroupB, RecurrentShapes) {
             (Strings{"f32[5,1,2,4]", "f32[1,2,4]", "f32[1,2,4]"}));
 }
 
-TEST_F(InferGroupB, RecurrentErrors) {
+TEST_F(InferSamplingRecurrentSignal, RecurrentErrors) {
   EXPECT_TRUE(has(inferError(OpKind::LSTM, {in("f32[5,2,3]"), in("f32[1,12,3]"),
                                             in("f32[1,16,4]")}),
                   "operand W"));
@@ -176,7 +176,7 @@ TEST_F(InferGroupB, RecurrentErrors) {
                   "floating-point"));
 }
 
-TEST_F(InferGroupB, DftAndStft) {
+TEST_F(InferSamplingRecurrentSignal, DftAndStft) {
   EXPECT_EQ(infer(OpKind::DFT, {in("f32[N,10,10,1]")}), "f32[N,10,10,2]");
   EXPECT_EQ(infer(OpKind::DFT, {in("f32[N,10,10,1]")},
                   attrs({{"axis", 2}, {"onesided", 1}})),
@@ -211,7 +211,7 @@ TEST_F(InferGroupB, DftAndStft) {
           "shorter"));
 }
 
-TEST_F(InferGroupB, WindowsAndMel) {
+TEST_F(InferSamplingRecurrentSignal, WindowsAndMel) {
   EXPECT_EQ(infer(OpKind::HannWindow, {scalar<int32_t>(10)}), "f32[10]");
   EXPECT_EQ(infer(OpKind::HammingWindow, {scalar<int64_t>(7)},
                   attrs({{"output_datatype", 11}})),
@@ -232,7 +232,7 @@ TEST_F(InferGroupB, WindowsAndMel) {
       "f32[257,?]");
 }
 
-TEST_F(InferGroupB, IntegerAndQuantized) {
+TEST_F(InferSamplingRecurrentSignal, IntegerAndQuantized) {
   EXPECT_EQ(infer(OpKind::ConvInteger,
                   {in("u8[N,3,8,8]"), in("i8[16,3,3,3]"), in("u8[]")},
                   attrs({{"pads", Ints{1, 1, 1, 1}}, {"strides", Ints{2, 2}}})),
@@ -271,7 +271,7 @@ TEST_F(InferGroupB, IntegerAndQuantized) {
       inferError(OpKind::DynamicQuantizeLinear, {in("f16[3]")}, {}, 3), "f32"));
 }
 
-TEST_F(InferGroupB, RuntimeInferenceIsExact) {
+TEST_F(InferSamplingRecurrentSignal, RuntimeInferenceIsExact) {
   // The reference backend infers with every value known.
   EXPECT_EQ(inferConcrete(
                 OpKind::Resize,

@@ -1,4 +1,4 @@
-//===- InferGroupAIndexing.cpp - Inference for gather/scatter and sorting -===//
+//===- InferScatterSort.cpp - Inference for gather/scatter and sorting ----===//
 //
 // Shape and type inference for Compress, OneHot, TopK, Unique, NonZero,
 // ScatterElements, ScatterND, GatherND and ReverseSequence. The outputs of

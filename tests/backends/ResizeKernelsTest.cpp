@@ -1,4 +1,4 @@
-//===- GroupBResizeTest.cpp - Reference kernels: Resize ------------------===//
+//===- ResizeKernelsTest.cpp - Reference kernels: Resize ------------------===//
 //
 // Resize with nearest (the four nearest_mode roundings), linear and cubic
 // (cubic_coeff_a, exclude_outside) interpolation, every

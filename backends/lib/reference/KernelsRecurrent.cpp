@@ -1,4 +1,4 @@
-//===- KernelsGroupBRecurrent.cpp - RNN, GRU and LSTM --------------------===//
+//===- KernelsRecurrent.cpp - RNN, GRU and LSTM ---------------------------===//
 //
 // Reference kernels of the recurrent layers (opset 14): forward, reverse
 // and bidirectional; the activation functions ONNX lists with their

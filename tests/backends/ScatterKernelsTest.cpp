@@ -1,4 +1,4 @@
-//===- GroupAIndexingTest.cpp - Reference kernels: gather/scatter, masks -===//
+//===- ScatterKernelsTest.cpp - Reference kernels: gather/scatter, masks --===//
 //
 // GatherND (batch_dims), ScatterElements and ScatterND (reductions,
 // duplicates, negative indices), Compress, NonZero, OneHot, EyeLike, Trilu
@@ -16,7 +16,7 @@ using namespace nng::reftest;
 
 namespace {
 
-TEST(RefGroupAIndexing, GatherND) {
+TEST(RefIndexing, GatherND) {
   Tensor D2 = i32({0, 1, 2, 3}, {2, 2});
   EXPECT_TENSOR(
       OpTest(OpKind::GatherND).in(D2).in(i64({0, 0, 1, 1}, {2, 2})).run1(),
@@ -45,7 +45,7 @@ TEST(RefGroupAIndexing, GatherND) {
                "last axis of indices");
 }
 
-TEST(RefGroupAIndexing, ScatterElements) {
+TEST(RefIndexing, ScatterElements) {
   Tensor Upd = f32({1.0f, 1.1f, 1.2f, 2.0f, 2.1f, 2.2f}, {2, 3});
   EXPECT_TENSOR(OpTest(OpKind::ScatterElements)
                     .in(Tensor::empty(Shape{3, 3}, DType::F32))
@@ -82,7 +82,7 @@ TEST(RefGroupAIndexing, ScatterElements) {
                "reduction");
 }
 
-TEST(RefGroupAIndexing, ScatterND) {
+TEST(RefIndexing, ScatterND) {
   Tensor D = iota(Shape{8}, DType::F32, 1);
   EXPECT_TENSOR(OpTest(OpKind::ScatterND)
                     .in(D)
@@ -119,7 +119,7 @@ TEST(RefGroupAIndexing, ScatterND) {
       "updates");
 }
 
-TEST(RefGroupAIndexing, Compress) {
+TEST(RefIndexing, Compress) {
   Tensor X = f32({1, 2, 3, 4, 5, 6}, {3, 2});
   EXPECT_TENSOR(OpTest(OpKind::Compress)
                     .in(X)
@@ -148,7 +148,7 @@ TEST(RefGroupAIndexing, Compress) {
       "condition entry 3");
 }
 
-TEST(RefGroupAIndexing, NonZero) {
+TEST(RefIndexing, NonZero) {
   EXPECT_TENSOR(
       OpTest(OpKind::NonZero).in(boolean({1, 0, 1, 1}, {2, 2})).run1(),
       i64({0, 1, 1, 0, 0, 1}, {2, 3}));
@@ -161,7 +161,7 @@ TEST(RefGroupAIndexing, NonZero) {
                 i64({0}, {1, 1}));
 }
 
-TEST(RefGroupAIndexing, OneHot) {
+TEST(RefIndexing, OneHot) {
   Tensor Vals = f32({0, 1});
   EXPECT_TENSOR(OpTest(OpKind::OneHot)
                     .in(i64({0, 2, -1}))
@@ -194,7 +194,7 @@ TEST(RefGroupAIndexing, OneHot) {
                "out of range");
 }
 
-TEST(RefGroupAIndexing, EyeLike) {
+TEST(RefIndexing, EyeLike) {
   Tensor Z = Tensor::empty(Shape{2, 3}, DType::F32);
   EXPECT_TENSOR(OpTest(OpKind::EyeLike).in(Z).run1(),
                 f32({1, 0, 0, 0, 1, 0}, {2, 3}));
@@ -209,7 +209,7 @@ TEST(RefGroupAIndexing, EyeLike) {
   EXPECT_FAILS(OpTest(OpKind::EyeLike).in(Z).attr("dtype", 8), "dtype");
 }
 
-TEST(RefGroupAIndexing, Trilu) {
+TEST(RefIndexing, Trilu) {
   Tensor X = iota(Shape{3, 4}, DType::F32, 1);
   auto Tri = [&](int Upper, int64_t K) {
     return OpTest(OpKind::Trilu)
@@ -238,7 +238,7 @@ TEST(RefGroupAIndexing, Trilu) {
   EXPECT_FAILS(OpTest(OpKind::Trilu).in(f32({1, 2})), "rank >= 2");
 }
 
-TEST(RefGroupAIndexing, ReverseSequence) {
+TEST(RefIndexing, ReverseSequence) {
   Tensor X = iota(Shape{4, 4}, DType::F32);
   EXPECT_TENSOR(
       OpTest(OpKind::ReverseSequence)

@@ -1,4 +1,4 @@
-//===- KernelsGroupALoss.cpp - Losses, normalizations and Det ------------===//
+//===- KernelsLoss.cpp - Losses, normalizations and Det -------------------===//
 //
 // Reference kernels of NegativeLogLikelihoodLoss and SoftmaxCrossEntropyLoss
 // (one shared loss over [N, C, d1...] log-probabilities: per-class weights,

@@ -1,4 +1,4 @@
-//===- GroupASortEinsumTest.cpp - Reference kernels: sort, Einsum, blocks ===//
+//===- SortEinsumKernelsTest.cpp - Reference kernels: sort, Einsum, blocks -===//
 //
 // TopK (largest/smallest, ties, NaN, axis), Unique (sorted and unsorted,
 // with and without axis, all four outputs), CumSum (exclusive, reverse),
@@ -16,7 +16,7 @@ using namespace nng::reftest;
 
 namespace {
 
-TEST(RefGroupASort, TopK) {
+TEST(RefSort, TopK) {
   Tensor X = iota(Shape{3, 4});
   std::vector<Tensor> R = OpTest(OpKind::TopK).in(X).in(i64({3})).run();
   EXPECT_TENSOR(R[0], f32({3, 2, 1, 7, 6, 5, 11, 10, 9}, {3, 3}));
@@ -52,7 +52,7 @@ TEST(RefGroupASort, TopK) {
   EXPECT_FAILS(OpTest(OpKind::TopK).in(X).in(i64({5})), "K = 5");
 }
 
-TEST(RefGroupASort, UniqueFlat) {
+TEST(RefSort, UniqueFlat) {
   Tensor X = f32({2, 1, 1, 3, 4, 3});
   std::vector<Tensor> R = OpTest(OpKind::Unique).in(X).outputs(4).run();
   ASSERT_EQ(R.size(), 4u);
@@ -73,7 +73,7 @@ TEST(RefGroupASort, UniqueFlat) {
       Tensor::empty(Shape{0}, DType::F32));
 }
 
-TEST(RefGroupASort, UniqueAxis) {
+TEST(RefSort, UniqueAxis) {
   Tensor X = f32({1, 0, 0, 1, 0, 0, 2, 3, 4}, {3, 3});
   std::vector<Tensor> R =
       OpTest(OpKind::Unique).in(X).attr("axis", 0).outputs(4).run();
@@ -101,7 +101,7 @@ TEST(RefGroupASort, UniqueAxis) {
   EXPECT_FAILS(OpTest(OpKind::Unique).in(X).attr("axis", 2), "out of range");
 }
 
-TEST(RefGroupASort, CumSum) {
+TEST(RefSort, CumSum) {
   Tensor X = f32({1, 2, 3, 4, 5});
   auto Cum = [&](int Excl, int Rev) {
     return OpTest(OpKind::CumSum)
@@ -123,7 +123,7 @@ TEST(RefGroupASort, CumSum) {
   EXPECT_FAILS(OpTest(OpKind::CumSum).in(M).in(i64({2}, {})), "out of range");
 }
 
-TEST(RefGroupAEinsum, Basics) {
+TEST(RefEinsum, Basics) {
   Tensor A = f32({1, 2, 3, 4}, {2, 2}), B = f32({5, 6, 7, 8}, {2, 2});
   auto Ein = [](const char *Eq) {
     return OpTest(OpKind::Einsum).attr("equation", Eq);
@@ -151,7 +151,7 @@ TEST(RefGroupAEinsum, Basics) {
                 i64({19, 22, 43, 50}, {2, 2}));
 }
 
-TEST(RefGroupAEinsum, BatchesAndEllipsis) {
+TEST(RefEinsum, BatchesAndEllipsis) {
   Tensor A = iota(Shape{2, 2, 2}), B = f32({1, 0, 0, 1, 2, 0, 0, 2}, {2, 2, 2});
   EXPECT_TENSOR(OpTest(OpKind::Einsum)
                     .in(A)
@@ -178,7 +178,7 @@ TEST(RefGroupAEinsum, BatchesAndEllipsis) {
       f32({0, 3, 4, 7}, {2, 2}));
 }
 
-TEST(RefGroupAEinsum, Errors) {
+TEST(RefEinsum, Errors) {
   Tensor A = f32({1, 2, 3, 4}, {2, 2});
   EXPECT_FAILS(OpTest(OpKind::Einsum)
                    .in(A)
@@ -196,7 +196,7 @@ TEST(RefGroupAEinsum, Errors) {
                "input terms");
 }
 
-TEST(RefGroupABlocks, DepthToSpace) {
+TEST(RefBlocks, DepthToSpace) {
   Tensor X = iota(Shape{1, 8, 1, 1});
   EXPECT_TENSOR(OpTest(OpKind::DepthToSpace).in(X).attr("blocksize", 2).run1(),
                 f32({0, 2, 4, 6, 1, 3, 5, 7}, {1, 2, 2, 2}));
@@ -217,7 +217,7 @@ TEST(RefGroupABlocks, DepthToSpace) {
                "divisible");
 }
 
-TEST(RefGroupABlocks, SpaceToDepth) {
+TEST(RefBlocks, SpaceToDepth) {
   // The inverse of DepthToSpace in DCR mode.
   EXPECT_TENSOR(OpTest(OpKind::SpaceToDepth)
                     .in(i64({0, 2, 1, 3, 4, 6, 5, 7}, {1, 1, 2, 4}))
@@ -235,7 +235,7 @@ TEST(RefGroupABlocks, SpaceToDepth) {
                "divisible");
 }
 
-TEST(RefGroupABlocks, MaxUnpool) {
+TEST(RefBlocks, MaxUnpool) {
   Tensor X = f32({1, 2, 3, 4}, {1, 1, 2, 2});
   std::vector<int64_t> K{2, 2};
   Tensor Y = OpTest(OpKind::MaxUnpool)

@@ -1,4 +1,4 @@
-//===- InferGroupAEinsum.cpp - Einsum equations and their inference ------===//
+//===- InferEinsum.cpp - Einsum equations and their inference -------------===//
 //
 // Parses Einsum equations (see nngraph/ir/EinsumEquation.h): terms of
 // letters with at most one ellipsis each, an optional "->" output, spaces

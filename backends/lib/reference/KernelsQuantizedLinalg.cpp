@@ -1,4 +1,4 @@
-//===- KernelsGroupBQuant.cpp - Integer and quantized conv / matmul ------===//
+//===- KernelsQuantizedLinalg.cpp - Integer and quantized conv / matmul ---===//
 //
 // Reference kernels of ConvInteger, MatMulInteger (opset 10: subtract the
 // zero points, accumulate exactly, i32 result), QLinearConv, QLinearMatMul

@@ -1,4 +1,4 @@
-//===- InferGroupAMath.cpp - Inference for losses, norms, linear algebra -===//
+//===- InferMath.cpp - Inference for losses, norms, linear algebra --------===//
 //
 // Shape and type inference for NegativeLogLikelihoodLoss and
 // SoftmaxCrossEntropyLoss ([N, C, d1...] scores against [N, d1...] labels;

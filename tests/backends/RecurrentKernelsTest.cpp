@@ -1,4 +1,4 @@
-//===- GroupBRecurrentTest.cpp - Reference kernels: RNN, GRU, LSTM -------===//
+//===- RecurrentKernelsTest.cpp - Reference kernels: RNN, GRU, LSTM -------===//
 //
 // The recurrent layers on tiny sizes (hidden 1 or 2, input 1 or 2) whose
 // expected values are written out step by step from the ONNX equations:

@@ -1,4 +1,4 @@
-//===- InferGroupBSignal.cpp - Inference for the signal ops --------------===//
+//===- InferSignal.cpp - Inference for the signal ops ---------------------===//
 //
 // Shape and type inference for DFT, STFT, the window generators (Hann,
 // Hamming, Blackman) and MelWeightMatrix (opset 17). Complex values are a

@@ -1,4 +1,4 @@
-//===- KernelsGroupAEinsum.cpp - Einsum and block rearrangements ---------===//
+//===- KernelsEinsum.cpp - Einsum and block rearrangements ----------------===//
 //
 // Reference kernels of Einsum (the equation resolved by planEinsum; one
 // loop over every label's extent, output labels outermost, summing the

@@ -1,4 +1,4 @@
-//===- KernelsGroupAIndexing.cpp - Gather/scatter, masks and selections --===//
+//===- KernelsScatter.cpp - Gather/scatter, masks and selections ----------===//
 //
 // Reference kernels of GatherND (batch_dims), ScatterElements and ScatterND
 // (reduction none/add/mul; duplicate indices apply in order), Compress,

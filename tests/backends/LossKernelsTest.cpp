@@ -1,4 +1,4 @@
-//===- GroupALossTest.cpp - Reference kernels: losses, norms, Det --------===//
+//===- LossKernelsTest.cpp - Reference kernels: losses, norms, Det --------===//
 //
 // NegativeLogLikelihoodLoss and SoftmaxCrossEntropyLoss (reductions,
 // weights, ignore_index, N-d labels, bad labels), MeanVarianceNormalization,
@@ -18,7 +18,7 @@ namespace {
 /// Log-probabilities [2, 3] and targets [2, 0]: picked -3 and -0.5.
 Tensor logProbs() { return f32({-1, -2, -3, -0.5f, -1.5f, -2.5f}, {2, 3}); }
 
-TEST(RefGroupALoss, NllReductions) {
+TEST(RefLoss, NllReductions) {
   auto Nll = [](const char *Red) {
     return OpTest(OpKind::NegativeLogLikelihoodLoss)
         .in(logProbs())
@@ -37,7 +37,7 @@ TEST(RefGroupALoss, NllReductions) {
   EXPECT_FAILS(Nll("max"), "reduction");
 }
 
-TEST(RefGroupALoss, NllWeightsAndIgnoreIndex) {
+TEST(RefLoss, NllWeightsAndIgnoreIndex) {
   Tensor W = f32({1, 2, 3});
   auto Nll = [&](const char *Red) {
     return OpTest(OpKind::NegativeLogLikelihoodLoss)
@@ -68,7 +68,7 @@ TEST(RefGroupALoss, NllWeightsAndIgnoreIndex) {
   EXPECT_TRUE(std::isnan(Nan.getFlat(0)));
 }
 
-TEST(RefGroupALoss, NllMultiDimensional) {
+TEST(RefLoss, NllMultiDimensional) {
   // N = 1, C = 2, d1 = 2: loss[0][d] = -x[0][t[d]][d].
   Tensor X = f32({-1, -2, -3, -4}, {1, 2, 2});
   EXPECT_TENSOR(OpTest(OpKind::NegativeLogLikelihoodLoss)
@@ -84,7 +84,7 @@ TEST(RefGroupALoss, NllMultiDimensional) {
                 f64({2.5}, {}));
 }
 
-TEST(RefGroupALoss, NllErrors) {
+TEST(RefLoss, NllErrors) {
   EXPECT_FAILS(
       OpTest(OpKind::NegativeLogLikelihoodLoss).in(logProbs()).in(i64({3, 0})),
       "label 3");
@@ -98,7 +98,7 @@ TEST(RefGroupALoss, NllErrors) {
                "weights");
 }
 
-TEST(RefGroupALoss, SoftmaxCrossEntropy) {
+TEST(RefLoss, SoftmaxCrossEntropy) {
   // Row 0: softmax [1/2, 1/2]; row 1: softmax [1/4, 3/4].
   Tensor S = f32({0, 0, 0, std::log(3.0f)}, {2, 2});
   double L2 = std::log(2.0);
@@ -134,7 +134,7 @@ TEST(RefGroupALoss, SoftmaxCrossEntropy) {
                "label 2");
 }
 
-TEST(RefGroupALoss, SoftmaxCrossEntropyMultiDimensional) {
+TEST(RefLoss, SoftmaxCrossEntropyMultiDimensional) {
   // N = 1, C = 2, d1 = 2: position 0 has scores (0, 0), position 1 has
   // scores (0, ln 3).
   Tensor S = f32({0, 0, 0, std::log(3.0f)}, {1, 2, 2});
@@ -146,7 +146,7 @@ TEST(RefGroupALoss, SoftmaxCrossEntropyMultiDimensional) {
                 f32({float(std::log(2.0)), float(-std::log(0.75))}, {1, 2}));
 }
 
-TEST(RefGroupANorm, MeanVarianceNormalization) {
+TEST(RefNorm, MeanVarianceNormalization) {
   // Default axes [0, 2, 3]: per channel. Channel 1 is constant: 0 / 1e-9.
   EXPECT_TENSOR(OpTest(OpKind::MeanVarianceNormalization)
                     .in(f32({1, 3, 2, 2}, {1, 2, 1, 2}))
@@ -163,7 +163,7 @@ TEST(RefGroupANorm, MeanVarianceNormalization) {
                "out of range");
 }
 
-TEST(RefGroupANorm, LRN) {
+TEST(RefNorm, LRN) {
   // alpha / size = 1, beta = 1, bias = 1: y = x / (1 + sum of squares of
   // the neighbouring channels).
   EXPECT_TENSOR(OpTest(OpKind::LRN)
@@ -190,7 +190,7 @@ TEST(RefGroupANorm, LRN) {
       f32({Want}, {1, 1, 1}));
 }
 
-TEST(RefGroupALinalg, Det) {
+TEST(RefLinalg, Det) {
   EXPECT_TENSOR(OpTest(OpKind::Det).in(f32({1, 2, 3, 4}, {2, 2})).run1(),
                 f32({-2}, {}));
   EXPECT_TENSOR(

@@ -1,4 +1,4 @@
-//===- InferGroupATest.cpp - Inference tests for the group A ops ---------===//
+//===- InferLossScatterSortTest.cpp - Inference tests: losses, gather/scatter, sorting, Einsum -===//
 //
 // Losses, Trilu, CumSum, EyeLike, Det, MVN, LRN, DepthToSpace/SpaceToDepth,
 // MaxUnpool, Einsum (equation planning, symbolic dims, errors), and the
@@ -19,7 +19,7 @@ using namespace nng::ir::test;
 
 namespace {
 
-class InferGroupA : public IrTest {
+class InferLossScatterSort : public IrTest {
 protected:
   bool has(const std::string &S, std::string_view Part) {
     return S.find(Part) != std::string::npos;
@@ -33,7 +33,7 @@ protected:
   }
 };
 
-TEST_F(InferGroupA, Losses) {
+TEST_F(InferLossScatterSort, Losses) {
   auto None = attrs({{"reduction", "none"}});
   EXPECT_EQ(
       infer(OpKind::NegativeLogLikelihoodLoss, {in("f32[N,5]"), in("i64[N]")}),
@@ -62,7 +62,7 @@ TEST_F(InferGroupA, Losses) {
                   "reduction"));
 }
 
-TEST_F(InferGroupA, ElementwiseLike) {
+TEST_F(InferLossScatterSort, ElementwiseLike) {
   EXPECT_EQ(infer(OpKind::Trilu, {in("f32[N,3,4]")}), "f32[N,3,4]");
   EXPECT_EQ(infer(OpKind::Trilu, {in("i32[3,4]"), scalar<int64_t>(1)}),
             "i32[3,4]");
@@ -94,7 +94,7 @@ TEST_F(InferGroupA, ElementwiseLike) {
           "one entry per batch"));
 }
 
-TEST_F(InferGroupA, Blocks) {
+TEST_F(InferLossScatterSort, Blocks) {
   auto B2 = attrs({{"blocksize", 2}});
   EXPECT_EQ(infer(OpKind::DepthToSpace, {in("f32[N,8,3,W]")}, B2),
             "f32[N,2,6,?]");
@@ -110,7 +110,7 @@ TEST_F(InferGroupA, Blocks) {
                   "mode"));
 }
 
-TEST_F(InferGroupA, MaxUnpool) {
+TEST_F(InferLossScatterSort, MaxUnpool) {
   auto K = attrs({{"kernel_shape", Ints{2, 2}}, {"strides", Ints{2, 2}}});
   EXPECT_EQ(
       infer(OpKind::MaxUnpool, {in("f32[N,3,2,H]"), in("i64[N,3,2,H]")}, K),
@@ -128,7 +128,7 @@ TEST_F(InferGroupA, MaxUnpool) {
       "must have 4 entries"));
 }
 
-TEST_F(InferGroupA, EinsumPlan) {
+TEST_F(InferLossScatterSort, EinsumPlan) {
   EinsumPlan P;
   std::string E;
   ASSERT_TRUE(planEinsum("...ij,jk", {4, 2}, P, E)) << E;
@@ -149,7 +149,7 @@ TEST_F(InferGroupA, EinsumPlan) {
   EXPECT_FALSE(planEinsum("i.j", {2}, P, E));
 }
 
-TEST_F(InferGroupA, Einsum) {
+TEST_F(InferLossScatterSort, Einsum) {
   auto Eq = [](const char *S) { return attrs({{"equation", S}}); };
   EXPECT_EQ(infer(OpKind::Einsum, {in("f32[N,3,4]"), in("f32[N,4,5]")},
                   Eq("bij,bjk->bik")),
@@ -174,7 +174,7 @@ TEST_F(InferGroupA, Einsum) {
       "same dtype"));
 }
 
-TEST_F(InferGroupA, ValueDependent) {
+TEST_F(InferLossScatterSort, ValueDependent) {
   // Compress: exact with a known condition.
   EXPECT_EQ(infer(OpKind::Compress, {in("f32[3,2]"), boolConst({0, 1, 1})},
                   attrs({{"axis", 0}})),
@@ -207,7 +207,7 @@ TEST_F(InferGroupA, ValueDependent) {
   EXPECT_EQ(infer(OpKind::NonZero, {ints({0, 4, 0, 2})}), "i64[1,2]");
 }
 
-TEST_F(InferGroupA, Unique) {
+TEST_F(InferLossScatterSort, Unique) {
   auto Outs4 = inferAll(OpKind::Unique, {ints({2, 1, 1, 3})}, {}, 4);
   EXPECT_EQ(Outs4,
             (std::vector<std::string>{"i64[3]", "i64[3]", "i64[4]", "i64[3]"}));
@@ -227,7 +227,7 @@ TEST_F(InferGroupA, Unique) {
   EXPECT_EQ(inferConcrete(OpKind::Unique, {Nan}).at(0), "f32[2]");
 }
 
-TEST_F(InferGroupA, ScatterGather) {
+TEST_F(InferLossScatterSort, ScatterGather) {
   EXPECT_EQ(infer(OpKind::ScatterElements,
                   {in("f32[N,5]"), in("i64[N,2]"), in("f32[N,2]")},
                   attrs({{"axis", 1}})),

@@ -1,4 +1,4 @@
-//===- InferGroupBSampling.cpp - Inference for resizing and detection ----===//
+//===- InferSampling.cpp - Inference for resizing and detection -----------===//
 //
 // Shape and type inference for Resize (opset 13: scales or sizes), GridSample
 // (opset 16, 4-D), RoiAlign (opset 16) and NonMaxSuppression (opset 11).

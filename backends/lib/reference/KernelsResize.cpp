@@ -1,4 +1,4 @@
-//===- KernelsGroupBResize.cpp - Resize ----------------------------------===//
+//===- KernelsResize.cpp - Resize -----------------------------------------===//
 //
 // Reference kernel of Resize (opset 13): nearest (four rounding modes),
 // linear and cubic (cubic_coeff_a, exclude_outside) interpolation under
