@@ -21,11 +21,6 @@ namespace nng::fx {
 
 namespace {
 
-/// The executable behind GraphModule::Exec.
-backends::Executable &executable(const std::shared_ptr<void> &E) {
-  return *static_cast<backends::Executable *>(E.get());
-}
-
 /// "'Net'" or "the graph module" for messages.
 std::string who(const std::string &SourceType) {
   return SourceType.empty() ? std::string("GraphModule")
@@ -93,9 +88,7 @@ void GraphModule::recompile() {
                    BackendName + "'");
     throw;
   }
-  Exec = std::shared_ptr<void>(E.release(), [](void *P) {
-    delete static_cast<backends::Executable *>(P);
-  });
+  Exec = std::move(E);
 }
 
 nn::Value GraphModule::forward(const std::vector<Tensor> &Inputs) {
@@ -122,7 +115,7 @@ nn::Value GraphModule::forward(const std::vector<Tensor> &Inputs) {
   }
   if (!Exec)
     recompile();
-  std::vector<rt::Tensor> Outs = executable(Exec).run(Data);
+  std::vector<rt::Tensor> Outs = Exec->run(Data);
   return rebuild(Out, Outs, who(SourceType));
 }
 

@@ -21,6 +21,10 @@
 #include <string>
 #include <vector>
 
+namespace nng::backends {
+class Executable;
+} // namespace nng::backends
+
 namespace nng::fx {
 
 /// The structure of forward's result: a tree whose tensor leaves are graph
@@ -97,8 +101,8 @@ private:
   std::vector<std::shared_ptr<void>> KeepAlive;
   std::string SourceType;
   std::string BackendName = "reference";
-  /// The compiled executable (type-erased; built on first forward).
-  std::shared_ptr<void> Exec;
+  /// The compiled executable (built on first forward).
+  std::shared_ptr<backends::Executable> Exec;
 };
 
 } // namespace nng::fx
