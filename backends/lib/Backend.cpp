@@ -38,7 +38,7 @@ std::vector<std::string> backendNames() {
 }
 
 void checkInputs(const ir::Graph &G,
-                 const std::vector<nng::rt::Tensor> &Inputs) {
+                 const std::vector<Tensor> &Inputs) {
   const auto &Decl = G.inputs();
   NNG_CHECK(Inputs.size() == Decl.size(), "graph '", G.name(), "' takes ",
             Decl.size(), " inputs but ", Inputs.size(), " were given");
@@ -46,7 +46,7 @@ void checkInputs(const ir::Graph &G,
   std::map<std::string, std::pair<int64_t, std::string>> Symbols;
   for (size_t I = 0; I < Decl.size(); ++I) {
     const ir::Value *V = Decl[I];
-    const nng::rt::Tensor &T = Inputs[I];
+    const Tensor &T = Inputs[I];
     const ir::TensorType &Ty = V->type();
     auto Where = [&] {
       return "input %" + V->name() + " (#" + std::to_string(I) + ")";

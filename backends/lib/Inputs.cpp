@@ -49,8 +49,8 @@ nng::Shape concreteShape(const ir::TensorType &T, const DimBindings &Dims,
   return S;
 }
 
-nng::rt::Tensor deterministicTensor(DType T, const nng::Shape &S, uint64_t Seed) {
-  nng::rt::Tensor R = nng::rt::Tensor::empty(S, T);
+Tensor deterministicTensor(DType T, const nng::Shape &S, uint64_t Seed) {
+  Tensor R = Tensor::empty(S, T);
   SplitMix64 Gen(Seed);
   int64_t N = R.numel();
   if (T == DType::F32) {
@@ -71,10 +71,10 @@ nng::rt::Tensor deterministicTensor(DType T, const nng::Shape &S, uint64_t Seed)
   return R;
 }
 
-std::vector<nng::rt::Tensor> makeDeterministicInputs(const ir::Graph &G,
+std::vector<Tensor> makeDeterministicInputs(const ir::Graph &G,
                                                  const DimBindings &Dims,
                                                  uint64_t Seed) {
-  std::vector<nng::rt::Tensor> Inputs;
+  std::vector<Tensor> Inputs;
   SplitMix64 Seeds(Seed);
   for (const ir::Value *V : G.inputs()) {
     nng::Shape S = concreteShape(V->type(), Dims, "input %" + V->name());

@@ -74,7 +74,7 @@ bool Node::isPure() const {
       Mode = I;
   if (Mode == S.Inputs.size() || !hasInput(Mode))
     return true;
-  const nng::rt::Tensor *T = constantValue(input(Mode));
+  const Tensor *T = constantValue(input(Mode));
   return T && T->numel() == 1 && T->getFlat(0) == 0;
 }
 
@@ -115,7 +115,7 @@ Value *Graph::addInput(std::string VName, TensorType T) {
   return V;
 }
 
-Value *Graph::addInitializer(std::string VName, nng::rt::Tensor Data) {
+Value *Graph::addInitializer(std::string VName, Tensor Data) {
   NNG_CHECK(Data.defined(), "initializer '", VName, "' has no data");
   Value *V = newValue(std::move(VName), Value::Kind::Initializer);
   V->Ty = TensorType(Data.dtype(), Data.shape());

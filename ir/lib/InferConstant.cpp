@@ -49,7 +49,7 @@ void inferConstantOfShape(InferContext &C) {
   requireRank(C, 0, 1, "(the shape)");
   DType T = DType::F32;
   if (C.hasAttr("value")) {
-    const nng::rt::Tensor &V = C.attr("value").t();
+    const Tensor &V = C.attr("value").t();
     if (V.numel() != 1)
       C.fail("attribute value must hold one element, got ",
              dtypeName(V.dtype()), V.shape().toString());
@@ -88,7 +88,7 @@ void inferConstant(InferContext &C) {
            "got ",
            Count);
   if (Set == "value") {
-    const nng::rt::Tensor &V = C.attr("value").t();
+    const Tensor &V = C.attr("value").t();
     C.setOutputType(0, TensorType(V.dtype(), V.shape()));
   } else if (Set == "value_float") {
     C.setOutputType(0, TensorType(DType::F32, std::vector<Dim>{}));
@@ -110,8 +110,8 @@ void inferConstant(InferContext &C) {
 
 /// The element count of Range(Start, Limit, Delta) computed in dtype T:
 /// max(ceil((limit - start) / delta), 0).
-static int64_t rangeCount(const InferContext &C, DType T, const nng::rt::Tensor &S,
-                          const nng::rt::Tensor &L, const nng::rt::Tensor &D) {
+static int64_t rangeCount(const InferContext &C, DType T, const Tensor &S,
+                          const Tensor &L, const Tensor &D) {
   if (isIntegral(T)) {
     int64_t Start = S.getFlatInt(0), Limit = L.getFlatInt(0),
             Delta = D.getFlatInt(0);
@@ -149,7 +149,7 @@ void inferRange(InferContext &C) {
       C.fail("operand ", operandName(C, I), " must be numeric, got bool");
   }
   DType T = C.inputType(0).dtype();
-  const nng::rt::Tensor *S = C.inputValue(0), *L = C.inputValue(1),
+  const Tensor *S = C.inputValue(0), *L = C.inputValue(1),
                     *D = C.inputValue(2);
   if (!S || !L || !D) {
     C.setOutputType(0, unknownDims(T, 1));

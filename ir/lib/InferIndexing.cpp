@@ -197,7 +197,7 @@ void inferGather(InferContext &C) {
   const Dim &D = X.dim(Axis);
   // Range-check known indices (small ones only: at run time every input is
   // known and the kernel checks large index tensors itself).
-  const nng::rt::Tensor *V = C.inputValue(1);
+  const Tensor *V = C.inputValue(1);
   if (V && D.isStatic() && V->numel() <= 4096)
     for (int64_t I = 0; I < V->numel(); ++I) {
       int64_t J = V->getFlatInt(I);

@@ -179,7 +179,7 @@ void inferDropout(InferContext &C) {
     checkDType(C, 2, DType::Bool);
     requireRank(C, 2, 0, "(training_mode is a scalar)");
   }
-  if (const nng::rt::Tensor *R = C.inputValue(1)) {
+  if (const Tensor *R = C.inputValue(1)) {
     double Ratio = R->getFlat(0);
     if (!(Ratio >= 0.0 && Ratio <= 1.0))
       C.fail("ratio ", Ratio, " must be in [0, 1]");

@@ -73,7 +73,7 @@ TensorType inferAs(const InferContext &C, OpKind K,
     Ptrs.push_back(Inputs[I] >= 0 && C.hasInput(Inputs[I]) ? &Types[I]
                                                            : nullptr);
   InferContext Sub(S, Copy, Ptrs,
-                   std::vector<const nng::rt::Tensor *>(Inputs.size(), nullptr), 1,
+                   std::vector<const Tensor *>(Inputs.size(), nullptr), 1,
                    "");
   try {
     S.Infer(Sub);

@@ -86,7 +86,7 @@ void inferCompress(InferContext &C) {
   checkDType(C, 1, DType::Bool, "(the condition)");
   requireRank(C, 1, 1, "(the condition)");
   std::optional<int64_t> Kept;
-  if (const nng::rt::Tensor *Cond = C.inputValue(1)) {
+  if (const Tensor *Cond = C.inputValue(1)) {
     int64_t N = 0, Last = -1;
     for (int64_t I = 0; I < Cond->numel(); ++I)
       if (Cond->getFlat(I) != 0) {
@@ -139,7 +139,7 @@ void inferOneHot(InferContext &C) {
     C.fail("values ", V.toString(), " must be [off_value, on_value]");
   requireRank(C, 2, 1, "([off_value, on_value])");
   Dim Depth = Dim::unknown();
-  if (const nng::rt::Tensor *D = C.inputValue(1)) {
+  if (const Tensor *D = C.inputValue(1)) {
     if (D->numel() != 1)
       C.fail("depth must have one element, got ", D->numel());
     double Val = D->getFlat(0);
@@ -197,7 +197,7 @@ void inferUnique(InferContext &C) {
   if (HasAxis && X.hasRank())
     A = normalizeAxis(C, C.attrInt("axis"), X.rank());
   Dim NumUnique = Dim::unknown();
-  if (const nng::rt::Tensor *V = C.inputValue(0)) {
+  if (const Tensor *V = C.inputValue(0)) {
     if (isFloatingPoint(V->dtype()))
       NumUnique = Dim(countUnique(V->toDoubleVector(), V->shape(), HasAxis, A));
     else
@@ -227,7 +227,7 @@ void inferUnique(InferContext &C) {
 void inferNonZero(InferContext &C) {
   const TensorType &X = C.inputType(0);
   Dim Count = Dim::unknown();
-  if (const nng::rt::Tensor *V = C.inputValue(0)) {
+  if (const Tensor *V = C.inputValue(0)) {
     int64_t N = 0;
     for (int64_t I = 0; I < V->numel(); ++I)
       N += V->getFlat(I) != 0;

@@ -124,7 +124,7 @@ std::vector<int64_t> normalizeAxes(const InferContext &C,
 std::optional<std::vector<int64_t>> inputInts(const InferContext &C, size_t I) {
   if (!C.hasInput(I))
     return std::nullopt;
-  const nng::rt::Tensor *V = C.inputValue(I);
+  const Tensor *V = C.inputValue(I);
   if (!V)
     return std::nullopt;
   if (!isIntegral(V->dtype()))

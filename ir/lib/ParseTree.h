@@ -39,7 +39,7 @@ struct ValueRef {
 /// "init %w: f32[2] = [1.0, 2.0]" or "= elided(\"fnv1a64:...\")".
 struct InitDecl {
   ValueDef Def;
-  nng::rt::Tensor Data; ///< Undefined when elided.
+  rt::Tensor Data; ///< Undefined when elided.
   std::string Hash; ///< The elided hash.
 };
 

@@ -125,7 +125,7 @@ private:
   void checkArity(const NodeDecl &N);
   void parseAttrDict(NodeDecl &N);
   Attribute parseAttrValue(const OpSchema &Op, const AttrSchema &A);
-  nng::rt::Tensor parseData(const TensorType &T, size_t TypeLoc,
+  Tensor parseData(const TensorType &T, size_t TypeLoc,
                         const std::string &What);
   template <typename E> E elementValue(const Token &T, DType DT) const;
   int64_t intValue(const Token &T) const;
@@ -592,7 +592,7 @@ E SyntaxParser::elementValue(const Token &T, DType DT) const {
   return V;
 }
 
-nng::rt::Tensor SyntaxParser::parseData(const TensorType &T, size_t TypeLoc,
+Tensor SyntaxParser::parseData(const TensorType &T, size_t TypeLoc,
                                     const std::string &What) {
   auto S = T.staticShape();
   if (!S)
@@ -632,7 +632,7 @@ nng::rt::Tensor SyntaxParser::parseData(const TensorType &T, size_t TypeLoc,
     Src.error(ListLoc, What + ": " + formatType(T) + " has " +
                            std::to_string(Numel) + " elements but " +
                            std::to_string(Count) + " values are given");
-  nng::rt::Tensor Data = nng::rt::Tensor::empty(*S, T.dtype());
+  Tensor Data = Tensor::empty(*S, T.dtype());
   if (!Bytes.empty())
     std::memcpy(Data.rawData(), Bytes.data(), Bytes.size());
   return Data;

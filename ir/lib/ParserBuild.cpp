@@ -65,7 +65,7 @@ private:
       guarded(Def.Loc, [&] { G->addInitializer(Def.Name, I.Data); });
       return;
     }
-    nng::rt::Tensor Data;
+    Tensor Data;
     if (Opts.ResolveElided)
       guarded(Def.Loc, [&] {
         try {

@@ -22,7 +22,7 @@ namespace nng::ir {
 
 using namespace text;
 
-std::string tensorHash(const nng::rt::Tensor &T) {
+std::string tensorHash(const Tensor &T) {
   NNG_CHECK(T.defined(), "tensorHash: undefined tensor");
   uint64_t H = 0xcbf29ce484222325ull;
   auto Feed = [&](const void *P, size_t N) {
@@ -52,7 +52,7 @@ std::string tensorHash(const nng::rt::Tensor &T) {
       Feed(S.data(), S.size());
     }
   } else if (T.numel() > 0) {
-    nng::rt::Tensor C = T.contiguous();
+    Tensor C = T.contiguous();
     Feed(C.rawData(), C.nbytes());
   }
   char Buf[40];
@@ -97,7 +97,7 @@ private:
   void printInitializer(const Value &V) {
     OS << "  init " << formatValueName(V.name()) << ": " << formatType(V.type())
        << " = ";
-    const nng::rt::Tensor &T = V.data();
+    const Tensor &T = V.data();
     if (!T.defined()) {
       OS << "elided(" << quoteString(V.elidedHash()) << ")\n";
       return;
@@ -177,7 +177,7 @@ private:
       List(A.strings(), [](const std::string &V) { return quoteString(V); });
       return S;
     case AttrType::Tensor: {
-      const nng::rt::Tensor &T = A.t();
+      const Tensor &T = A.t();
       if (!T.defined())
         return "tensor<f32[*]> []"; // Unreadable on purpose: no data.
       S = "tensor<" + formatType(TensorType(T.dtype(), T.shape())) + "> [";

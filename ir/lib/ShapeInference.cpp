@@ -13,7 +13,7 @@ namespace nng::ir {
 
 InferContext::InferContext(const OpSchema &Schema, const AttrMap &Attrs,
                            std::vector<const TensorType *> InTypes,
-                           std::vector<const nng::rt::Tensor *> InValues,
+                           std::vector<const Tensor *> InValues,
                            size_t NumOutputs, std::string NodeDesc)
     : Schema(Schema), Attrs(Attrs), InTypes(std::move(InTypes)),
       InValues(std::move(InValues)), Outputs(NumOutputs),
@@ -58,7 +58,7 @@ void InferContext::throwError(const std::string &Msg) const {
   throw E;
 }
 
-const nng::rt::Tensor *constantValue(const Value *V) {
+const Tensor *constantValue(const Value *V) {
   if (!V)
     return nullptr;
   if (V->isInitializer())
@@ -74,7 +74,7 @@ const nng::rt::Tensor *constantValue(const Value *V) {
 
 std::vector<TensorType> inferNodeTypes(const Node &N) {
   std::vector<const TensorType *> Types;
-  std::vector<const nng::rt::Tensor *> Vals;
+  std::vector<const Tensor *> Vals;
   for (Value *V : N.inputs()) {
     Types.push_back(V ? &V->type() : nullptr);
     Vals.push_back(constantValue(V));

@@ -6,6 +6,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "TextSyntax.h"
+#include "nngraph/ir/Attribute.h"
 
 #include "nngraph/runtime/DTypeVisit.h"
 
@@ -124,8 +125,8 @@ std::string formatDouble(double D) {
   return floatify(Buf, R.ptr);
 }
 
-void appendTensorValues(const nng::rt::Tensor &T, std::string &Out) {
-  nng::rt::Tensor C = T.contiguous();
+void appendTensorValues(const Tensor &T, std::string &Out) {
+  Tensor C = T.contiguous();
   int64_t N = C.numel();
   if (N == 0)
     return;

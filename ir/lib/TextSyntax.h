@@ -48,6 +48,6 @@ std::string formatDouble(double D);
 /// Appends the flat row-major values of T (contiguous or not) to Out,
 /// separated by ", ": floats shortest round-trip (f16/bf16 through float),
 /// integers in decimal, bools as true/false, strings quoted (quoteString).
-void appendTensorValues(const nng::rt::Tensor &T, std::string &Out);
+void appendTensorValues(const rt::Tensor &T, std::string &Out);
 
 } // namespace nng::ir::text

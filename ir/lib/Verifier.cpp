@@ -125,7 +125,7 @@ private:
       if (!N.hasInput(I) || Name.size() < 5 ||
           Name.compare(Name.size() - 5, 5, "scale") != 0)
         continue;
-      const nng::rt::Tensor *T = constantValue(N.input(I));
+      const Tensor *T = constantValue(N.input(I));
       if (!T || !isFloatingPoint(T->dtype()))
         continue;
       for (int64_t J = 0, E = T->numel(); J < E; ++J) {
@@ -223,7 +223,7 @@ private:
   /// output types against the result.
   void verifyTypes(const Node &N) {
     std::vector<const TensorType *> Types;
-    std::vector<const nng::rt::Tensor *> Vals;
+    std::vector<const Tensor *> Vals;
     for (const Value *V : N.inputs()) {
       Types.push_back(V ? &knownType(V) : nullptr);
       Vals.push_back(constantValue(V));

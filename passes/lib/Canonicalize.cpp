@@ -64,7 +64,7 @@ private:
 bool canonicalConstant(ir::Node &N, PatternRewriter &R) {
   if (N.attrs().has("value"))
     return false;
-  nng::rt::Tensor T = constantNodeTensor(N);
+  Tensor T = constantNodeTensor(N);
   if (!T.defined())
     return R.decline(N, "string constant");
   N.attrs() = ir::AttrMap();
@@ -80,7 +80,7 @@ bool removeIdentity(ir::Node &N, PatternRewriter &R) {
 /// identity; its mask (when used) is all true, built from x's shape.
 bool removeDropout(ir::Node &N, PatternRewriter &R) {
   if (N.hasInput(2)) {
-    const nng::rt::Tensor *Mode = ir::constantValue(N.input(2));
+    const Tensor *Mode = ir::constantValue(N.input(2));
     if (!Mode)
       return R.decline(N, "training_mode is not a constant");
     if (Mode->getFlat(0) != 0)
@@ -96,7 +96,7 @@ bool removeDropout(ir::Node &N, PatternRewriter &R) {
     ir::Node *Sh =
         R.create(OpKind::Shape, {X}, {Mask->name() + ".shape"}, {}, &N);
     ir::AttrMap A;
-    A.set("value", nng::rt::Tensor::fromVector<bool>({true}, Shape{1}));
+    A.set("value", Tensor::fromVector<bool>({true}, Shape{1}));
     ir::Node *Ones = R.create(OpKind::ConstantOfShape, {Sh->output()},
                               {Mask->name()}, std::move(A), &N);
     replaceWithNewValue(R, Mask, Ones->output());
@@ -300,7 +300,7 @@ public:
     for (int Side : {1, 0}) {
       if (Side == 0 && !Commutes)
         break;
-      const nng::rt::Tensor *C = ir::constantValue(N.input(Side));
+      const Tensor *C = ir::constantValue(N.input(Side));
       ir::Value *X = N.input(1 - Side);
       if (!C)
         continue;

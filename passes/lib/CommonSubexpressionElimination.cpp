@@ -103,7 +103,7 @@ private:
     for (const ir::Value *V : In)
       Mix(std::hash<const void *>()(V));
     if (N.op() == ir::OpKind::Constant)
-      if (nng::rt::Tensor T = constantNodeTensor(N); T.defined())
+      if (Tensor T = constantNodeTensor(N); T.defined())
         Mix(std::hash<std::string>()(ir::tensorHash(T)));
     return H;
   }
@@ -114,17 +114,17 @@ private:
       return false;
     if (A.op() != ir::OpKind::Constant)
       return A.attrs() == B.attrs();
-    nng::rt::Tensor TA = constantNodeTensor(A), TB = constantNodeTensor(B);
+    Tensor TA = constantNodeTensor(A), TB = constantNodeTensor(B);
     if (!TA.defined() || !TB.defined()) // String constants.
       return !TA.defined() && !TB.defined() && A.attrs() == B.attrs();
     return sameBytes(TA, TB);
   }
 
   /// Same dtype, shape and bytes (so -0.0 and 0.0 differ, NaN payloads too).
-  static bool sameBytes(const nng::rt::Tensor &A, const nng::rt::Tensor &B) {
+  static bool sameBytes(const Tensor &A, const Tensor &B) {
     if (A.dtype() != B.dtype() || A.shape() != B.shape())
       return false;
-    nng::rt::Tensor CA = A.contiguous(), CB = B.contiguous();
+    Tensor CA = A.contiguous(), CB = B.contiguous();
     return std::memcmp(CA.rawData(), CB.rawData(), CA.nbytes()) == 0;
   }
 

@@ -53,7 +53,7 @@ std::vector<const ir::Node *> constantCone(const ir::Value *V,
   return Order;
 }
 
-std::vector<nng::rt::Tensor>
+std::vector<rt::Tensor>
 evaluateNodes(const std::vector<const ir::Node *> &Nodes,
               const std::vector<const ir::Value *> &Outputs) {
   ir::Graph Tmp;
@@ -63,7 +63,7 @@ evaluateNodes(const std::vector<const ir::Node *> &Nodes,
       return nullptr;
     if (auto It = Map.find(V); It != Map.end())
       return It->second;
-    const nng::rt::Tensor *T = ir::constantValue(V);
+    const rt::Tensor *T = ir::constantValue(V);
     if (!T)
       throw std::logic_error("evaluateNodes: %" + V->name() +
                              " is neither computed nor constant");
@@ -90,11 +90,11 @@ evaluateNodes(const std::vector<const ir::Node *> &Nodes,
   return backends::runReference(Tmp, {});
 }
 
-nng::rt::Tensor constantOrConeValue(const ir::Value *V, size_t MaxNodes) {
+rt::Tensor constantOrConeValue(const ir::Value *V, size_t MaxNodes) {
   if (!V)
     return {};
-  if (const nng::rt::Tensor *T = ir::constantValue(V))
-    return T->defined() ? *T : nng::rt::Tensor();
+  if (const rt::Tensor *T = ir::constantValue(V))
+    return T->defined() ? *T : rt::Tensor();
   std::vector<const ir::Node *> Cone = constantCone(V, MaxNodes);
   if (Cone.empty())
     return {};

@@ -26,13 +26,13 @@ std::vector<const ir::Node *> constantCone(const ir::Value *V, size_t MaxNodes);
 /// Evaluates Nodes (producers first; every input either one of their
 /// outputs or a constant with data) on the reference backend and returns
 /// the values of Outputs. Throws on evaluation failures.
-std::vector<nng::rt::Tensor>
+std::vector<rt::Tensor>
 evaluateNodes(const std::vector<const ir::Node *> &Nodes,
               const std::vector<const ir::Value *> &Outputs);
 
 /// V's data when V is a constant, else the evaluation of its constant cone
 /// (at most MaxNodes nodes); undefined when neither exists or the
 /// evaluation fails.
-nng::rt::Tensor constantOrConeValue(const ir::Value *V, size_t MaxNodes);
+rt::Tensor constantOrConeValue(const ir::Value *V, size_t MaxNodes);
 
 } // namespace nng::passes::detail

@@ -58,7 +58,7 @@ public:
     std::optional<int64_t> Numel = N.input(0)->type().staticNumel();
     if (!Numel)
       return R.decline(N, "input shape is not static");
-    replaceWithInitializer(R, N.output(), nng::rt::Tensor::scalar<int64_t>(*Numel));
+    replaceWithInitializer(R, N.output(), Tensor::scalar<int64_t>(*Numel));
     R.eraseNode(&N);
     return true;
   }
@@ -79,7 +79,7 @@ public:
     if (!T.hasRank())
       return R.decline(N, "rank of the shaped value is unknown");
     auto [Start, End] = shapeWindow(*Sh, T.rank());
-    const nng::rt::Tensor &Idx = *ir::constantValue(N.input(1));
+    const Tensor &Idx = *ir::constantValue(N.input(1));
     std::vector<int64_t> Dims;
     int64_t Len = End - Start;
     for (int64_t I : Idx.toIntVector()) {
@@ -90,7 +90,7 @@ public:
         return R.decline(N, "a selected dim is not static");
       Dims.push_back(D.value());
     }
-    nng::rt::Tensor Data = shapeTensor(Dims).reshape(Idx.shape());
+    Tensor Data = shapeTensor(Dims).reshape(Idx.shape());
     replaceWithInitializer(R, N.output(), Data);
     R.eraseNode(&N);
     return true;
@@ -131,7 +131,7 @@ public:
       if (Numel && *Numel > MaxElements)
         return R.decline(N, "result larger than max-folded-elements");
     }
-    std::vector<nng::rt::Tensor> Results;
+    std::vector<Tensor> Results;
     try {
       Results = evaluate(N);
     } catch (const std::exception &E) {
@@ -159,7 +159,7 @@ public:
 
 private:
   /// Runs N alone on the reference backend with its constant inputs.
-  static std::vector<nng::rt::Tensor> evaluate(const ir::Node &N) {
+  static std::vector<Tensor> evaluate(const ir::Node &N) {
     std::vector<const ir::Value *> Outs(N.outputs().begin(), N.outputs().end());
     return evaluateNodes({&N}, Outs);
   }

@@ -78,10 +78,10 @@ private:
                     << Reason << "\n";
   }
 
-  static bool sameBytes(const nng::rt::Tensor &A, const nng::rt::Tensor &B) {
+  static bool sameBytes(const Tensor &A, const Tensor &B) {
     if (A.dtype() != B.dtype() || A.shape() != B.shape())
       return false;
-    nng::rt::Tensor CA = A.contiguous(), CB = B.contiguous();
+    Tensor CA = A.contiguous(), CB = B.contiguous();
     return std::memcmp(CA.rawData(), CB.rawData(), CA.nbytes()) == 0;
   }
 };

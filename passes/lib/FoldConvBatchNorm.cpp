@@ -36,8 +36,8 @@ constexpr size_t MaxConeNodes = 64;
 /// constants alone: a subgraph canonicalize left unfolded (its results
 /// exceed max-folded-elements, e.g. a ConstantOfShape). The fold replaces
 /// the operand, so that subgraph dies with it. Undefined otherwise.
-nng::rt::Tensor foldableF64(const ir::Value *V) {
-  nng::rt::Tensor T = detail::constantOrConeValue(V, MaxConeNodes);
+Tensor foldableF64(const ir::Value *V) {
+  Tensor T = detail::constantOrConeValue(V, MaxConeNodes);
   if (!T.defined() || !isFloatingPoint(T.dtype()))
     return {};
   return T.to(DType::F64);
@@ -86,9 +86,9 @@ public:
 private:
   /// Scale and shift from constant BN parameters, or nullopt.
   static std::optional<Affine> affineOf(const ir::Node &BN) {
-    nng::rt::Tensor Gamma = foldableF64(BN.input(1)),
+    Tensor Gamma = foldableF64(BN.input(1)),
                 Beta = foldableF64(BN.input(2));
-    nng::rt::Tensor Mean = foldableF64(BN.input(3)), Var = foldableF64(BN.input(4));
+    Tensor Mean = foldableF64(BN.input(3)), Var = foldableF64(BN.input(4));
     if (!Gamma.defined() || !Beta.defined() || !Mean.defined() ||
         !Var.defined())
       return std::nullopt;
@@ -107,14 +107,14 @@ private:
 
   /// Puts the folded bias (OldBias scaled, plus the shift) at input 2 of P.
   static void setBias(PatternRewriter &R, ir::Node &P, const Affine &A,
-                      const nng::rt::Tensor &OldBias, DType T) {
+                      const Tensor &OldBias, DType T) {
     size_t M = A.Scale.size();
     std::vector<double> B(M);
     for (size_t I = 0; I < M; ++I)
       B[I] = A.Shift[I] +
              A.Scale[I] * (OldBias.defined() ? OldBias.getFlat(I) : 0.0);
     ir::Value *Old = P.hasInput(2) ? P.input(2) : nullptr;
-    nng::rt::Tensor Data = makeTensor(B, Shape{static_cast<int64_t>(M)}, T);
+    Tensor Data = makeTensor(B, Shape{static_cast<int64_t>(M)}, T);
     ir::Value *New =
         foldedConstant(R, Old, P, std::move(Data), biasNameFor(P.input(1)));
     if (P.numInputs() < 3)
@@ -126,12 +126,12 @@ private:
   static bool foldConv(ir::Node &BN, ir::Node &P, const Affine &A,
                        PatternRewriter &R) {
     bool Transposed = P.op() == OpKind::ConvTranspose;
-    nng::rt::Tensor W = foldableF64(P.input(1));
+    Tensor W = foldableF64(P.input(1));
     if (!W.defined())
       return R.decline(BN, "weights are not constant");
     if (W.numel() == 0)
       return R.decline(BN, "weights are empty");
-    nng::rt::Tensor Bias = foldableF64(P.hasInput(2) ? P.input(2) : nullptr);
+    Tensor Bias = foldableF64(P.hasInput(2) ? P.input(2) : nullptr);
     if (P.hasInput(2) && !Bias.defined())
       return R.decline(BN, "bias is not constant");
     int64_t Group = P.attrInt("group");
@@ -162,7 +162,7 @@ private:
   }
 
   /// Scales the columns of the (K x M, or M x K when TransB) matrix B.
-  static nng::rt::Tensor scaleColumns(const nng::rt::Tensor &B, bool TransB,
+  static Tensor scaleColumns(const Tensor &B, bool TransB,
                                   const Affine &A, DType T) {
     std::vector<double> V(static_cast<size_t>(B.numel()));
     int64_t Rows = B.size(0), Cols = B.size(1);
@@ -175,16 +175,16 @@ private:
   static bool foldGemm(ir::Node &BN, ir::Node &P, const Affine &A,
                        PatternRewriter &R) {
     bool TransB = P.attrInt("transB") != 0;
-    nng::rt::Tensor B = foldableF64(P.input(1));
+    Tensor B = foldableF64(P.input(1));
     if (!B.defined())
       return R.decline(BN, "weights are not constant");
     int64_t M = B.size(TransB ? 0 : 1);
     if (static_cast<int64_t>(A.Scale.size()) != M)
       return R.decline(BN, "channel counts of the weights and the "
                            "BatchNormalization differ");
-    nng::rt::Tensor Bias;
+    Tensor Bias;
     if (P.hasInput(2)) {
-      nng::rt::Tensor C = foldableF64(P.input(2));
+      Tensor C = foldableF64(P.input(2));
       if (!C.defined())
         return R.decline(BN, "bias is not constant");
       auto PerCol = perChannel(C, 2, M);
@@ -218,7 +218,7 @@ private:
     const ir::TensorType &TA = P.input(0)->type();
     if (!TA.hasRank() || TA.rank() != 2)
       return R.decline(BN, "MatMul input A is not 2-D");
-    nng::rt::Tensor B = foldableF64(P.input(1));
+    Tensor B = foldableF64(P.input(1));
     if (!B.defined())
       return R.decline(BN, "weights are not constant");
     if (B.rank() != 2 || static_cast<int64_t>(A.Scale.size()) != B.size(1))
@@ -228,7 +228,7 @@ private:
     ir::Graph &G = R.graph();
     // The Gemm replacing the MatMul is the only user of the new weights.
     ir::Value *W = P.input(1);
-    nng::rt::Tensor NewB = scaleColumns(B, false, A, T);
+    Tensor NewB = scaleColumns(B, false, A, T);
     bool Reuse = W->isInitializer() && W->uses().size() == 1 && !G.isOutput(W);
     if (Reuse)
       W->setData(NewB);

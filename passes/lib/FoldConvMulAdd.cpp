@@ -40,7 +40,7 @@ public:
     ir::Node &Conv = *Y->producer();
     if (!hasSingleUse(G, Y))
       return R.decline(N, "Conv result has other consumers");
-    nng::rt::Tensor C = constantF64(N.input(1 - ConvIdx));
+    Tensor C = constantF64(N.input(1 - ConvIdx));
     if (!C.defined())
       return R.decline(N, "other operand is not a floating-point constant");
     if (!isFloatingPoint(Y->type().dtype()) || !Y->type().hasRank())
@@ -53,13 +53,13 @@ public:
         perChannel(C, Y->type().rank(), M);
     if (!PerCh)
       return R.decline(N, "constant does not broadcast per output channel");
-    nng::rt::Tensor Bias = constantF64(Conv.hasInput(2) ? Conv.input(2) : nullptr);
+    Tensor Bias = constantF64(Conv.hasInput(2) ? Conv.input(2) : nullptr);
     if (Conv.hasInput(2) && !Bias.defined())
       return R.decline(N, "Conv bias is not constant");
     DType T = Y->type().dtype();
     bool IsMul = N.op() == OpKind::Mul;
     if (IsMul) {
-      nng::rt::Tensor W = constantF64(Conv.input(1));
+      Tensor W = constantF64(Conv.input(1));
       if (!W.defined())
         return R.decline(N, "Conv weights are not constant");
       int64_t Inner = M == 0 ? 0 : W.numel() / M;

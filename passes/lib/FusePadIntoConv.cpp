@@ -37,7 +37,7 @@ public:
       if (*V != 0.0)
         return R.decline(Conv, "Pad value is not zero");
     }
-    const nng::rt::Tensor *PadsT = ir::constantValue(Pad->input(1));
+    const Tensor *PadsT = ir::constantValue(Pad->input(1));
     if (!PadsT || !PadsT->defined())
       return R.decline(Conv, "Pad amounts are not constant");
     std::vector<int64_t> Pads = PadsT->toIntVector();

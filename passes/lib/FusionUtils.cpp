@@ -22,10 +22,10 @@ ir::Node *singleUser(const ir::Graph &G, const ir::Value *V) {
   return hasSingleUse(G, V) ? V->uses()[0].User : nullptr;
 }
 
-nng::rt::Tensor constantF64(const ir::Value *V) {
+Tensor constantF64(const ir::Value *V) {
   if (!V)
     return {};
-  const nng::rt::Tensor *T = ir::constantValue(V);
+  const Tensor *T = ir::constantValue(V);
   if (!T || !T->defined() || !isFloatingPoint(T->dtype()))
     return {};
   return T->to(DType::F64);
@@ -34,7 +34,7 @@ nng::rt::Tensor constantF64(const ir::Value *V) {
 std::optional<double> constantScalar(const ir::Value *V) {
   if (!V)
     return std::nullopt;
-  const nng::rt::Tensor *T = ir::constantValue(V);
+  const Tensor *T = ir::constantValue(V);
   if (!T || !T->defined() || T->numel() != 1 || T->dtype() == DType::Bool)
     return std::nullopt;
   return T->getFlat(0);
@@ -55,15 +55,15 @@ double constantTolerance(DType T) {
   }
 }
 
-nng::rt::Tensor makeTensor(const std::vector<double> &Values, const Shape &S,
+Tensor makeTensor(const std::vector<double> &Values, const Shape &S,
                        DType T) {
-  nng::rt::Tensor R = nng::rt::Tensor::empty(S, T);
+  Tensor R = Tensor::empty(S, T);
   for (size_t I = 0; I < Values.size(); ++I)
     R.setFlat(static_cast<int64_t>(I), Values[I]);
   return R;
 }
 
-std::optional<std::vector<double>> perChannel(const nng::rt::Tensor &C,
+std::optional<std::vector<double>> perChannel(const Tensor &C,
                                               int64_t OutRank, int64_t M) {
   int64_t Rank = static_cast<int64_t>(C.rank());
   if (Rank > OutRank || OutRank < 2)
@@ -77,7 +77,7 @@ std::optional<std::vector<double>> perChannel(const nng::rt::Tensor &C,
       return std::nullopt;
     Varying = M;
   }
-  nng::rt::Tensor F = C.to(DType::F64);
+  Tensor F = C.to(DType::F64);
   std::vector<double> Out(static_cast<size_t>(M));
   for (int64_t I = 0; I < M; ++I)
     Out[I] = F.getFlat(Varying == 1 ? 0 : I);
@@ -85,7 +85,7 @@ std::optional<std::vector<double>> perChannel(const nng::rt::Tensor &C,
 }
 
 ir::Value *foldedConstant(PatternRewriter &R, ir::Value *Old,
-                          const ir::Node &User, nng::rt::Tensor Data,
+                          const ir::Node &User, Tensor Data,
                           std::string_view Base) {
   ir::Graph &G = R.graph();
   if (Old && Old->isInitializer() && !G.isOutput(Old) &&

@@ -27,7 +27,7 @@ ir::Node *singleUser(const ir::Graph &G, const ir::Value *V);
 
 /// V's constant data (initializer or Constant output) as a contiguous f64
 /// tensor; undefined when V is null, not constant or not floating point.
-nng::rt::Tensor constantF64(const ir::Value *V);
+rt::Tensor constantF64(const ir::Value *V);
 /// The value of a constant V holding exactly one element (any dtype).
 std::optional<double> constantScalar(const ir::Value *V);
 /// True when |A - B| <= Tol * max(1, |B|).
@@ -37,14 +37,14 @@ bool near(double A, double B, double Tol);
 double constantTolerance(DType T);
 
 /// A contiguous tensor of dtype T and shape S holding Values (row-major).
-nng::rt::Tensor makeTensor(const std::vector<double> &Values, const Shape &S,
+rt::Tensor makeTensor(const std::vector<double> &Values, const Shape &S,
                        DType T);
 
 /// The M per-channel values of constant C when C, broadcast against a value
 /// of rank OutRank whose channel axis is 1, varies along that axis only (or
 /// not at all): C's rank is at most OutRank, and its dims, aligned to the
 /// right, are 1 except axis 1, which may be M. Else nullopt.
-std::optional<std::vector<double>> perChannel(const nng::rt::Tensor &C,
+std::optional<std::vector<double>> perChannel(const rt::Tensor &C,
                                               int64_t OutRank, int64_t M);
 
 /// A value holding Data for input I of User: Old itself with new data when
@@ -53,7 +53,7 @@ std::optional<std::vector<double>> perChannel(const nng::rt::Tensor &C,
 /// is a node output only User reads (a constant subgraph being folded away),
 /// else a new initializer named after Base.
 ir::Value *foldedConstant(PatternRewriter &R, ir::Value *Old,
-                          const ir::Node &User, nng::rt::Tensor Data,
+                          const ir::Node &User, rt::Tensor Data,
                           std::string_view Base);
 /// The name for a bias added next to weight W ("conv1.weight" ->
 /// "conv1.bias", else "<W>.bias").

@@ -23,7 +23,7 @@ ir::Node *PatternRewriter::create(ir::OpKind Op, std::vector<ir::Value *> Ins,
 }
 
 ir::Value *PatternRewriter::addConstant(std::string_view Base,
-                                        nng::rt::Tensor Data) {
+                                        Tensor Data) {
   return G.addInitializer(G.uniqueName(Base), std::move(Data));
 }
 

@@ -120,7 +120,7 @@ public:
       NormShape.push_back(StaticNorm ? XT.dim(I).value() : 1);
     }
     ir::Value *Out = Div.output();
-    nng::rt::Tensor Scale, Bias;
+    Tensor Scale, Bias;
     if (ir::Node *M = singleUser(G, Out); M && M->op() == OpKind::Mul)
       if ((Scale = affineOperand(*M, Out, Axis)).defined())
         Out = M->output();
@@ -158,10 +158,10 @@ private:
 
   /// The constant other operand of N (whose one operand is V) when it
   /// broadcasts over the normalized axes without changing V's shape.
-  static nng::rt::Tensor affineOperand(const ir::Node &N, const ir::Value *V,
+  static Tensor affineOperand(const ir::Node &N, const ir::Value *V,
                                    int64_t Axis) {
     ir::Value *C = otherOperand(N, V);
-    const nng::rt::Tensor *T = C ? ir::constantValue(C) : nullptr;
+    const Tensor *T = C ? ir::constantValue(C) : nullptr;
     if (!T || !T->defined() || T->dtype() != V->type().dtype() ||
         !(N.output()->type() == V->type()))
       return {};

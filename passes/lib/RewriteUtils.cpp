@@ -26,7 +26,7 @@ const char *replaceBlocker(const ir::Graph &G, const ir::Value *From,
 }
 
 ir::Value *replaceWithInitializer(PatternRewriter &R, ir::Value *Old,
-                                  nng::rt::Tensor Data) {
+                                  Tensor Data) {
   ir::Graph &G = R.graph();
   std::string Name = Old->name();
   G.rename(Old, G.uniqueName(Name + ".folded"));
@@ -38,30 +38,30 @@ ir::Value *replaceWithInitializer(PatternRewriter &R, ir::Value *Old,
 std::optional<std::vector<int64_t>> constantInts(const ir::Value *V) {
   if (!V)
     return std::nullopt;
-  const nng::rt::Tensor *T = ir::constantValue(V);
+  const Tensor *T = ir::constantValue(V);
   if (!T || !isIntegral(T->dtype()))
     return std::nullopt;
   return T->toIntVector();
 }
 
-nng::rt::Tensor constantNodeTensor(const ir::Node &N) {
+Tensor constantNodeTensor(const ir::Node &N) {
   const ir::AttrMap &A = N.attrs();
   if (const ir::Attribute *V = A.find("value"))
     return V->t();
   if (const ir::Attribute *V = A.find("value_float"))
-    return nng::rt::Tensor::scalar<float>(V->f());
+    return Tensor::scalar<float>(V->f());
   if (const ir::Attribute *V = A.find("value_floats"))
-    return nng::rt::Tensor::fromVector<float>(
+    return Tensor::fromVector<float>(
         V->floats(), Shape{static_cast<int64_t>(V->floats().size())});
   if (const ir::Attribute *V = A.find("value_int"))
-    return nng::rt::Tensor::scalar<int64_t>(V->i());
+    return Tensor::scalar<int64_t>(V->i());
   if (const ir::Attribute *V = A.find("value_ints"))
-    return nng::rt::Tensor::fromVector<int64_t>(
+    return Tensor::fromVector<int64_t>(
         V->ints(), Shape{static_cast<int64_t>(V->ints().size())});
-  return nng::rt::Tensor();
+  return Tensor();
 }
 
-bool isSplat(const nng::rt::Tensor &T, double Scalar) {
+bool isSplat(const Tensor &T, double Scalar) {
   if (T.numel() == 0)
     return false;
   for (int64_t I = 0, E = T.numel(); I < E; ++I)
@@ -111,8 +111,8 @@ std::vector<int64_t> composePerms(const std::vector<int64_t> &Inner,
   return C;
 }
 
-nng::rt::Tensor shapeTensor(const std::vector<int64_t> &Dims) {
-  return nng::rt::Tensor::fromVector<int64_t>(
+Tensor shapeTensor(const std::vector<int64_t> &Dims) {
+  return Tensor::fromVector<int64_t>(
       Dims, nng::Shape{static_cast<int64_t>(Dims.size())});
 }
 

@@ -27,7 +27,7 @@ const char *replaceBlocker(const ir::Graph &G, const ir::Value *From,
 /// Data that takes Old's name; Old is renamed out of the way. Returns the
 /// initializer.
 ir::Value *replaceWithInitializer(PatternRewriter &R, ir::Value *Old,
-                                  nng::rt::Tensor Data);
+                                  rt::Tensor Data);
 
 /// The data of V (initializer or Constant output) as integers, or nullopt
 /// when V is absent, not constant or not of an integer dtype.
@@ -35,10 +35,10 @@ std::optional<std::vector<int64_t>> constantInts(const ir::Value *V);
 
 /// The tensor a Constant node produces, whichever attribute holds it
 /// (value, value_float(s), value_int(s)); undefined for string constants.
-nng::rt::Tensor constantNodeTensor(const ir::Node &N);
+rt::Tensor constantNodeTensor(const ir::Node &N);
 
 /// True when every element of T equals Scalar (a zero-size T is not a splat).
-bool isSplat(const nng::rt::Tensor &T, double Scalar);
+bool isSplat(const rt::Tensor &T, double Scalar);
 
 /// Normalizes Axes (negative counts from the end) against Rank and sorts
 /// them; nullopt when one is out of range or repeated.
@@ -58,7 +58,7 @@ std::vector<int64_t> composePerms(const std::vector<int64_t> &Inner,
                                   const std::vector<int64_t> &Outer);
 
 /// The shape of a static type as an i64 tensor of rank 1.
-nng::rt::Tensor shapeTensor(const std::vector<int64_t> &Dims);
+rt::Tensor shapeTensor(const std::vector<int64_t> &Dims);
 
 /// Replaces every use of Old by New, a value just created by the pattern,
 /// and gives New Old's name (Old is renamed out of the way), so rewritten

@@ -180,9 +180,9 @@ std::vector<fs::path> dataSets(const fs::path &Dir) {
 /// ONNX's test data stores bfloat16 tensors as UINT16 bit patterns (numpy
 /// has no bfloat16): read them as the bf16 they stand for when the model
 /// says bf16.
-nng::rt::Tensor asDType(const nng::rt::Tensor &T, DType Want) {
+rt::Tensor asDType(const rt::Tensor &T, DType Want) {
   if (T.dtype() == DType::U16 && Want == DType::BF16)
-    return nng::rt::Tensor(T.storage(), T.shape(), T.strides(), T.offset(),
+    return rt::Tensor(T.storage(), T.shape(), T.strides(), T.offset(),
                            DType::BF16);
   return T;
 }
@@ -192,14 +192,14 @@ std::string runDataSet(const ir::Graph &G, backends::Executable &Exe,
                        const fs::path &Set, const Options &O) {
   std::vector<fs::path> InFiles = numberedFiles(Set, "input_");
   std::vector<fs::path> OutFiles = numberedFiles(Set, "output_");
-  std::vector<nng::rt::Tensor> Given;
+  std::vector<rt::Tensor> Given;
   std::vector<std::string> Names;
   for (const fs::path &P : InFiles) {
     Names.emplace_back();
     Given.push_back(frontend::readOnnxTensorFile(P, &Names.back()));
   }
   const auto &GIns = G.inputs();
-  std::vector<nng::rt::Tensor> Ins(GIns.size());
+  std::vector<rt::Tensor> Ins(GIns.size());
   // By name when every file names a graph input, else by position.
   bool ByName = !Given.empty();
   for (const std::string &N : Names)
@@ -222,13 +222,13 @@ std::string runDataSet(const ir::Graph &G, backends::Executable &Exe,
     if (!Ins[J].defined())
       return Set.filename().string() + " gives no value for input '" +
              GIns[J]->name() + "'";
-  std::vector<nng::rt::Tensor> Outs = Exe.run(Ins);
+  std::vector<rt::Tensor> Outs = Exe.run(Ins);
   if (Outs.size() != OutFiles.size())
     return "the model produced " + std::to_string(Outs.size()) + " outputs; " +
            Set.filename().string() + " expects " +
            std::to_string(OutFiles.size());
   for (size_t I = 0; I < Outs.size(); ++I) {
-    nng::rt::Tensor Expected =
+    rt::Tensor Expected =
         asDType(frontend::readOnnxTensorFile(OutFiles[I]), Outs[I].dtype());
     std::string Why = compareTensors(G.outputs()[I]->name(), Outs[I], Expected,
                                      O.Rtol, O.Atol);

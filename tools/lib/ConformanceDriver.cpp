@@ -328,8 +328,8 @@ void describeOptions(CLI::App &App, Options &O) {
 } // namespace
 
 std::string compareTensors(const std::string &Name,
-                           const nng::rt::Tensor &Actual,
-                           const nng::rt::Tensor &Expected, double Rtol,
+                           const Tensor &Actual,
+                           const Tensor &Expected, double Rtol,
                            double Atol) {
   std::string Out = "output '" + Name + "'";
   if (Actual.dtype() != Expected.dtype())

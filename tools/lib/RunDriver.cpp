@@ -186,7 +186,7 @@ std::string formatValue(double V) {
   return Buf;
 }
 
-std::vector<double> firstValues(const nng::rt::Tensor &T, int64_t Max) {
+std::vector<double> firstValues(const Tensor &T, int64_t Max) {
   std::vector<double> Vals;
   int64_t N = std::min<int64_t>(T.numel(), Max);
   for (int64_t I = 0; I < N; ++I)
@@ -196,7 +196,7 @@ std::vector<double> firstValues(const nng::rt::Tensor &T, int64_t Max) {
 
 /// What one run produced, for printing.
 struct RunResult {
-  std::vector<nng::rt::Tensor> Inputs, Outputs;
+  std::vector<Tensor> Inputs, Outputs;
   size_t LoadedNodes = 0; ///< Before -O's passes.
   double IdleCpuMs = 0;   ///< CPU time used during --idle.
   double OptimizeMs = 0, CompileMs = 0;
@@ -312,7 +312,7 @@ void printText(std::ostream &Out, const RunOptions &O, const ir::Graph &G,
                                  : " (from " + O.InputsPath + ")")
         << "\n";
   for (size_t I = 0; I < R.Outputs.size(); ++I) {
-    const nng::rt::Tensor &T = R.Outputs[I];
+    const Tensor &T = R.Outputs[I];
     Out << "output %" << G.outputs()[I]->name() << ": " << dtypeName(T.dtype())
         << T.shape().toString() << " = [";
     std::vector<double> Vals = firstValues(T, O.MaxValues);
@@ -351,7 +351,7 @@ void printText(std::ostream &Out, const RunOptions &O, const ir::Graph &G,
 void printJson(std::ostream &Out, const RunOptions &O, const ir::Graph &G,
                const DimBindings &Dims, const RunResult &R) {
   using nlohmann::json;
-  auto Describe = [&](const ir::Value *V, const nng::rt::Tensor &T) {
+  auto Describe = [&](const ir::Value *V, const Tensor &T) {
     return json{{"name", V->name()},
                 {"dtype", std::string(dtypeName(T.dtype()))},
                 {"shape", T.shape().dims()}};
@@ -442,9 +442,9 @@ void bindDimsFromData(const InputData &Data, DimBindings &Dims) {
 }
 
 /// Data's tensors in the order of G's inputs (G may be the optimized graph).
-std::vector<nng::rt::Tensor> inputsByName(const ir::Graph &G,
+std::vector<Tensor> inputsByName(const ir::Graph &G,
                                           const InputData &Data) {
-  std::vector<nng::rt::Tensor> Inputs;
+  std::vector<Tensor> Inputs;
   for (const ir::Value *V : G.inputs()) {
     auto It = std::find(Data.Names.begin(), Data.Names.end(), V->name());
     if (It == Data.Names.end())

@@ -24,22 +24,22 @@ using rt::Tensor;
 /// What a kernel sees.
 struct KernelContext {
   const ir::Node &N;
-  std::vector<nng::rt::Tensor> Inputs;      ///< Undefined when absent.
+  std::vector<rt::Tensor> Inputs;      ///< Undefined when absent.
   std::vector<ir::TensorType> OutTypes; ///< Inferred from concrete inputs.
-  std::vector<nng::rt::Tensor> Outputs;     ///< Filled by the kernel.
+  std::vector<rt::Tensor> Outputs;     ///< Filled by the kernel.
   /// Where outputs should go when the caller planned their memory (the cpu
   /// backend's arena): allocOutput hands out Preset[I] (zero-filled) when
   /// its shape and dtype are the ones asked for. Empty: allocate.
-  std::vector<nng::rt::Tensor> Preset;
+  std::vector<rt::Tensor> Preset;
 
   bool hasInput(size_t I) const {
     return I < Inputs.size() && Inputs[I].defined();
   }
-  const nng::rt::Tensor &in(size_t I) const { return Inputs[I]; }
+  const rt::Tensor &in(size_t I) const { return Inputs[I]; }
   /// Allocates output I with its inferred (static) shape and dtype.
-  nng::rt::Tensor &allocOutput(size_t I);
+  rt::Tensor &allocOutput(size_t I);
   /// Allocates output I with an explicit shape and dtype.
-  nng::rt::Tensor &allocOutput(size_t I, const Shape &S, DType T);
+  rt::Tensor &allocOutput(size_t I, const Shape &S, DType T);
   int64_t attrInt(std::string_view A) const { return N.attrInt(A); }
   float attrFloat(std::string_view A) const { return N.attrFloat(A); }
   const std::string &attrString(std::string_view A) const {

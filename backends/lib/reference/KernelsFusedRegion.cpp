@@ -25,7 +25,7 @@ void kernelFusedRegion(KernelContext &C) {
     Ptrs.push_back(&T);
   std::unique_ptr<ir::Graph> Body =
       ir::instantiateRegionBody(C.attrString("body"), Ptrs, C.N.describe());
-  std::vector<nng::rt::Tensor> Outs = runReference(*Body, C.Inputs);
+  std::vector<Tensor> Outs = runReference(*Body, C.Inputs);
   C.Outputs.resize(Outs.size());
   for (size_t I = 0; I < Outs.size(); ++I)
     C.Outputs[I] = std::move(Outs[I]);

@@ -13,7 +13,7 @@
 namespace nng::backends::reference {
 
 void kernelModuleCall(KernelContext &C) {
-  std::vector<nng::rt::Tensor> Outs = runModuleCall(C.N, C.Inputs);
+  std::vector<Tensor> Outs = runModuleCall(C.N, C.Inputs);
   C.Outputs.resize(Outs.size());
   for (size_t I = 0; I < Outs.size(); ++I)
     C.Outputs[I] = std::move(Outs[I]);

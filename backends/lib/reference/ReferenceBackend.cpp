@@ -30,7 +30,7 @@ constexpr KernelFn Kernels[] = {
 
 KernelFn getKernel(ir::OpKind K) { return Kernels[static_cast<size_t>(K)]; }
 
-nng::rt::Tensor &KernelContext::allocOutput(size_t I) {
+Tensor &KernelContext::allocOutput(size_t I) {
   auto S = OutTypes.at(I).staticShape();
   if (!S)
     fail("output ", I, " has no static shape (", OutTypes[I].toString(),
@@ -38,7 +38,7 @@ nng::rt::Tensor &KernelContext::allocOutput(size_t I) {
   return allocOutput(I, *S, OutTypes[I].dtype());
 }
 
-nng::rt::Tensor &KernelContext::allocOutput(size_t I, const Shape &S, DType T) {
+Tensor &KernelContext::allocOutput(size_t I, const Shape &S, DType T) {
   if (Outputs.size() <= I)
     Outputs.resize(I + 1);
   if (I < Preset.size() && Preset[I].defined() && Preset[I].dtype() == T &&
@@ -47,7 +47,7 @@ nng::rt::Tensor &KernelContext::allocOutput(size_t I, const Shape &S, DType T) {
     Outputs[I] = Preset[I];
     return Outputs[I];
   }
-  Outputs[I] = nng::rt::Tensor::empty(S, T);
+  Outputs[I] = Tensor::empty(S, T);
   return Outputs[I];
 }
 
@@ -62,7 +62,7 @@ namespace {
 /// The kernels compute their output shapes themselves; a disagreement with
 /// the op's inference function is a bug in one of the two.
 void checkOutput(std::string_view Backend, const ir::Node &N, size_t I,
-                 const nng::rt::Tensor &T, const ir::TensorType &Inferred) {
+                 const Tensor &T, const ir::TensorType &Inferred) {
   // An unranked type (f32[*] is also what an unset type looks like) says
   // too little to check.
   if (!Inferred.hasRank())
@@ -117,10 +117,10 @@ public:
       NodeKernels.push_back(Choose(*N));
   }
 
-  std::vector<nng::rt::Tensor>
-  run(const std::vector<nng::rt::Tensor> &Inputs) override {
+  std::vector<Tensor>
+  run(const std::vector<Tensor> &Inputs) override {
     checkInputs(*G, Inputs);
-    std::vector<nng::rt::Tensor> Env(NumSlots);
+    std::vector<Tensor> Env(NumSlots);
     for (size_t I = 0; I < Inputs.size(); ++I)
       Env[InputSlots[I]] = Inputs[I];
     const auto &Inits = G->initializers();
@@ -134,7 +134,7 @@ public:
     const auto &Nodes = G->nodes();
     std::vector<const ir::TensorType *> TypePtrs;
     std::vector<ir::TensorType> Types;
-    std::vector<const nng::rt::Tensor *> ValPtrs;
+    std::vector<const Tensor *> ValPtrs;
     for (size_t Idx = 0; Idx < Nodes.size(); ++Idx) {
       const ir::Node &N = *Nodes[Idx];
       const Step &S = Steps[Idx];
@@ -147,7 +147,7 @@ public:
       for (size_t I = 0; I < NumIn; ++I) {
         if (S.In[I] < 0)
           continue;
-        const nng::rt::Tensor &T = Env[S.In[I]];
+        const Tensor &T = Env[S.In[I]];
         Ctx.Inputs[I] = T;
         if (!T.defined())
           continue;
@@ -176,9 +176,9 @@ public:
         Env[S.Out[I]] = std::move(Ctx.Outputs[I]);
       }
       for (size_t Dead : S.Dead)
-        Env[Dead] = nng::rt::Tensor();
+        Env[Dead] = Tensor();
     }
-    std::vector<nng::rt::Tensor> Outs;
+    std::vector<Tensor> Outs;
     Outs.reserve(OutputSlots.size());
     for (size_t Sl : OutputSlots)
       Outs.push_back(Env[Sl]);
@@ -229,8 +229,8 @@ Backend &referenceBackend() {
   return B;
 }
 
-std::vector<nng::rt::Tensor>
-runReference(const ir::Graph &G, const std::vector<nng::rt::Tensor> &Inputs) {
+std::vector<Tensor>
+runReference(const ir::Graph &G, const std::vector<Tensor> &Inputs) {
   return referenceBackend().compile(G)->run(Inputs);
 }
 

@@ -67,12 +67,12 @@ struct ExternalWriter {
   }
 
   /// Appends T and points P at it.
-  void write(const nng::rt::Tensor &T, ::onnx::TensorProto &P) {
+  void write(const rt::Tensor &T, ::onnx::TensorProto &P) {
     uint64_t Pad = (ExternalAlign - Offset % ExternalAlign) % ExternalAlign;
     static const char Zeros[ExternalAlign] = {};
     Out.write(Zeros, static_cast<std::streamsize>(Pad));
     Offset += Pad;
-    nng::rt::Tensor C = T.contiguous();
+    rt::Tensor C = T.contiguous();
     Out.write(static_cast<const char *>(C.rawData()),
               static_cast<std::streamsize>(C.nbytes()));
     if (!Out)

@@ -396,9 +396,9 @@ private:
       error(ErrorKind::Unsupported,
             Desc + ": sparse constants ('sparse_value') are not supported");
     if (Name == "value_string" && A.type() == AttributeProto::STRING)
-      return ir::Attribute(nng::rt::Tensor::fromStrings({A.s()}, Shape{}));
+      return ir::Attribute(rt::Tensor::fromStrings({A.s()}, Shape{}));
     if (Name == "value_strings" && A.type() == AttributeProto::STRINGS)
-      return ir::Attribute(nng::rt::Tensor::fromStrings(
+      return ir::Attribute(rt::Tensor::fromStrings(
           {A.strings().begin(), A.strings().end()},
           Shape{static_cast<int64_t>(A.strings_size())}));
     const ir::OpSchema &S = ir::getOpSchema(ir::OpKind::Constant);
@@ -417,20 +417,20 @@ private:
             Desc + " must have exactly one value attribute (it has " +
                 std::to_string(Attrs.size()) + ")");
     auto [Name, A] = *Attrs.begin();
-    nng::rt::Tensor T;
+    rt::Tensor T;
     if (Name == "value")
       return;
     if (Name == "value_string" || Name == "value_strings")
       T = A.t(); // Made a str tensor by constantAttribute.
     else if (Name == "value_float")
-      T = nng::rt::Tensor::scalar<float>(A.f());
+      T = rt::Tensor::scalar<float>(A.f());
     else if (Name == "value_int")
-      T = nng::rt::Tensor::scalar<int64_t>(A.i());
+      T = rt::Tensor::scalar<int64_t>(A.i());
     else if (Name == "value_floats")
-      T = nng::rt::Tensor::fromVector<float>(
+      T = rt::Tensor::fromVector<float>(
           A.floats(), Shape{static_cast<int64_t>(A.floats().size())});
     else if (Name == "value_ints")
-      T = nng::rt::Tensor::fromVector<int64_t>(
+      T = rt::Tensor::fromVector<int64_t>(
           A.ints(), Shape{static_cast<int64_t>(A.ints().size())});
     ir::AttrMap Out;
     Out.set("value", ir::Attribute(std::move(T)));

@@ -39,7 +39,7 @@ public:
 
   /// A scalar constant of dtype T.
   ir::Value *constant(double V, DType T, const char *Tag) {
-    nng::rt::Tensor C = nng::rt::Tensor::empty(Shape{}, T);
+    rt::Tensor C = rt::Tensor::empty(Shape{}, T);
     C.setFlat(0, V);
     ir::AttrMap A;
     A.set("value", ir::Attribute(C));

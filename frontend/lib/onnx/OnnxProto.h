@@ -1,7 +1,7 @@
 //===- OnnxProto.h - ONNX protobuf <-> IR conversions (internal) ----------===//
 //
 // Private to the ONNX frontend: the only header that includes ONNX's
-// protobuf classes. Converts TensorProto <-> nng::rt::Tensor (raw_data, the
+// protobuf classes. Converts TensorProto <-> rt::Tensor (raw_data, the
 // typed fields, external data confined to the model's folder), TypeProto <->
 // ir::TensorType, and parses ModelProto / TensorProto bytes with errors that
 // name the model and the tensor.
@@ -50,11 +50,11 @@ DType dtypeForOnnx(int DataType, const ModelSource &Src, std::string_view What);
 /// a tensor. What names the tensor in messages ("initializer 'conv.weight'",
 /// "attribute 'value' of node 'c0'"). Throws Error(Parse / Unsupported / IO)
 /// naming the model, the tensor and the problem.
-nng::rt::Tensor tensorFromProto(const ::onnx::TensorProto &P,
+rt::Tensor tensorFromProto(const ::onnx::TensorProto &P,
                             const ModelSource &Src, std::string_view What);
 
 /// Fills P's data_type, dims and raw_data from T (name is left alone).
-void tensorToProto(const nng::rt::Tensor &T, ::onnx::TensorProto &P);
+void tensorToProto(const rt::Tensor &T, ::onnx::TensorProto &P);
 
 /// Converts a value's TypeProto; a missing shape gives an unknown rank,
 /// dim_param a symbolic dim and an unset dim an unknown one. Throws

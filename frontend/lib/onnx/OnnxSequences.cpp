@@ -95,7 +95,7 @@ bool readsProducedPair(const ir::Node &N) {
 /// Constant per element and a SequenceConstruct, or a SequenceEmpty.
 std::pair<ir::Value *, ir::Value *>
 materializeConstantPair(ir::Graph &G, ir::Node *N, const ir::Value *D,
-                        const nng::rt::Tensor &DV, const nng::rt::Tensor &SV) {
+                        const rt::Tensor &DV, const rt::Tensor &SV) {
   std::string Why;
   auto L = DV.rank() == 1 && SV.rank() == 1 && SV.dtype() == DType::I64
                ? ir::decodeSequenceShapes(SV.toIntVector(), DV.numel(), Why)
@@ -106,7 +106,7 @@ materializeConstantPair(ir::Graph &G, ir::Node *N, const ir::Value *D,
          Why.empty() ? std::string() : ": " + Why);
   std::string Base = D->name() + ".seq";
   std::vector<ir::Value *> Elems;
-  nng::rt::Tensor Flat = DV.contiguous();
+  rt::Tensor Flat = DV.contiguous();
   for (size_t K = 0; K < L->size(); ++K) {
     ir::AttrMap A;
     A.set("value", ir::Attribute(Flat.slice(0, L->Offsets[K], L->Offsets[K + 1])
@@ -274,8 +274,8 @@ void prepareSequencesForOnnx(ir::Graph &G) {
     if (readsProducedPair(*N))
       continue;
     ir::Value *D = N->input(0), *S = N->input(1);
-    const nng::rt::Tensor *DV = ir::constantValue(D);
-    const nng::rt::Tensor *SV = ir::constantValue(S);
+    const rt::Tensor *DV = ir::constantValue(D);
+    const rt::Tensor *SV = ir::constantValue(S);
     if (!DV || !SV)
       fail(ErrorKind::Unsupported, N->describe(),
            ": cannot export to ONNX: its sequence pair (%", D ? D->name() : "?",

@@ -1,6 +1,6 @@
 //===- OnnxTensor.cpp - TensorProto and TypeProto conversions ------------===//
 //
-// TensorProto -> nng::rt::Tensor from raw_data, from the typed fields (with the
+// TensorProto -> rt::Tensor from raw_data, from the typed fields (with the
 // ONNX spec's packing: int32_data carries i8/u8/i16/u16/bool and the bits of
 // f16/bf16, uint64_data carries u32/u64; string_data carries STRING, which
 // has no raw_data or external form) or from external data, whose path
@@ -84,7 +84,7 @@ bool parseUnsigned(const std::string &S, uint64_t &Out) {
 
 /// Reads the external data of P: location confined to Src.BaseDir,
 /// offset/length inside the file.
-nng::rt::Tensor readExternal(const TensorProto &P, const Shape &S, DType T,
+rt::Tensor readExternal(const TensorProto &P, const Shape &S, DType T,
                          const ModelSource &Src, std::string_view What) {
   std::string W(What);
   std::string Location;
@@ -154,12 +154,12 @@ nng::rt::Tensor readExternal(const TensorProto &P, const Shape &S, DType T,
                    Location + "' has only " + std::to_string(FileSize) +
                    " bytes");
   if (Need == 0)
-    return nng::rt::Tensor::empty(S, T);
+    return rt::Tensor::empty(S, T);
   auto Store = Storage::mapFile(Full.string(), Offset, Need);
   if (reinterpret_cast<uintptr_t>(Store->data()) % dtypeSize(T) == 0)
-    return nng::rt::Tensor(Store, S, contiguousStrides(S), 0, T);
+    return rt::Tensor(Store, S, contiguousStrides(S), 0, T);
   // Misaligned for the element type: copy.
-  nng::rt::Tensor R = nng::rt::Tensor::empty(S, T);
+  rt::Tensor R = rt::Tensor::empty(S, T);
   std::memcpy(R.rawData(), Store->data(), Need);
   return R;
 }
@@ -175,7 +175,7 @@ void checkCount(const Field &F, int64_t N, const ModelSource &Src,
 }
 
 template <typename T, typename Field>
-void copyField(const Field &F, nng::rt::Tensor &R) {
+void copyField(const Field &F, rt::Tensor &R) {
   T *P = static_cast<T *>(R.rawData());
   for (int I = 0; I < F.size(); ++I)
     P[I] = static_cast<T>(F.Get(I));
@@ -183,7 +183,7 @@ void copyField(const Field &F, nng::rt::Tensor &R) {
 
 } // namespace
 
-nng::rt::Tensor tensorFromProto(const TensorProto &P, const ModelSource &Src,
+rt::Tensor tensorFromProto(const TensorProto &P, const ModelSource &Src,
                             std::string_view What) {
   std::string W(What);
   if (P.has_segment())
@@ -199,7 +199,7 @@ nng::rt::Tensor tensorFromProto(const TensorProto &P, const ModelSource &Src,
                      (P.has_raw_data() ? "raw_data" : "external data") +
                      "; STRING tensors keep their elements in string_data");
     checkCount(P.string_data(), N, Src, What, "string_data");
-    return nng::rt::Tensor::fromStrings(
+    return rt::Tensor::fromStrings(
         {P.string_data().begin(), P.string_data().end()}, S);
   }
   if (P.data_location() == TensorProto::EXTERNAL)
@@ -212,7 +212,7 @@ nng::rt::Tensor tensorFromProto(const TensorProto &P, const ModelSource &Src,
                      " bytes of raw_data but its type " +
                      std::string(dtypeName(T)) + S.toString() + " needs " +
                      std::to_string(Need));
-    nng::rt::Tensor R = nng::rt::Tensor::empty(S, T);
+    rt::Tensor R = rt::Tensor::empty(S, T);
     if (Need)
       std::memcpy(R.rawData(), P.raw_data().data(), Need);
     return R;
@@ -235,7 +235,7 @@ nng::rt::Tensor tensorFromProto(const TensorProto &P, const ModelSource &Src,
     checkCount(P.int32_data(), N, Src, What, "int32_data");
     break;
   }
-  nng::rt::Tensor R = nng::rt::Tensor::empty(S, T);
+  rt::Tensor R = rt::Tensor::empty(S, T);
   switch (T) {
   case DType::F32:
     copyField<float>(P.float_data(), R);
@@ -281,13 +281,13 @@ nng::rt::Tensor tensorFromProto(const TensorProto &P, const ModelSource &Src,
   return R;
 }
 
-void tensorToProto(const nng::rt::Tensor &T, TensorProto &P) {
+void tensorToProto(const rt::Tensor &T, TensorProto &P) {
   NNG_CHECK(T.defined(), "tensorToProto: undefined tensor");
   P.set_data_type(dtypeToOnnx(T.dtype()));
   P.clear_dims();
   for (int64_t D : T.shape())
     P.add_dims(D);
-  nng::rt::Tensor C = T.contiguous();
+  rt::Tensor C = T.contiguous();
   if (C.dtype() == DType::String) {
     P.clear_string_data();
     for (const std::string &E : C.toStrings())
@@ -390,7 +390,7 @@ void parseModel(std::string_view Bytes, ::onnx::ModelProto &M,
 // Public TensorProto helpers (OnnxTensor.h)
 //===----------------------------------------------------------------------===//
 
-nng::rt::Tensor onnxTensorFromBytes(std::string_view Bytes, std::string_view What,
+rt::Tensor onnxTensorFromBytes(std::string_view Bytes, std::string_view What,
                                 std::string *Name) {
   onnxio::ModelSource Src{std::string(What), "", "ONNX tensor file"};
   ::onnx::TensorProto P;
@@ -403,7 +403,7 @@ nng::rt::Tensor onnxTensorFromBytes(std::string_view Bytes, std::string_view Wha
       P, Src, P.name().empty() ? "tensor" : "tensor '" + P.name() + "'");
 }
 
-nng::rt::Tensor readOnnxTensorFile(const std::string &Path, std::string *Name) {
+rt::Tensor readOnnxTensorFile(const std::string &Path, std::string *Name) {
   std::ifstream In(Path, std::ios::binary);
   if (!In)
     fail(ErrorKind::IO, "cannot open ONNX tensor file '", Path,
@@ -413,7 +413,7 @@ nng::rt::Tensor readOnnxTensorFile(const std::string &Path, std::string *Name) {
   return onnxTensorFromBytes(SS.str(), Path, Name);
 }
 
-std::string onnxTensorToBytes(const nng::rt::Tensor &T, const std::string &Name) {
+std::string onnxTensorToBytes(const rt::Tensor &T, const std::string &Name) {
   ::onnx::TensorProto P;
   P.set_name(Name);
   onnxio::tensorToProto(T, P);
