@@ -254,4 +254,7 @@ TEST(Parametrize, ShapeChangesNeedUnsafeAndErrorsSayWhat) {
                                                      nn::make<Double>()),
                Error);
   EXPECT_THROW(parametrize::remove_parametrizations(Lin, "weight"), Error);
+  // The container went away with the last parametrization; removing a
+  // submodule that is not there is an error.
+  EXPECT_THROW(Lin.remove_module("parametrizations"), Error);
 }

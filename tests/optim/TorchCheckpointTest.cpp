@@ -231,6 +231,17 @@ TEST(TorchCheckpoint, NotAnOptimizerStateIsAnError) {
               std::string::npos)
         << E.what();
   }
+  // A .pt with the optimizer's state alone cannot restore a scheduler.
+  save(Opt, Dir / "opt.pt");
+  StepLR Sched(Opt, 2, 0.5);
+  try {
+    load(Opt, Dir / "opt.pt", &Sched);
+    FAIL() << "loading a scheduler from an optimizer-only file should fail";
+  } catch (const Error &E) {
+    EXPECT_NE(std::string(E.what()).find("no scheduler state"),
+              std::string::npos)
+        << E.what();
+  }
   fs::remove_all(Dir);
 }
 

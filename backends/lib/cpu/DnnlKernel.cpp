@@ -16,6 +16,7 @@
 #include <bit>
 #include <cmath>
 #include <cstdint>
+#include <limits>
 
 namespace nng::backends::cpu {
 
@@ -79,20 +80,6 @@ dnnl::memory::dims padDims(dnnl::memory::dims D, size_t R) {
   return D;
 }
 
-namespace {
-/// The largest magnitude bit pattern of the f32 tensor X: above 0x7f800000
-/// means a NaN, equal an infinity. An integer max vectorizes, unlike a
-/// float test with an early exit.
-uint32_t maxMagnitudeBits(const Tensor &X) {
-  const float *P = static_cast<const float *>(X.rawData());
-  int64_t N = X.numel();
-  uint32_t M = 0;
-  for (int64_t I = 0; I < N; ++I)
-    M = std::max(M, std::bit_cast<uint32_t>(P[I]) & 0x7fffffffu);
-  return M;
-}
-} // namespace
-
 bool allInputsFinite(const KernelContext &C) {
   for (size_t I = 0; I < C.Inputs.size(); ++I)
     if (C.hasInput(I) && !allFinite(dense(C.in(I))))
@@ -100,8 +87,13 @@ bool allInputsFinite(const KernelContext &C) {
   return true;
 }
 
-bool noNaN(const Tensor &X) { return maxMagnitudeBits(X) <= 0x7f800000u; }
-bool allFinite(const Tensor &X) { return maxMagnitudeBits(X) < 0x7f800000u; }
+bool noNaN(const Tensor &X) {
+  return allWithin(static_cast<const float *>(X.rawData()), X.numel(), INFINITY);
+}
+bool allFinite(const Tensor &X) {
+  return allWithin(static_cast<const float *>(X.rawData()), X.numel(),
+                   std::numeric_limits<float>::max());
+}
 
 Plan::~Plan() = default;
 

@@ -277,6 +277,9 @@ void speculateClamp(LowerContext &C, Activation &A,
 /// a NaN or an infinity. The program then depends on W and Bias.
 std::optional<float> winogradInputLimit(LowerContext &C, const Tensor &W,
                                         const Tensor *Bias);
+/// Activation A on values proven finite: its clamp (Relu, Clip) becomes
+/// oneDNN's relu or clip post-op, exact there (they map only NaN wrongly).
+Activation onFiniteValues(Activation A);
 /// Emits a guard: a step checking that every element of each f32 slot
 /// Checks[i].first is finite with |x| <= Checks[i].second, else reporting
 /// (Program::GuardTripped) so the exact program redoes the run. Makes the
@@ -306,9 +309,6 @@ void emitEpilogue(LowerContext &C, int Slot, const Epilogue &E,
 bool clampFloats(const float *X, float *Y, int64_t N, float Lo, float Hi);
 /// Y = X < 0 ? X * Alpha : X (LeakyRelu; Y may be X).
 void leakyReluFloats(const float *X, float *Y, int64_t N, float Alpha);
-/// True when every one of N floats is finite with |x| <= Limit (a
-/// speculation's guard; Limit must be finite and positive).
-bool allWithin(const float *X, int64_t N, float Limit);
 
 /// Softmax (or LogSoftmax) of each of Rows rows of Len floats, with the
 /// reference's NaN and infinity semantics (RowKernels.cpp). Y must not

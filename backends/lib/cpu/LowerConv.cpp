@@ -125,19 +125,6 @@ bool winogradKernelExists() {
   return Exists;
 }
 
-/// The activation A computed on finite values: its clamps (Relu, Clip)
-/// become oneDNN's post-ops, exact there.
-Activation onFiniteValues(Activation A) {
-  if (A.Own.K != Epilogue::Clamp)
-    return A;
-  if (A.Own.Lo == 0.0f && A.Own.Hi == INFINITY)
-    A.PostOps = {{dnnl::algorithm::eltwise_relu, 0.0f, 0.0f}};
-  else
-    A.PostOps = {{dnnl::algorithm::eltwise_clip, A.Own.Lo, A.Own.Hi}};
-  A.Own = {};
-  return A;
-}
-
 } // namespace
 
 bool winogradCandidate(const LowerContext &C, const ir::Node &N) {

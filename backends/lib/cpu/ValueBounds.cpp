@@ -319,6 +319,17 @@ void emitGuard(LowerContext &C, const std::vector<std::pair<int, float>> &Checks
   C.program().Speculative = true;
 }
 
+Activation onFiniteValues(Activation A) {
+  if (A.Own.K != Epilogue::Clamp)
+    return A;
+  if (A.Own.Lo == 0.0f && A.Own.Hi == INFINITY)
+    A.PostOps = {{dnnl::algorithm::eltwise_relu, 0.0f, 0.0f}};
+  else
+    A.PostOps = {{dnnl::algorithm::eltwise_clip, A.Own.Lo, A.Own.Hi}};
+  A.Own = {};
+  return A;
+}
+
 void speculateClamp(LowerContext &C, Activation &A,
                     std::optional<double> PreBound, const ir::Node &ClampNode) {
   if (!C.Speculate || !A.needsOwnLoop() || A.Own.K != Epilogue::Clamp)
@@ -328,7 +339,7 @@ void speculateClamp(LowerContext &C, Activation &A,
   // Padding of blocked layouts stays zero only for a range holding 0.
   if (PreBound && Finite && Lo <= 0.0f && Hi >= 0.0f &&
       Lo <= Hi) {
-    A.PostOps = {{dnnl::algorithm::eltwise_clip, Lo, Hi}};
+    A = onFiniteValues(A);
     C.program().Speculative = true;
     ++C.program().Stats.ProvenClamps;
     return;
