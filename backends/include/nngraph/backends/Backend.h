@@ -28,12 +28,12 @@ public:
   /// Runs with one tensor per graph input (in order); returns one tensor per
   /// graph output. Throws Error naming the input when a tensor does not fit
   /// its declared type.
-  virtual std::vector<nng::rt::Tensor> run(const std::vector<nng::rt::Tensor> &Inputs) = 0;
+  virtual std::vector<rt::Tensor> run(const std::vector<rt::Tensor> &Inputs) = 0;
   /// Does now what the first run() with inputs of these dtypes and shapes
   /// would do before running (the cpu backend: specialise and compile the
   /// schedule, JIT kernels included), so it can be timed as compile time.
   /// The default does nothing.
-  virtual void prepare(const std::vector<nng::rt::Tensor> &Inputs) {}
+  virtual void prepare(const std::vector<rt::Tensor> &Inputs) {}
 };
 
 /// A way to execute graphs.
@@ -59,6 +59,6 @@ std::vector<std::string> backendNames();
 /// Checks Inputs against G's declared input types (count, dtype, rank,
 /// static dims, and the same value for each symbolic dim name); throws
 /// Error(InvalidArgument) naming the offending input.
-void checkInputs(const ir::Graph &G, const std::vector<nng::rt::Tensor> &Inputs);
+void checkInputs(const ir::Graph &G, const std::vector<rt::Tensor> &Inputs);
 
 } // namespace nng::backends

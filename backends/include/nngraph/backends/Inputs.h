@@ -33,11 +33,11 @@ nng::Shape concreteShape(const ir::TensorType &T, const DimBindings &Dims,
 
 /// A tensor of dtype T and shape S with values from a generator seeded by
 /// Seed: floats uniform in [-1, 1), integers in [0, 10), bools 0 or 1.
-nng::rt::Tensor deterministicTensor(DType T, const nng::Shape &S, uint64_t Seed);
+rt::Tensor deterministicTensor(DType T, const nng::Shape &S, uint64_t Seed);
 
 /// One deterministic tensor per graph input of G (input I uses a seed
 /// derived from Seed and I).
-std::vector<nng::rt::Tensor> makeDeterministicInputs(const ir::Graph &G,
+std::vector<rt::Tensor> makeDeterministicInputs(const ir::Graph &G,
                                                  const DimBindings &Dims,
                                                  uint64_t Seed);
 

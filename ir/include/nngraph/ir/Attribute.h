@@ -31,7 +31,7 @@ class Attribute {
 public:
   using Storage = std::variant<int64_t, float, std::string, std::vector<int64_t>,
                                std::vector<float>, std::vector<std::string>,
-                               nng::rt::Tensor>;
+                               rt::Tensor>;
   Attribute() = default;
   Attribute(int64_t V) : V(V) {}
   Attribute(int V) : V(static_cast<int64_t>(V)) {}
@@ -41,7 +41,7 @@ public:
   Attribute(std::vector<int64_t> V) : V(std::move(V)) {}
   Attribute(std::vector<float> V) : V(std::move(V)) {}
   Attribute(std::vector<std::string> V) : V(std::move(V)) {}
-  Attribute(nng::rt::Tensor V) : V(std::move(V)) {}
+  Attribute(rt::Tensor V) : V(std::move(V)) {}
 
   AttrType type() const { return static_cast<AttrType>(V.index()); }
   int64_t i() const { return std::get<int64_t>(V); }
@@ -56,7 +56,7 @@ public:
   const std::vector<std::string> &strings() const {
     return std::get<std::vector<std::string>>(V);
   }
-  const nng::rt::Tensor &t() const { return std::get<nng::rt::Tensor>(V); }
+  const rt::Tensor &t() const { return std::get<rt::Tensor>(V); }
   /// Structural equality (tensors compared by value).
   bool operator==(const Attribute &O) const;
 

@@ -51,8 +51,8 @@ public:
   Graph *graph() const { return Parent; }
 
   /// An initializer's data (undefined when elided or not an initializer).
-  const nng::rt::Tensor &data() const { return Data; }
-  void setData(nng::rt::Tensor T) { Data = std::move(T); }
+  const rt::Tensor &data() const { return Data; }
+  void setData(rt::Tensor T) { Data = std::move(T); }
   /// For an initializer whose data was elided when printed and parsed back
   /// without it: the content hash that the text carried ("fnv1a64:...").
   const std::string &elidedHash() const { return ElidedHash; }
@@ -68,7 +68,7 @@ private:
   unsigned ProducerIndex = 0;
   std::vector<Use> Uses;
   Graph *Parent = nullptr;
-  nng::rt::Tensor Data;
+  rt::Tensor Data;
   std::string ElidedHash;
 };
 
@@ -156,7 +156,7 @@ public:
   /// Adds a graph input; throws Error(InvalidArgument) if the name is taken.
   Value *addInput(std::string Name, TensorType T);
   /// Adds an initializer holding Data; its type is Data's (static) type.
-  Value *addInitializer(std::string Name, nng::rt::Tensor Data);
+  Value *addInitializer(std::string Name, rt::Tensor Data);
   /// Adds an initializer with a type but no data (elided).
   Value *addElidedInitializer(std::string Name, TensorType T, std::string Hash);
   /// Creates a node at the end (or before InsertBefore), with one output per

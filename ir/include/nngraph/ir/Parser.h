@@ -20,7 +20,7 @@ namespace nng::ir {
 struct ParseOptions {
   /// Resolves the data of an elided initializer (name, type, hash); may
   /// return an undefined tensor to leave it elided.
-  std::function<nng::rt::Tensor(const std::string &, const TensorType &,
+  std::function<rt::Tensor(const std::string &, const TensorType &,
                             const std::string &)>
       ResolveElided;
 };

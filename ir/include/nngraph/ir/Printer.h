@@ -26,6 +26,6 @@ void printGraph(const Graph &G, std::ostream &OS, const PrintOptions &O = {});
 std::string printGraph(const Graph &G, const PrintOptions &O = {});
 
 /// The content hash printed for elided initializers ("fnv1a64:<16 hex>").
-std::string tensorHash(const nng::rt::Tensor &T);
+std::string tensorHash(const rt::Tensor &T);
 
 } // namespace nng::ir

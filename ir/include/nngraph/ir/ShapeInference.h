@@ -22,7 +22,7 @@ public:
   /// value.
   InferContext(const OpSchema &Schema, const AttrMap &Attrs,
                std::vector<const TensorType *> InTypes,
-               std::vector<const nng::rt::Tensor *> InValues, size_t NumOutputs,
+               std::vector<const rt::Tensor *> InValues, size_t NumOutputs,
                std::string NodeDesc);
 
   const OpSchema &schema() const { return Schema; }
@@ -31,7 +31,7 @@ public:
   /// Type of input I; throws if absent.
   const TensorType &inputType(size_t I) const;
   /// Known value of input I (a constant, or any input at run time), or null.
-  const nng::rt::Tensor *inputValue(size_t I) const {
+  const rt::Tensor *inputValue(size_t I) const {
     return I < InValues.size() ? InValues[I] : nullptr;
   }
 
@@ -69,7 +69,7 @@ private:
   const OpSchema &Schema;
   const AttrMap &Attrs;
   std::vector<const TensorType *> InTypes;
-  std::vector<const nng::rt::Tensor *> InValues;
+  std::vector<const rt::Tensor *> InValues;
   std::vector<TensorType> Outputs;
   std::vector<const TensorType *> Declared;
   std::string NodeDesc;
@@ -87,6 +87,6 @@ void inferTypes(Graph &G);
 
 /// The constant value of V when it is an initializer with data or the output
 /// of a Constant node; else null.
-const nng::rt::Tensor *constantValue(const Value *V);
+const rt::Tensor *constantValue(const Value *V);
 
 } // namespace nng::ir

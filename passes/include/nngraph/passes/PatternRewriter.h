@@ -50,7 +50,7 @@ public:
                    std::vector<std::string> OutputNames, ir::AttrMap Attrs = {},
                    ir::Node *InsertBefore = nullptr);
   /// Adds an initializer with a fresh name based on Base.
-  ir::Value *addConstant(std::string_view Base, nng::rt::Tensor Data);
+  ir::Value *addConstant(std::string_view Base, rt::Tensor Data);
   /// Replaces every use of From (graph outputs included) by To. When From
   /// is a graph output and To is not, To takes From's name so the graph's
   /// interface keeps its names.

@@ -34,8 +34,8 @@ int runConformanceDriver(const std::vector<std::string> &Args,
 /// equal), exact equality otherwise. Returns "" when they match, else the
 /// reason ("output 'y' max abs error 0.5 at index 3 (2 of 6 values outside
 /// rtol 0.001, atol 1e-07)").
-std::string compareTensors(const std::string &Name, const nng::rt::Tensor &Actual,
-                           const nng::rt::Tensor &Expected, double Rtol,
+std::string compareTensors(const std::string &Name, const rt::Tensor &Actual,
+                           const rt::Tensor &Expected, double Rtol,
                            double Atol);
 
 } // namespace nng::tools

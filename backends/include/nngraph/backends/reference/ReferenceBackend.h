@@ -15,7 +15,7 @@ namespace nng::backends {
 Backend &referenceBackend();
 
 /// Runs G on the reference backend once (compile + run).
-std::vector<nng::rt::Tensor> runReference(const ir::Graph &G,
-                                      const std::vector<nng::rt::Tensor> &Inputs);
+std::vector<rt::Tensor> runReference(const ir::Graph &G,
+                                      const std::vector<rt::Tensor> &Inputs);
 
 } // namespace nng::backends

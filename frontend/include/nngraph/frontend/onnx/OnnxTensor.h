@@ -18,14 +18,14 @@ namespace nng::frontend {
 /// given, receives the tensor's name. Throws Error(Parse) for bytes that are
 /// not a TensorProto, Error(Unsupported) for a dtype nngraph lacks (string,
 /// complex), naming What.
-nng::rt::Tensor onnxTensorFromBytes(std::string_view Bytes, std::string_view What,
+rt::Tensor onnxTensorFromBytes(std::string_view Bytes, std::string_view What,
                                 std::string *Name = nullptr);
 
 /// Reads a TensorProto file (".pb"); throws Error(IO) when it cannot be read.
-nng::rt::Tensor readOnnxTensorFile(const std::string &Path,
+rt::Tensor readOnnxTensorFile(const std::string &Path,
                                std::string *Name = nullptr);
 
 /// Serializes T as a TensorProto named Name (data in raw_data).
-std::string onnxTensorToBytes(const nng::rt::Tensor &T, const std::string &Name);
+std::string onnxTensorToBytes(const rt::Tensor &T, const std::string &Name);
 
 } // namespace nng::frontend
