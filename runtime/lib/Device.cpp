@@ -12,6 +12,8 @@ Device Device::parse(std::string_view S) {
     return cpu();
   if (S == "cuda")
     return cuda(0);
+  if (S == "meta")
+    return meta();
   if (S.substr(0, 5) == "cuda:") {
     std::string_view Num = S.substr(5);
     int I = -1;
@@ -20,12 +22,14 @@ Device Device::parse(std::string_view S) {
       return cuda(I);
   }
   fail(ErrorKind::InvalidArgument, "unknown device '", S,
-       "': expected 'cpu', 'cuda' or 'cuda:N'");
+       "': expected 'cpu', 'cuda', 'cuda:N' or 'meta'");
 }
 
 std::string Device::toString() const {
   if (isCPU())
     return "cpu";
+  if (isMeta())
+    return "meta";
   return "cuda:" + std::to_string(Index);
 }
 

@@ -20,6 +20,13 @@ Storage::~Storage() {
 
 std::shared_ptr<Storage> Storage::allocate(size_t Bytes, Device D,
                                            Allocator *A) {
+  if (D.isMeta()) {
+    // Shape without memory: the size is recorded, nothing is allocated.
+    std::shared_ptr<Storage> S(new Storage());
+    S->Bytes = Bytes;
+    S->Dev = D;
+    return S;
+  }
   if (!D.isCPU())
     fail(ErrorKind::Unsupported, "Storage::allocate: no allocator for device ",
          D.toString(), " in this build");

@@ -70,14 +70,29 @@ bool Tensor::isContiguous() const {
   return true;
 }
 
+namespace {
+/// Reading or writing a meta tensor's data is a mistake of the caller.
+[[noreturn]] void failMetaData(const Tensor &T) {
+  fail(ErrorKind::InvalidArgument, "a tensor ", dtypeName(T.dtype()),
+       T.shape().toString(),
+       " on the meta device has a shape but no data: move the module or "
+       "tensor to a real device first (to_empty(Device::cpu()) then "
+       "initialize it, or load_state_dict(..., assign=true))");
+}
+} // namespace
+
 void *Tensor::rawData() {
   NNG_CHECK(defined(), "access to the data of an undefined tensor");
+  if (Store->device().isMeta())
+    failMetaData(*this);
   // A writable pointer may be written through: derived copies are stale.
   Store->bumpVersion();
   return static_cast<char *>(Store->data()) + Offset * elementSize();
 }
 const void *Tensor::rawData() const {
   NNG_CHECK(defined(), "access to the data of an undefined tensor");
+  if (Store->device().isMeta())
+    failMetaData(*this);
   return static_cast<const char *>(Store->data()) + Offset * elementSize();
 }
 
@@ -337,7 +352,9 @@ std::string Tensor::toString(int64_t MaxElements) const {
   if (!defined())
     return "undefined";
   OS << dtypeName(Type) << Sh.toString();
-  if (numel() <= MaxElements) {
+  if (device().isMeta())
+    OS << " (meta)";
+  else if (numel() <= MaxElements) {
     OS << " {";
     if (isString(Type)) {
       std::vector<std::string> V = toStrings();

@@ -134,7 +134,7 @@ TEST(ModuleHooks, OrderGlobalFirstAndPrepend) {
   G2.remove();
   EXPECT_EQ(Log, (std::vector<std::string>{"global-pre Twice", "pre0", "pre1",
                                            "global-fwd", "fwd1"}));
-  EXPECT_FALSE(nn::detail::anyGlobalHooks());
+  EXPECT_FALSE(nn::detail::callsNeedValues());
 }
 
 TEST(ModuleHooks, RemovableHandleIsIdempotentAndOutlivesTheModule) {

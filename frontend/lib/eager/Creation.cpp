@@ -37,8 +37,17 @@ Tensor finish(rt::Tensor D, const TensorOptions &O) {
   return Tensor(std::move(D), O.RequiresGrad);
 }
 
-/// Fills a contiguous tensor from Gen(I) (a double per flat index).
+/// New zero-filled data of shape Sh with O's dtype on O's device (no memory
+/// on the meta device).
+rt::Tensor newData(const Shape &Sh, const TensorOptions &O) {
+  return rt::Tensor::empty(Sh, O.Type, O.Dev);
+}
+
+/// Fills a contiguous tensor from Gen(I) (a double per flat index); a meta
+/// tensor has nothing to fill (and random creators draw nothing for it).
 template <typename Fn> void fillWith(rt::Tensor &D, Fn Gen) {
+  if (D.device().isMeta())
+    return;
   visitDType(D.dtype(), [&](auto Tag) {
     using T = typename decltype(Tag)::type;
     T *P = D.data<T>();
@@ -51,9 +60,56 @@ template <typename Fn> void fillWith(rt::Tensor &D, Fn Gen) {
 
 namespace {
 std::atomic<DType> DefaultDType{DType::F32};
+/// A layer constructor's dtype= / device= (FactoryDefaultsScope), and this
+/// thread's default device.
+thread_local std::optional<DType> ScopedDType;
+thread_local std::optional<Device> ScopedDevice;
+thread_local Device DefaultDevice = Device::cpu();
 } // namespace
 
-DType get_default_dtype() { return DefaultDType.load(std::memory_order_relaxed); }
+DType get_default_dtype() {
+  if (ScopedDType)
+    return *ScopedDType;
+  return DefaultDType.load(std::memory_order_relaxed);
+}
+
+Device get_default_device() {
+  return ScopedDevice ? *ScopedDevice : DefaultDevice;
+}
+
+void set_default_device(Device D) {
+  if (D.isCUDA())
+    fail(ErrorKind::Unsupported, "set_default_device(", D.toString(),
+         "): eager tensors live on the cpu in this build (or on the meta "
+         "device); compile the model (nng::compile) to run it elsewhere");
+  DefaultDevice = D;
+}
+
+namespace detail {
+FactoryDefaultsScope::FactoryDefaultsScope(std::optional<Device> D,
+                                           std::optional<DType> T)
+    : PrevDevice(ScopedDevice), PrevDType(ScopedDType),
+      SetDevice(D.has_value()), SetDType(T.has_value()) {
+  if (D && D->isCUDA())
+    fail(ErrorKind::Unsupported, "device=", D->toString(),
+         ": layers are built on the cpu or the meta device in this build; "
+         "compile the model (nng::compile) to run it elsewhere");
+  if (T && !isFloatingPoint(*T))
+    fail(ErrorKind::InvalidArgument, "dtype=", dtypeName(*T),
+         ": a layer's parameters must have a floating-point dtype (f16, bf16, "
+         "f32, f64)");
+  if (SetDevice)
+    ScopedDevice = D;
+  if (SetDType)
+    ScopedDType = T;
+}
+FactoryDefaultsScope::~FactoryDefaultsScope() {
+  if (SetDevice)
+    ScopedDevice = PrevDevice;
+  if (SetDType)
+    ScopedDType = PrevDType;
+}
+} // namespace detail
 
 void set_default_dtype(DType T) {
   if (T != DType::F16 && T != DType::BF16 && T != DType::F32 && T != DType::F64)
@@ -64,11 +120,11 @@ void set_default_dtype(DType T) {
 }
 
 Tensor empty(const std::vector<int64_t> &Sizes, TensorOptions O) {
-  return finish(rt::Tensor::empty(checkedShape(Sizes, "empty"), O.Type), O);
+  return finish(newData(checkedShape(Sizes, "empty"), O), O);
 }
 
 Tensor zeros(const std::vector<int64_t> &Sizes, TensorOptions O) {
-  return finish(rt::Tensor::empty(checkedShape(Sizes, "zeros"), O.Type), O);
+  return finish(newData(checkedShape(Sizes, "zeros"), O), O);
 }
 
 Tensor ones(const std::vector<int64_t> &Sizes, TensorOptions O) {
@@ -76,7 +132,7 @@ Tensor ones(const std::vector<int64_t> &Sizes, TensorOptions O) {
 }
 
 Tensor full(const std::vector<int64_t> &Sizes, Scalar V, TensorOptions O) {
-  rt::Tensor D = rt::Tensor::empty(checkedShape(Sizes, "full"), O.Type);
+  rt::Tensor D = newData(checkedShape(Sizes, "full"), O);
   if (V != 0.0)
     fillWith(D, [&](int64_t) { return V; });
   return finish(std::move(D), O);
@@ -91,7 +147,7 @@ Tensor arange(Scalar Start, Scalar End, Scalar Step, TensorOptions O) {
     fail(ErrorKind::InvalidArgument, "arange: upper bound ", End,
          " and lower bound ", Start, " inconsistent with step sign ", Step);
   auto N = static_cast<int64_t>(std::ceil((End - Start) / Step));
-  rt::Tensor D = rt::Tensor::empty(Shape{N}, O.Type);
+  rt::Tensor D = newData(Shape{N}, O);
   fillWith(D, [&](int64_t I) { return Start + Step * static_cast<double>(I); });
   return finish(std::move(D), O);
 }
@@ -101,7 +157,7 @@ Tensor linspace(Scalar Start, Scalar End, int64_t Steps, TensorOptions O) {
     fail(ErrorKind::InvalidArgument, "linspace: number of steps must be "
                                      "non-negative, got ",
          Steps);
-  rt::Tensor D = rt::Tensor::empty(Shape{Steps}, O.Type);
+  rt::Tensor D = newData(Shape{Steps}, O);
   double Delta = Steps > 1 ? (End - Start) / static_cast<double>(Steps - 1) : 0;
   // PyTorch fills the second half from the end, so End is exact.
   fillWith(D, [&](int64_t I) {
@@ -114,20 +170,20 @@ Tensor linspace(Scalar Start, Scalar End, int64_t Steps, TensorOptions O) {
 }
 
 Tensor eye(int64_t N, TensorOptions O) {
-  rt::Tensor D = rt::Tensor::empty(checkedShape({N, N}, "eye"), O.Type);
+  rt::Tensor D = newData(checkedShape({N, N}, "eye"), O);
   fillWith(D, [&](int64_t I) { return I / N == I % N ? 1.0 : 0.0; });
   return finish(std::move(D), O);
 }
 
 Tensor rand(const std::vector<int64_t> &Sizes, TensorOptions O) {
-  rt::Tensor D = rt::Tensor::empty(checkedShape(Sizes, "rand"), O.Type);
+  rt::Tensor D = newData(checkedShape(Sizes, "rand"), O);
   Generator &G = defaultGenerator();
   fillWith(D, [&](int64_t) { return G.uniform(); });
   return finish(std::move(D), O);
 }
 
 Tensor randn(const std::vector<int64_t> &Sizes, TensorOptions O) {
-  rt::Tensor D = rt::Tensor::empty(checkedShape(Sizes, "randn"), O.Type);
+  rt::Tensor D = newData(checkedShape(Sizes, "randn"), O);
   Generator &G = defaultGenerator();
   fillWith(D, [&](int64_t) { return G.normal(); });
   return finish(std::move(D), O);
@@ -138,7 +194,7 @@ Tensor randint(int64_t Low, int64_t High, const std::vector<int64_t> &Sizes,
   if (High <= Low)
     fail(ErrorKind::InvalidArgument, "randint: high (", High,
          ") must be greater than low (", Low, ")");
-  rt::Tensor D = rt::Tensor::empty(checkedShape(Sizes, "randint"), O.Type);
+  rt::Tensor D = newData(checkedShape(Sizes, "randint"), O);
   Generator &G = defaultGenerator();
   fillWith(D, [&](int64_t) { return static_cast<double>(G.integer(Low, High)); });
   return finish(std::move(D), O);
@@ -148,12 +204,14 @@ Tensor randperm(int64_t N, TensorOptions O) {
   if (N < 0)
     fail(ErrorKind::InvalidArgument, "randperm: n must be non-negative, got ",
          N);
+  rt::Tensor D = newData(Shape{N}, O);
+  if (D.device().isMeta())
+    return finish(std::move(D), O);
   std::vector<int64_t> P(static_cast<size_t>(N));
   std::iota(P.begin(), P.end(), 0);
   Generator &G = defaultGenerator();
   for (int64_t I = N - 1; I > 0; --I)
     std::swap(P[I], P[G.integer(0, I + 1)]);
-  rt::Tensor D = rt::Tensor::empty(Shape{N}, O.Type);
   fillWith(D, [&](int64_t I) { return static_cast<double>(P[I]); });
   return finish(std::move(D), O);
 }
@@ -173,31 +231,39 @@ bool fillLikeProxy(const Tensor &T, Scalar V, DType D, Tensor &Out) {
   Out = expand(scalar_tensor(V, D), std::move(S));
   return true;
 }
+
+/// *_like's options: T's device, and D or T's dtype.
+TensorOptions likeOptions(const Tensor &T,
+                          std::optional<DType> D = std::nullopt) {
+  return TensorOptions(D.value_or(T.dtype())).device(T.device());
+}
 } // namespace
 
 Tensor zeros_like(const Tensor &T, std::optional<DType> D) {
   Tensor R;
   if (fillLikeProxy(T, 0.0, D.value_or(T.dtype()), R))
     return R;
-  return zeros(T.sizes(), D.value_or(T.dtype()));
+  return zeros(T.sizes(), likeOptions(T, D));
 }
 
 Tensor ones_like(const Tensor &T, std::optional<DType> D) {
   Tensor R;
   if (fillLikeProxy(T, 1.0, D.value_or(T.dtype()), R))
     return R;
-  return ones(T.sizes(), D.value_or(T.dtype()));
+  return ones(T.sizes(), likeOptions(T, D));
 }
 
 Tensor full_like(const Tensor &T, Scalar V, std::optional<DType> D) {
   Tensor R;
   if (fillLikeProxy(T, V, D.value_or(T.dtype()), R))
     return R;
-  return full(T.sizes(), V, D.value_or(T.dtype()));
+  return full(T.sizes(), V, likeOptions(T, D));
 }
 
-Tensor rand_like(const Tensor &T) { return rand(T.sizes(), T.dtype()); }
-Tensor randn_like(const Tensor &T) { return randn(T.sizes(), T.dtype()); }
+Tensor rand_like(const Tensor &T) { return rand(T.sizes(), likeOptions(T)); }
+Tensor randn_like(const Tensor &T) {
+  return randn(T.sizes(), likeOptions(T));
+}
 
 Tensor tensor(const std::vector<double> &Values,
               std::optional<std::vector<int64_t>> Sizes, TensorOptions O) {
@@ -208,7 +274,7 @@ Tensor tensor(const std::vector<double> &Values,
     fail(ErrorKind::ShapeMismatch, "tensor: ", Values.size(),
          " values do not fill shape ", Sh.toString(), " (", Sh.numel(),
          " elements)");
-  rt::Tensor D = rt::Tensor::empty(Sh, O.Type);
+  rt::Tensor D = newData(Sh, O);
   fillWith(D, [&](int64_t I) { return Values[I]; });
   return finish(std::move(D), O);
 }
@@ -218,8 +284,9 @@ Tensor tensor(std::initializer_list<double> Values, TensorOptions O) {
 }
 
 Tensor scalar_tensor(Scalar V, TensorOptions O) {
-  rt::Tensor D = rt::Tensor::empty(Shape{}, O.Type);
-  D.setFlat(0, V);
+  rt::Tensor D = newData(Shape{}, O);
+  if (!D.device().isMeta())
+    D.setFlat(0, V);
   return finish(std::move(D), O);
 }
 
@@ -230,7 +297,11 @@ Tensor i64Tensor(const std::vector<int64_t> &Values) {
       Values, Shape{static_cast<int64_t>(Values.size())}));
 }
 
-Tensor scalarOf(DType T, Scalar V) { return scalar_tensor(V, T); }
+// Operands made from numbers live on the cpu whatever the default device
+// (PyTorch's wrapped numbers mix with tensors of any device).
+Tensor scalarOf(DType T, Scalar V) {
+  return scalar_tensor(V, TensorOptions(T).device(Device::cpu()));
+}
 
 Tensor scalarLike(const Tensor &A, Scalar V) {
   DType T = A.dtype();

@@ -2,9 +2,9 @@
 //
 // dispatch::call hands the call to the innermost DispatchMode when one is
 // installed; otherwise it runs the op eagerly and records autograd. The
-// eager run asks the eager backend for an executable of a one-node graph
-// whose inputs have the call's dtypes and ranks (dims unknown), caches it
-// per thread under a compact key, and runs it. Errors get the module scope
+// eager run goes through this thread's SingleOpCache on the eager backend
+// (SingleOpCache.cpp); calls with a meta input only infer their output
+// types (MetaDispatch.cpp). Errors get the module scope
 // as context. Before that, f32 elementwise calls the inline loops of
 // EagerFastPath.h serve skip the executable (and the operand vectors, for
 // the dispatchBinary / dispatchUnary entries the operators use).
@@ -12,7 +12,9 @@
 //===----------------------------------------------------------------------===//
 
 #include "nngraph/frontend/Dispatch.h"
+#include "nngraph/frontend/SingleOpCache.h"
 #include "EagerFastPath.h"
+#include "EagerInternal.h"
 #include "nngraph/backends/Backend.h"
 #include "nngraph/runtime/BuildConfig.h"
 #if NNGRAPH_HAVE_ONEDNN
@@ -34,92 +36,6 @@ namespace {
 
 thread_local std::vector<DispatchMode *> Modes;
 thread_local std::vector<std::pair<std::string, std::string>> Scopes;
-
-/// Appends the bytes of V to K.
-template <typename T> void appendRaw(std::string &K, const T &V) {
-  K.append(reinterpret_cast<const char *>(&V), sizeof(V));
-}
-
-/// A cache key for the call, or false when an attribute (a tensor) makes
-/// the call uncacheable.
-bool makeKey(std::string &K, ir::OpKind Op,
-             const std::vector<rt::Tensor> &Inputs, const ir::AttrMap &Attrs,
-             unsigned NumOutputs) {
-  K.clear();
-  appendRaw(K, static_cast<uint16_t>(Op));
-  appendRaw(K, static_cast<uint8_t>(NumOutputs));
-  for (const rt::Tensor &T : Inputs) {
-    if (!T.defined()) {
-      K.push_back('\xff');
-      continue;
-    }
-    K.push_back(static_cast<char>(T.dtype()));
-    K.push_back(static_cast<char>(T.rank()));
-  }
-  for (const auto &[Name, A] : Attrs) {
-    K += Name;
-    K.push_back('=');
-    switch (A.type()) {
-    case ir::AttrType::Int:
-      appendRaw(K, A.i());
-      break;
-    case ir::AttrType::Float:
-      appendRaw(K, A.f());
-      break;
-    case ir::AttrType::String:
-      K += A.s();
-      K.push_back('\0');
-      break;
-    case ir::AttrType::Ints:
-      appendRaw(K, A.ints().size());
-      for (int64_t V : A.ints())
-        appendRaw(K, V);
-      break;
-    case ir::AttrType::Floats:
-      appendRaw(K, A.floats().size());
-      for (float V : A.floats())
-        appendRaw(K, V);
-      break;
-    case ir::AttrType::Strings:
-      for (const std::string &S : A.strings()) {
-        K += S;
-        K.push_back('\0');
-      }
-      break;
-    case ir::AttrType::Tensor:
-      return false;
-    }
-    K.push_back(';');
-  }
-  return true;
-}
-
-/// A one-node graph of the call with rank-only input types.
-std::unique_ptr<ir::Graph> singleOpGraph(ir::OpKind Op,
-                                         const std::vector<rt::Tensor> &Inputs,
-                                         const ir::AttrMap &Attrs,
-                                         unsigned NumOutputs) {
-  auto G = std::make_unique<ir::Graph>();
-  std::vector<ir::Value *> Ins;
-  for (size_t I = 0; I < Inputs.size(); ++I) {
-    const rt::Tensor &T = Inputs[I];
-    if (!T.defined()) {
-      Ins.push_back(nullptr);
-      continue;
-    }
-    std::vector<ir::Dim> Dims(T.rank(), ir::Dim::unknown());
-    Ins.push_back(G->addInput("x" + std::to_string(I),
-                              ir::TensorType(T.dtype(), std::move(Dims))));
-  }
-  std::vector<std::string> Outs;
-  for (unsigned I = 0; I < NumOutputs; ++I)
-    Outs.push_back("y" + std::to_string(I));
-  ir::Node *N = G->addNode(Op, Ins, Outs, Attrs);
-  N->setName("eager");
-  for (ir::Value *V : N->outputs())
-    G->addOutput(V);
-  return G;
-}
 
 backends::Backend &eagerBackend() {
   static backends::Backend &B = [&]() -> backends::Backend & {
@@ -156,31 +72,37 @@ bool fastPathEnabled() {
   return On;
 }
 
-/// Records the autograd node of a call the fast path served, when one is
-/// needed (the common no-grad case builds no vectors).
-void recordFast(ir::OpKind Op, std::initializer_list<const Tensor *> Ins,
-                Tensor &Out) {
-  if (!autograd::isGradEnabled())
-    return;
-  bool Any = false;
-  for (const Tensor *T : Ins)
-    Any |= T->requires_grad();
-  if (!Any)
-    return;
-  static const ir::AttrMap NoAttrs;
-  std::vector<Tensor> Inputs;
-  Inputs.reserve(Ins.size());
-  for (const Tensor *T : Ins)
-    Inputs.push_back(*T);
-  std::vector<Tensor> Outputs{Out};
-  autograd::recordOp(Op, NoAttrs, Inputs, Outputs);
+/// The one eager fast path: computes Op of A (and B, for binary ops) with
+/// the inline loops of EagerFastPath.h when they serve the call (no mode
+/// installed, the cpu eager backend, f32 contiguous operands) and records
+/// its autograd node; an undefined Tensor when they do not. The common
+/// no-grad case builds no operand vectors.
+Tensor serveFast(ir::OpKind Op, const Tensor &A, const Tensor *B) {
+  if (!Modes.empty() || !fastPathEnabled() || !A.defined() ||
+      (B && !B->defined()))
+    return Tensor();
+  rt::Tensor Out;
+  if (!(B ? detail::fastBinary(Op, A.data(), B->data(), Out)
+          : detail::fastUnary(Op, A.data(), Out)))
+    return Tensor();
+  Tensor R(std::move(Out));
+  if (autograd::isGradEnabled() &&
+      (A.requires_grad() || (B && B->requires_grad()))) {
+    static const ir::AttrMap NoAttrs;
+    std::vector<Tensor> Inputs{A};
+    if (B)
+      Inputs.push_back(*B);
+    std::vector<Tensor> Outputs{R};
+    autograd::recordOp(Op, NoAttrs, Inputs, Outputs);
+  }
+  return R;
 }
 
-struct EagerCache {
-  std::unordered_map<std::string, std::unique_ptr<backends::Executable>> Map;
-  std::string Key; ///< Reused buffer.
-};
-thread_local EagerCache Cache;
+/// This thread's single-op executables on the eager backend.
+SingleOpCache &eagerCache() {
+  thread_local SingleOpCache Cache(compileEager);
+  return Cache;
+}
 
 } // namespace
 
@@ -188,28 +110,9 @@ std::vector<rt::Tensor> runEager(ir::OpKind Op,
                                  const std::vector<rt::Tensor> &Inputs,
                                  const ir::AttrMap &Attrs,
                                  unsigned NumOutputs) {
-  // Present inputs only: the one-node graph's inputs skip absent ones (a
-  // copy only when some are absent).
-  bool AllPresent = true;
-  for (const rt::Tensor &T : Inputs)
-    AllPresent &= T.defined();
-  std::vector<rt::Tensor> Present;
-  if (!AllPresent)
-    for (const rt::Tensor &T : Inputs)
-      if (T.defined())
-        Present.push_back(T);
-  const std::vector<rt::Tensor> &RunInputs = AllPresent ? Inputs : Present;
-  if (!makeKey(Cache.Key, Op, Inputs, Attrs, NumOutputs)) {
-    auto G = singleOpGraph(Op, Inputs, Attrs, NumOutputs);
-    return compileEager(*G)->run(RunInputs);
-  }
-  auto It = Cache.Map.find(Cache.Key);
-  if (It == Cache.Map.end()) {
-    std::string Key = Cache.Key;
-    auto G = singleOpGraph(Op, Inputs, Attrs, NumOutputs);
-    It = Cache.Map.emplace(std::move(Key), compileEager(*G)).first;
-  }
-  return It->second->run(RunInputs);
+  if (detail::anyMeta(Inputs))
+    return detail::runMeta(Op, Inputs, Attrs, NumOutputs);
+  return eagerCache().run(Op, Inputs, Attrs, NumOutputs);
 }
 
 std::vector<Tensor> call(ir::OpKind Op, const std::vector<Tensor> &Inputs,
@@ -223,20 +126,12 @@ std::vector<Tensor> call(ir::OpKind Op, const std::vector<Tensor> &Inputs,
     } R{M};
     return M->call(OpCall{Op, Inputs, Attrs, NumOutputs});
   }
-  if (NumOutputs == 1 && Attrs.empty() && fastPathEnabled()) {
-    rt::Tensor Out;
-    bool Served = false;
-    if (Inputs.size() == 2 && Inputs[0].defined() && Inputs[1].defined())
-      Served = detail::fastBinary(Op, Inputs[0].data(), Inputs[1].data(), Out);
-    else if (Inputs.size() == 1 && Inputs[0].defined())
-      Served = detail::fastUnary(Op, Inputs[0].data(), Out);
-    if (Served) {
-      std::vector<Tensor> Result;
-      Result.emplace_back(std::move(Out));
-      autograd::recordOp(Op, Attrs, Inputs, Result);
-      return Result;
-    }
-  }
+  if (NumOutputs == 1 && Attrs.empty() &&
+      (Inputs.size() == 1 || Inputs.size() == 2))
+    if (Tensor R = serveFast(Op, Inputs[0],
+                             Inputs.size() == 2 ? &Inputs[1] : nullptr);
+        R.defined())
+      return {std::move(R)};
   std::vector<rt::Tensor> Data;
   Data.reserve(Inputs.size());
   for (const Tensor &T : Inputs)
@@ -268,27 +163,14 @@ Tensor call1(ir::OpKind Op, const std::vector<Tensor> &Inputs,
 namespace nng::detail {
 
 Tensor dispatchBinary(ir::OpKind Op, const Tensor &A, const Tensor &B) {
-  if (dispatch::Modes.empty() && A.defined() && B.defined() &&
-      dispatch::fastPathEnabled()) {
-    rt::Tensor Out;
-    if (fastBinary(Op, A.data(), B.data(), Out)) {
-      Tensor R(std::move(Out));
-      dispatch::recordFast(Op, {&A, &B}, R);
-      return R;
-    }
-  }
+  if (Tensor R = dispatch::serveFast(Op, A, &B); R.defined())
+    return R;
   return dispatch::call1(Op, {A, B});
 }
 
 Tensor dispatchUnary(ir::OpKind Op, const Tensor &A) {
-  if (dispatch::Modes.empty() && A.defined() && dispatch::fastPathEnabled()) {
-    rt::Tensor Out;
-    if (fastUnary(Op, A.data(), Out)) {
-      Tensor R(std::move(Out));
-      dispatch::recordFast(Op, {&A}, R);
-      return R;
-    }
-  }
+  if (Tensor R = dispatch::serveFast(Op, A, nullptr); R.defined())
+    return R;
   return dispatch::call1(Op, {A});
 }
 
@@ -299,6 +181,7 @@ namespace nng::dispatch {
 ModeGuard::ModeGuard(DispatchMode &M) { Modes.push_back(&M); }
 ModeGuard::~ModeGuard() { Modes.pop_back(); }
 DispatchMode *currentMode() { return Modes.empty() ? nullptr : Modes.back(); }
+bool inSymbolicMode() { return !Modes.empty() && Modes.back()->symbolic(); }
 
 ModuleScope::ModuleScope(std::string Path, std::string Type) {
   Scopes.emplace_back(std::move(Path), std::move(Type));
@@ -317,6 +200,10 @@ const std::vector<std::pair<std::string, std::string>> &moduleScopes() {
 }
 
 std::string eagerBackendName() { return std::string(eagerBackend().name()); }
-size_t eagerCacheSize() { return Cache.Map.size(); }
+size_t eagerCacheSize() { return eagerCache().size(); }
 
 } // namespace nng::dispatch
+
+namespace nng::detail {
+bool isTracing() { return dispatch::inSymbolicMode(); }
+} // namespace nng::detail

@@ -43,8 +43,15 @@ Tensor squeezeDims(const Tensor &T, const std::vector<int64_t> &Axes);
 Tensor unsqueezeDims(const Tensor &T, const std::vector<int64_t> &Axes);
 /// True while a trace runs (outside the eager runs of leaf modules):
 /// tensors may be proxies without values, so value-dependent checks are
-/// skipped (fx::isTracing).
+/// skipped (dispatch::inSymbolicMode).
 bool isTracing();
+/// True when some input is on the meta device (MetaDispatch.cpp).
+bool anyMeta(const std::vector<rt::Tensor> &Inputs);
+/// Op on inputs of which some are meta: the output types from shape
+/// inference, as meta tensors; an error when they depend on values.
+std::vector<rt::Tensor> runMeta(ir::OpKind Op,
+                                const std::vector<rt::Tensor> &Inputs,
+                                const ir::AttrMap &Attrs, unsigned NumOutputs);
 /// Dims of a Shape as a vector.
 inline std::vector<int64_t> dimsOf(const Shape &S) { return S.dims(); }
 

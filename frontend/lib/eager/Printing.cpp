@@ -273,7 +273,17 @@ std::string Tensor::toString() const {
   std::string Body;
   DType T = dtype();
   bool DefaultDType = T == DType::F32 || T == DType::I64 || T == DType::Bool;
-  if (numel() == 0) {
+  if (is_meta()) {
+    // PyTorch: tensor(..., device='meta', size=(2, 3)).
+    std::string Size = "size=(";
+    for (int64_t I = 0; I < dim(); ++I)
+      Size += (I ? ", " : "") + std::to_string(size(I));
+    Suffixes.push_back("device='meta'");
+    Suffixes.push_back(Size + (dim() == 1 ? ",)" : ")"));
+    if (!DefaultDType)
+      Suffixes.push_back(std::string("dtype=") + torchDTypeName(T));
+    Body = "...";
+  } else if (numel() == 0) {
     if (dim() != 1) {
       std::string Size = "size=(";
       for (int64_t I = 0; I < dim(); ++I)

@@ -57,6 +57,14 @@ Tensor &assign(Tensor &T, const Tensor &Result) {
     ++T.impl()->Version;
     return T;
   }
+  // A meta tensor holds no values: writing into one only checks the shapes
+  // (PyTorch's in-place ops on meta tensors).
+  if (T.is_meta()) {
+    if (Result.shape() != T.shape())
+      (void)broadcastShapes(Result.shape(), T.shape());
+    ++T.impl()->Version;
+    return T;
+  }
   rt::Tensor Src = Result.data();
   if (Src.shape() != T.shape())
     Src = Src.broadcastTo(T.shape());
@@ -189,8 +197,17 @@ Tensor Tensor::to(DType T) const {
 Tensor Tensor::to(Device D) const {
   if (D == device())
     return *this;
+  if (D.isMeta()) {
+    Tensor R(rt::Tensor::empty(shape(), dtype(), D));
+    return requires_grad() ? R.requires_grad_(true) : R;
+  }
+  if (is_meta())
+    fail(ErrorKind::InvalidArgument, "to(", D.toString(),
+         "): a meta tensor has no data to copy; create new tensors on the "
+         "device instead (nn::Module::to_empty(device), or empty/zeros with "
+         "TensorOptions().device(...))");
   fail(ErrorKind::Unsupported, "to(", D.toString(),
-       "): eager tensors live on the CPU in this build");
+       "): eager tensors live on the CPU (or the meta device) in this build");
 }
 
 Tensor Tensor::contiguous() const {
@@ -214,6 +231,8 @@ Tensor &Tensor::fill_(Scalar V) {
   checkInPlace(*this, "fill_");
   if (is_proxy())
     detail::failProxyData(*this, "fill_()");
+  if (is_meta())
+    return *this;
   rt::Tensor D = data();
   int64_t N = D.numel();
   if (D.isContiguous() && dtype() == DType::F32) {
@@ -281,6 +300,8 @@ Tensor &Tensor::uniform_(double From, double To) {
   checkInPlace(*this, "uniform_");
   if (is_proxy())
     detail::failProxyData(*this, "uniform_()");
+  if (is_meta())
+    return *this; // Nothing to fill, nothing drawn.
   Generator &Gen = defaultGenerator();
   rt::Tensor C = rt::Tensor::empty(shape(), dtype());
   for (int64_t I = 0, N = numel(); I < N; ++I)
@@ -292,6 +313,8 @@ Tensor &Tensor::normal_(double Mean, double Std) {
   checkInPlace(*this, "normal_");
   if (is_proxy())
     detail::failProxyData(*this, "normal_()");
+  if (is_meta())
+    return *this; // Nothing to fill, nothing drawn.
   Generator &Gen = defaultGenerator();
   rt::Tensor C = rt::Tensor::empty(shape(), dtype());
   for (int64_t I = 0, N = numel(); I < N; ++I)

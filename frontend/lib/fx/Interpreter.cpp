@@ -1,10 +1,10 @@
 //===- Interpreter.cpp - Run a graph node by node, with a hook -----------===//
 //
 // The Interpreter keeps an environment (value -> tensor) and runs each node
-// through run_node(). The default runs the node as a one-node graph whose
-// input types carry only the dtypes and ranks (as the eager dispatcher's
-// single-op graphs do), compiled once per node and cached; "eager" hands
-// the node to dispatch::runEager and its shared cache. compareBackends()
+// through run_node(). The default runs the node through a SingleOpCache on
+// the Interpreter's backend (the eager dispatcher's single-op executables,
+// compiled for that backend); "eager" hands the node to dispatch::runEager
+// and the eager dispatcher's own cache. compareBackends()
 // and compareTensors() live here too.
 //
 //===----------------------------------------------------------------------===//
@@ -12,6 +12,7 @@
 #include "nngraph/frontend/fx/Interpreter.h"
 #include "nngraph/backends/Backend.h"
 #include "nngraph/frontend/Dispatch.h"
+#include "nngraph/frontend/SingleOpCache.h"
 #include "nngraph/frontend/fx/GraphModule.h"
 #include "nngraph/runtime/Error.h"
 
@@ -41,61 +42,19 @@ std::string describeWithScope(const ir::Node &N) {
   return S;
 }
 
-/// The dtypes and ranks of Inputs, as a cache signature.
-std::string signatureOf(const std::vector<rt::Tensor> &Inputs) {
-  std::string K;
-  for (const rt::Tensor &T : Inputs) {
-    if (!T.defined()) {
-      K += "-;";
-      continue;
-    }
-    K += std::to_string(static_cast<int>(T.dtype())) + ":" +
-         std::to_string(T.rank()) + ";";
-  }
-  return K;
-}
-
-/// N alone, with rank-only input types from Inputs.
-std::unique_ptr<ir::Graph>
-singleNodeGraph(const ir::Node &N, const std::vector<rt::Tensor> &Inputs) {
-  auto G = std::make_unique<ir::Graph>();
-  std::vector<ir::Value *> Ins;
-  for (size_t I = 0; I < Inputs.size(); ++I) {
-    const rt::Tensor &T = Inputs[I];
-    if (!T.defined()) {
-      Ins.push_back(nullptr);
-      continue;
-    }
-    std::vector<ir::Dim> Dims(T.rank(), ir::Dim::unknown());
-    Ins.push_back(G->addInput(numbered("x", I),
-                              ir::TensorType(T.dtype(), std::move(Dims))));
-  }
-  std::vector<std::string> Outs;
-  for (size_t I = 0; I < N.numOutputs(); ++I)
-    Outs.push_back(numbered("y", I));
-  ir::Node *M = G->addNode(N.op(), Ins, Outs, N.attrs());
-  M->setName(N.name());
-  M->setScope(N.scope());
-  for (ir::Value *V : M->outputs())
-    G->addOutput(V);
-  return G;
-}
-
 } // namespace
 
+/// The nodes' single-op executables on the Interpreter's backend.
 struct Interpreter::NodeCache {
-  struct Entry {
-    std::string Signature;
-    std::unique_ptr<backends::Executable> Exec;
-  };
-  std::unordered_map<const ir::Node *, Entry> Map;
+  explicit NodeCache(backends::Backend &B)
+      : Ops([&B](const ir::Graph &One) { return B.compile(One); }) {}
+  dispatch::SingleOpCache Ops;
 };
 
 Interpreter::Interpreter(const ir::Graph &G, std::string Backend)
-    : G(G), BackendName(std::move(Backend)),
-      Cache(std::make_unique<NodeCache>()) {
-  if (BackendName != "eager")
-    backends::getBackend(BackendName); // Throws listing the known names.
+    : G(G), BackendName(std::move(Backend)) {
+  if (BackendName != "eager") // getBackend throws listing the known names.
+    Cache = std::make_unique<NodeCache>(backends::getBackend(BackendName));
 }
 
 Interpreter::Interpreter(const GraphModule &GM)
@@ -114,20 +73,8 @@ Interpreter::runOnBackend(const ir::Node &N,
   if (BackendName == "eager")
     return dispatch::runEager(N.op(), Inputs, N.attrs(),
                               static_cast<unsigned>(N.numOutputs()));
-  std::vector<rt::Tensor> Present;
-  Present.reserve(Inputs.size());
-  for (const rt::Tensor &T : Inputs)
-    if (T.defined())
-      Present.push_back(T);
-  std::string Sig = signatureOf(Inputs);
-  NodeCache::Entry &E = Cache->Map[&N];
-  if (!E.Exec || E.Signature != Sig) {
-    E.Exec.reset();
-    auto One = singleNodeGraph(N, Inputs);
-    E.Exec = backends::getBackend(BackendName).compile(*One);
-    E.Signature = std::move(Sig);
-  }
-  return E.Exec->run(Present);
+  return Cache->Ops.run(N.op(), Inputs, N.attrs(),
+                        static_cast<unsigned>(N.numOutputs()));
 }
 
 std::vector<rt::Tensor>

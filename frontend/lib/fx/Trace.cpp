@@ -468,8 +468,6 @@ bool isTracing() { return detail::activeTrace() != nullptr; }
 
 namespace nng::detail {
 
-bool isTracing() { return fx::isTracing(); }
-
 void failProxyData(const Tensor &T, const char *What) {
   fx::detail::TraceState *S = fx::detail::anyTrace();
   std::string Where = S ? S->where() : std::string("<no trace running>");

@@ -227,12 +227,12 @@ nn::Value TraceState::leafCall(nn::ModuleBase &M, const std::string &Path,
   });
 }
 
-bool maybeLeafCall(nn::ModuleBase &M, const std::string &Path,
-                   const std::vector<nn::Value> &Inputs, nn::Value &Out) {
-  TraceState *S = activeTrace();
-  if (!S || !S->TheTracer.is_leaf_module(M, Path))
+bool TraceState::callModule(nn::ModuleBase &M, const std::string &Path,
+                            const std::vector<nn::Value> &Inputs,
+                            nn::Value &Out) {
+  if (activeTrace() != this || !TheTracer.is_leaf_module(M, Path))
     return false;
-  Out = S->leafCall(M, Path, Inputs);
+  Out = leafCall(M, Path, Inputs);
   return true;
 }
 

@@ -27,12 +27,19 @@
 
 namespace nng::fx::detail {
 
-class TraceState : public dispatch::DispatchMode {
+class TraceState : public dispatch::DispatchMode, public nn::ModuleCallMode {
 public:
   TraceState(Tracer &T, nn::ModuleBase &Root);
   ~TraceState() override;
 
   std::vector<Tensor> call(const dispatch::OpCall &C) override;
+  /// Outside the eager runs of leaf modules tensors are proxies.
+  bool symbolic() const override { return EagerDepth == 0; }
+  /// A leaf module's call (Tracer::is_leaf_module) becomes one
+  /// nng.ModuleCall node; other modules run their forward (traced op by op).
+  bool callModule(nn::ModuleBase &M, const std::string &Path,
+                  const std::vector<nn::Value> &Inputs,
+                  nn::Value &Out) override;
 
   /// A graph input for Spec (named Name) and its proxy.
   Tensor addInput(const InputSpec &Spec, const std::string &Name);

@@ -19,7 +19,6 @@
 #include "nngraph/frontend/Dispatch.h"
 #include "nngraph/frontend/TensorOps.h"
 #include "nngraph/frontend/nn/Module.h"
-#include "nngraph/frontend/fx/Trace.h"
 #include "nngraph/runtime/Error.h"
 
 #include <algorithm>
@@ -61,9 +60,11 @@ const std::shared_ptr<HookRegistry> &globalHooks() {
   return G;
 }
 
-// While a trace runs every call goes through ModuleBase::call, where the
-// tracer can take a leaf module's call.
-bool anyGlobalHooks() { return !globalHooks()->empty() || fx::isTracing(); }
+// Under a dispatch mode every call goes through ModuleBase::call, where the
+// mode (the tracer) can take a module's call.
+bool callsNeedValues() {
+  return !globalHooks()->empty() || dispatch::currentMode() != nullptr;
+}
 
 namespace {
 template <typename H>
@@ -113,6 +114,8 @@ RemovableHandle addGlobalBufferRegistrationHook(TensorRegistrationHook Hook) {
 }
 
 } // namespace detail
+
+ModuleCallMode::~ModuleCallMode() = default;
 
 void RemovableHandle::remove() {
   if (auto R = Registry.lock())
@@ -505,7 +508,8 @@ Value ModuleBase::call(std::vector<Value> Inputs) {
                           hooksOf(Global.BackwardPre, Hooks->BackwardPre));
     G.setInForward(true);
     Value Out;
-    if (!fx::detail::maybeLeafCall(*this, G.path(), Inputs, Out))
+    auto *Mode = dynamic_cast<ModuleCallMode *>(dispatch::currentMode());
+    if (!Mode || !Mode->callModule(*this, G.path(), Inputs, Out))
       Out = forwardValues(Inputs);
     G.setInForward(false);
     for (const CallForwardHook &H : forwardHooksOf(Global, *Hooks)) {

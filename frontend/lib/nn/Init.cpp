@@ -7,6 +7,9 @@
 // orthogonal_, dirac_, sparse_) are computed in double here and copied in
 // once; orthogonal_ does a Householder QR in double and applies PyTorch's
 // sign convention, which makes Q the unique factor with diag(R) > 0.
+// A tensor on the meta device has nothing to fill: initializers check
+// their arguments and return it, drawing nothing (as on PyTorch's meta
+// device).
 //
 //===----------------------------------------------------------------------===//
 
@@ -250,6 +253,8 @@ Tensor trunc_normal_(Tensor T, double Mean, double Std, double A, double B) {
   if (!(Std > 0))
     fail(ErrorKind::InvalidArgument,
          "nn::init::trunc_normal_: std must be > 0, got ", Std);
+  if (T.is_meta())
+    return T; // Nothing to fill, nothing drawn.
   // PyTorch: draw u ~ U(2l-1, 2u-1), take erfinv, scale by std*sqrt(2),
   // shift by mean, clamp to [a, b].
   double L = normCdf((A - Mean) / Std);
@@ -289,6 +294,8 @@ Tensor eye_(Tensor T) {
          "nn::init::eye_: only tensors with 2 "
          "dimensions are supported, got shape ",
          T.shape().toString());
+  if (T.is_meta())
+    return T;
   int64_t Rows = T.size(0), Cols = T.size(1);
   std::vector<double> Values(T.numel(), 0.0);
   for (int64_t I = 0; I < std::min(Rows, Cols); ++I)
@@ -308,6 +315,8 @@ Tensor dirac_(Tensor T, int64_t Groups) {
   if (Groups <= 0 || T.size(0) % Groups != 0)
     fail(ErrorKind::InvalidArgument, "nn::init::dirac_: dim 0 (", T.size(0),
          ") must be divisible by groups (", Groups, ")");
+  if (T.is_meta())
+    return T;
   std::vector<int64_t> Sizes = T.sizes();
   int64_t OutPerGroup = Sizes[0] / Groups;
   int64_t MinDim = std::min(OutPerGroup, Sizes[1]);
@@ -371,7 +380,7 @@ Tensor orthogonal_(Tensor T, double Gain) {
          "nn::init::orthogonal_: only tensors with "
          "2 or more dimensions are supported, got shape ",
          T.shape().toString());
-  if (T.numel() == 0)
+  if (T.numel() == 0 || T.is_meta())
     return T;
   int64_t Rows = T.size(0);
   int64_t Cols = T.numel() / Rows;
@@ -405,6 +414,8 @@ Tensor sparse_(Tensor T, double Sparsity, double Std) {
   if (Sparsity < 0 || Sparsity > 1)
     fail(ErrorKind::InvalidArgument,
          "nn::init::sparse_: sparsity must be in [0, 1], got ", Sparsity);
+  if (T.is_meta())
+    return T;
   int64_t Rows = T.size(0), Cols = T.size(1);
   int64_t NumZeros = static_cast<int64_t>(std::ceil(Sparsity * Rows));
   Generator &Gen = defaultGenerator();

@@ -213,6 +213,20 @@ void ModuleBase::load_from_state_dict(StateDict &SD, const std::string &Prefix,
       return;
     }
     if (!Ctx.assign) {
+      if (Dst.is_meta()) {
+        Ctx.error_msgs.push_back(
+            "cannot copy " + Key + " into a tensor on the meta device (it "
+            "has no memory): load with assign=true to make the checkpoint's "
+            "tensors the parameters and buffers, or call "
+            "to_empty(Device::cpu()) first.");
+        return;
+      }
+      if (Src->is_meta()) {
+        Ctx.error_msgs.push_back("the value for " + Key +
+                                 " is on the meta device and has no data "
+                                 "to copy.");
+        return;
+      }
       Ctx.copy(Dst, *Src);
       return;
     }

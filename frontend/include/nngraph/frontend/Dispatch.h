@@ -61,6 +61,10 @@ class DispatchMode {
 public:
   virtual ~DispatchMode();
   virtual std::vector<Tensor> call(const OpCall &C) = 0;
+  /// True when tensors under this mode may stand for values without data
+  /// (the tracer's proxies, outside the eager runs of leaf modules): code
+  /// then skips value-dependent checks and state updates.
+  virtual bool symbolic() const { return false; }
 };
 
 /// Installs M for the current thread for the guard's lifetime.
@@ -74,6 +78,8 @@ public:
 
 /// The innermost installed mode, or null.
 DispatchMode *currentMode();
+/// True when the innermost installed mode is symbolic (a trace runs).
+bool inSymbolicMode();
 
 /// Names the module being run (nn::Module::operator() pushes its path and
 /// type), so errors can say where they happened.

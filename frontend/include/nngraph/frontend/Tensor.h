@@ -96,6 +96,8 @@ public:
   // --- Metadata ---------------------------------------------------------------
   DType dtype() const { return data().dtype(); }
   Device device() const { return data().device(); }
+  /// On the meta device: a shape and a dtype, no data (PyTorch's is_meta).
+  bool is_meta() const { return data().device().isMeta(); }
   /// The extents; throws fx::TraceError for a proxy with a dynamic dim
   /// (use sym_sizes()).
   std::vector<int64_t> sizes() const;
@@ -160,7 +162,12 @@ public:
 
   // --- Conversion and copies --------------------------------------------------
   Tensor to(DType T) const;
+  /// To the cpu or the meta device. cpu -> meta keeps shape and dtype and
+  /// drops the data; meta -> cpu is an error (there is no data to copy: make
+  /// new tensors, e.g. nn::Module::to_empty). Other devices: an error in
+  /// this build.
   Tensor to(Device D) const;
+  Tensor cpu() const { return to(Device::cpu()); }
   Tensor contiguous() const;
   Tensor clone() const;
 

@@ -19,13 +19,13 @@
 
 namespace nng {
 
-/// dtype and requires_grad of a created tensor.
 /// The dtype factory functions (empty, zeros, randn, ...) and so layers'
 /// parameters get when none is given: f32 unless set_default_dtype changed
 /// it (torch.get_default_dtype).
 DType get_default_dtype();
 /// torch.set_default_dtype: a floating-point dtype (f16, bf16, f32, f64);
-/// process-wide. Throws for another dtype.
+/// process-wide (a layer's dtype= argument overrides it for that layer).
+/// Throws for another dtype.
 void set_default_dtype(DType T);
 
 /// Sets the default dtype for its lifetime, then restores the previous one.
@@ -42,14 +42,66 @@ private:
   DType Prev;
 };
 
+/// The device factory functions (and so layers) create tensors on when
+/// none is given: the cpu unless set_default_device or a DefaultDeviceGuard
+/// says otherwise (torch.get_default_device). Per thread.
+Device get_default_device();
+/// torch.set_default_device, for this thread: "cpu" or "meta" (shapes
+/// without memory). Throws for cuda: eager tensors live on the cpu in this
+/// build.
+void set_default_device(Device D);
+
+/// PyTorch 2's `with torch.device(d):` for its lifetime (this thread), then
+/// restores the previous default device. Building a model under
+/// DefaultDeviceGuard(Device::meta()) allocates nothing.
+class DefaultDeviceGuard {
+public:
+  explicit DefaultDeviceGuard(Device D) : Prev(get_default_device()) {
+    set_default_device(D);
+  }
+  ~DefaultDeviceGuard() { set_default_device(Prev); }
+  DefaultDeviceGuard(const DefaultDeviceGuard &) = delete;
+  DefaultDeviceGuard &operator=(const DefaultDeviceGuard &) = delete;
+
+private:
+  Device Prev;
+};
+
+namespace detail {
+/// A layer constructor's device= and dtype= arguments (PyTorch's
+/// factory_kwargs): for the scope's lifetime, on this thread only, the
+/// tensors it creates default to Device and DType when they are set.
+class FactoryDefaultsScope {
+public:
+  FactoryDefaultsScope(std::optional<Device> D, std::optional<DType> T);
+  ~FactoryDefaultsScope();
+  FactoryDefaultsScope(const FactoryDefaultsScope &) = delete;
+  FactoryDefaultsScope &operator=(const FactoryDefaultsScope &) = delete;
+
+private:
+  std::optional<Device> PrevDevice;
+  std::optional<DType> PrevDType;
+  bool SetDevice;
+  bool SetDType;
+};
+} // namespace detail
+
+/// dtype, device and requires_grad of a created tensor.
 struct TensorOptions {
   DType Type = get_default_dtype();
+  Device Dev = get_default_device();
   bool RequiresGrad = false;
   TensorOptions() = default;
   TensorOptions(DType T) : Type(T) {}
+  TensorOptions(Device D) : Dev(D) {}
   TensorOptions dtype(DType T) const {
     TensorOptions O = *this;
     O.Type = T;
+    return O;
+  }
+  TensorOptions device(Device D) const {
+    TensorOptions O = *this;
+    O.Dev = D;
     return O;
   }
   TensorOptions requires_grad(bool R = true) const {

@@ -46,10 +46,12 @@ MultiheadAttention::MultiheadAttention(int64_t embed_dim, int64_t num_heads,
                                        bool add_bias_kv, bool add_zero_attn,
                                        std::optional<int64_t> kdim,
                                        std::optional<int64_t> vdim,
-                                       bool batch_first)
+                                       bool batch_first,
+                                       FactoryKwargs factory)
     : embed_dim(embed_dim), kdim(kdim.value_or(embed_dim)),
       vdim(vdim.value_or(embed_dim)), num_heads(num_heads), head_dim(0),
       dropout(dropout), batch_first(batch_first), add_zero_attn(add_zero_attn) {
+  nng::detail::FactoryDefaultsScope Scope(factory.device, factory.dtype);
   if (embed_dim <= 0 || num_heads <= 0)
     fail(ErrorKind::InvalidArgument, Name,
          ": embed_dim and num_heads are "
@@ -97,7 +99,7 @@ MultiheadAttention::MultiheadAttention(int64_t embed_dim, int64_t num_heads,
 MultiheadAttention::MultiheadAttention(const MultiheadAttentionOptions &O)
     : MultiheadAttention(O.embed_dim, O.num_heads, O.dropout, O.bias,
                          O.add_bias_kv, O.add_zero_attn, O.kdim, O.vdim,
-                         O.batch_first) {}
+                         O.batch_first, {O.device, O.dtype}) {}
 
 void MultiheadAttention::reset_parameters() {
   if (qkv_same_embed_dim) {

@@ -211,14 +211,16 @@ Tensor applyPadding(const detail::ConvNd &C, Tensor X,
 Conv1d::Conv1d(int64_t in_channels, int64_t out_channels,
                IntOrTuple kernel_size, IntOrTuple stride, ConvPadding padding,
                IntOrTuple dilation, int64_t groups, bool bias,
-               const std::string &padding_mode) {
+               const std::string &padding_mode, FactoryKwargs factory) {
+  nng::detail::FactoryDefaultsScope Scope(factory.device, factory.dtype);
   setUp(*this, "Conv1d", 1, in_channels, out_channels, kernel_size, stride,
         padding, dilation, false, 0, groups, bias, padding_mode);
 }
 
 Conv1d::Conv1d(const Conv1dOptions &O)
     : Conv1d(O.in_channels, O.out_channels, O.kernel_size, O.stride, O.padding,
-             O.dilation, O.groups, O.bias, O.padding_mode) {}
+             O.dilation, O.groups, O.bias, O.padding_mode,
+             {O.device, O.dtype}) {}
 
 Tensor Conv1d::forward(const Tensor &input) {
   bool Unbatched = false;
@@ -232,14 +234,16 @@ Tensor Conv1d::forward(const Tensor &input) {
 Conv2d::Conv2d(int64_t in_channels, int64_t out_channels,
                IntOrTuple kernel_size, IntOrTuple stride, ConvPadding padding,
                IntOrTuple dilation, int64_t groups, bool bias,
-               const std::string &padding_mode) {
+               const std::string &padding_mode, FactoryKwargs factory) {
+  nng::detail::FactoryDefaultsScope Scope(factory.device, factory.dtype);
   setUp(*this, "Conv2d", 2, in_channels, out_channels, kernel_size, stride,
         padding, dilation, false, 0, groups, bias, padding_mode);
 }
 
 Conv2d::Conv2d(const Conv2dOptions &O)
     : Conv2d(O.in_channels, O.out_channels, O.kernel_size, O.stride, O.padding,
-             O.dilation, O.groups, O.bias, O.padding_mode) {}
+             O.dilation, O.groups, O.bias, O.padding_mode,
+             {O.device, O.dtype}) {}
 
 Tensor Conv2d::forward(const Tensor &input) {
   bool Unbatched = false;
@@ -254,7 +258,9 @@ ConvTranspose2d::ConvTranspose2d(int64_t in_channels, int64_t out_channels,
                                  IntOrTuple kernel_size, IntOrTuple stride,
                                  IntOrTuple padding, IntOrTuple output_padding,
                                  int64_t groups, bool bias, IntOrTuple dilation,
-                                 const std::string &padding_mode) {
+                                 const std::string &padding_mode,
+                                 FactoryKwargs factory) {
+  nng::detail::FactoryDefaultsScope Scope(factory.device, factory.dtype);
   if (padding_mode != "zeros")
     fail(ErrorKind::InvalidArgument,
          "ConvTranspose2d: only \"zeros\" "
@@ -268,7 +274,7 @@ ConvTranspose2d::ConvTranspose2d(int64_t in_channels, int64_t out_channels,
 ConvTranspose2d::ConvTranspose2d(const ConvTranspose2dOptions &O)
     : ConvTranspose2d(O.in_channels, O.out_channels, O.kernel_size, O.stride,
                       O.padding, O.output_padding, O.groups, O.bias, O.dilation,
-                      O.padding_mode) {}
+                      O.padding_mode, {O.device, O.dtype}) {}
 
 Tensor
 ConvTranspose2d::forward(const Tensor &input,

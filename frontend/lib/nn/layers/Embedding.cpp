@@ -24,10 +24,12 @@ namespace nng::nn {
 Embedding::Embedding(int64_t num_embeddings, int64_t embedding_dim,
                      std::optional<int64_t> padding_idx,
                      std::optional<double> max_norm, double norm_type,
-                     bool scale_grad_by_freq, bool sparse)
+                     bool scale_grad_by_freq, bool sparse,
+                     FactoryKwargs factory)
     : num_embeddings(num_embeddings), embedding_dim(embedding_dim),
       max_norm(max_norm), norm_type(norm_type),
       scale_grad_by_freq(scale_grad_by_freq), sparse(sparse) {
+  nng::detail::FactoryDefaultsScope Scope(factory.device, factory.dtype);
   if (num_embeddings < 0 || embedding_dim < 0)
     fail(ErrorKind::InvalidArgument,
          "Embedding: num_embeddings and "

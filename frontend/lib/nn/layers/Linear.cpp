@@ -16,8 +16,10 @@
 
 namespace nng::nn {
 
-Linear::Linear(int64_t in_features, int64_t out_features, bool bias)
+Linear::Linear(int64_t in_features, int64_t out_features, bool bias,
+               FactoryKwargs factory)
     : in_features(in_features), out_features(out_features) {
+  nng::detail::FactoryDefaultsScope Scope(factory.device, factory.dtype);
   if (in_features < 0 || out_features < 0)
     fail(ErrorKind::InvalidArgument,
          "Linear: in_features and out_features "
@@ -56,8 +58,9 @@ std::string Linear::extra_repr() const {
 }
 
 NonDynamicallyQuantizableLinear::NonDynamicallyQuantizableLinear(
-    int64_t in_features, int64_t out_features, bool bias)
-    : Linear(in_features, out_features, bias) {
+    int64_t in_features, int64_t out_features, bool bias,
+    FactoryKwargs factory)
+    : Linear(in_features, out_features, bias, factory) {
   set_type_name("NonDynamicallyQuantizableLinear");
 }
 

@@ -11,7 +11,7 @@
 #include "nngraph/frontend/Autograd.h"
 #include "nngraph/frontend/Functional.h"
 #include "nngraph/frontend/TensorOps.h"
-#include "nngraph/frontend/fx/Trace.h"
+#include "nngraph/frontend/Dispatch.h"
 #include "nngraph/frontend/nn/Init.h"
 
 #include <algorithm>
@@ -80,9 +80,11 @@ Tensor BatchNormBase::run(const ModuleBase &Self, const Tensor &Input,
          Input.shape().toString());
   bool Training = Self.is_training();
   double Factor = momentum.value_or(0.0);
-  // A trace records no running-statistics update (docs/fx.md).
+  // A trace records no running-statistics update (docs/fx.md); a meta
+  // module has no count to read (its statistics updates are no-ops).
   bool Count = Training && track_running_stats &&
-               num_batches_tracked.defined() && !fx::isTracing();
+               num_batches_tracked.defined() && !num_batches_tracked.is_meta() &&
+               !dispatch::inSymbolicMode();
   int64_t N = 0;
   if (Count) {
     // The batch counts before its statistics (as in PyTorch), but the count
@@ -114,11 +116,15 @@ Tensor BatchNormBase::run(const ModuleBase &Self, const Tensor &Input,
 
 BatchNorm1d::BatchNorm1d(int64_t num_features, double eps,
                          std::optional<double> momentum, bool affine,
-                         bool track_running_stats)
+                         bool track_running_stats, FactoryKwargs factory)
     : BatchNorm1d(BatchNormOptions{num_features, eps, momentum, affine,
-                                   track_running_stats}) {}
+                                   track_running_stats, factory.device,
+                                   factory.dtype}) {}
 
-BatchNorm1d::BatchNorm1d(const BatchNorm1dOptions &O) { setUp(*this, O); }
+BatchNorm1d::BatchNorm1d(const BatchNorm1dOptions &O) {
+  nng::detail::FactoryDefaultsScope Scope(O.device, O.dtype);
+  setUp(*this, O);
+}
 
 Tensor BatchNorm1d::forward(const Tensor &input) {
   if (!input.defined())
@@ -133,11 +139,15 @@ Tensor BatchNorm1d::forward(const Tensor &input) {
 
 BatchNorm2d::BatchNorm2d(int64_t num_features, double eps,
                          std::optional<double> momentum, bool affine,
-                         bool track_running_stats)
+                         bool track_running_stats, FactoryKwargs factory)
     : BatchNorm2d(BatchNormOptions{num_features, eps, momentum, affine,
-                                   track_running_stats}) {}
+                                   track_running_stats, factory.device,
+                                   factory.dtype}) {}
 
-BatchNorm2d::BatchNorm2d(const BatchNorm2dOptions &O) { setUp(*this, O); }
+BatchNorm2d::BatchNorm2d(const BatchNorm2dOptions &O) {
+  nng::detail::FactoryDefaultsScope Scope(O.device, O.dtype);
+  setUp(*this, O);
+}
 
 Tensor BatchNorm2d::forward(const Tensor &input) {
   if (!input.defined())
@@ -149,9 +159,10 @@ Tensor BatchNorm2d::forward(const Tensor &input) {
 }
 
 LayerNorm::LayerNorm(IntOrTuple normalized_shape, double eps,
-                     bool elementwise_affine)
+                     bool elementwise_affine, FactoryKwargs factory)
     : normalized_shape(normalized_shape.values()), eps(eps),
       elementwise_affine(elementwise_affine) {
+  nng::detail::FactoryDefaultsScope Scope(factory.device, factory.dtype);
   for (int64_t D : this->normalized_shape)
     if (D < 0)
       fail(ErrorKind::InvalidArgument,
@@ -192,9 +203,10 @@ std::string LayerNorm::extra_repr() const {
 }
 
 GroupNorm::GroupNorm(int64_t num_groups, int64_t num_channels, double eps,
-                     bool affine)
+                     bool affine, FactoryKwargs factory)
     : num_groups(num_groups), num_channels(num_channels), eps(eps),
       affine(affine) {
+  nng::detail::FactoryDefaultsScope Scope(factory.device, factory.dtype);
   if (num_groups <= 0 || num_channels < 0)
     fail(ErrorKind::InvalidArgument,
          "GroupNorm: num_groups must be positive "

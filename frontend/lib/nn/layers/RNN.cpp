@@ -365,6 +365,7 @@ RNN::RNN(int64_t input_size, int64_t hidden_size, RNNOptions options)
       bias(options.bias), batch_first(options.batch_first),
       dropout(options.dropout), bidirectional(options.bidirectional),
       Config(configOf(rnnKind(options), input_size, hidden_size, options)) {
+  nng::detail::FactoryDefaultsScope Scope(options.device, options.dtype);
   detail::registerRNNParameters(*this, Config, "RNN");
 }
 
@@ -383,6 +384,7 @@ LSTM::LSTM(int64_t input_size, int64_t hidden_size, RNNOptions options)
       bidirectional(options.bidirectional), proj_size(options.proj_size),
       Config(configOf(detail::RNNConfig::Lstm, input_size, hidden_size,
                       options)) {
+  nng::detail::FactoryDefaultsScope Scope(options.device, options.dtype);
   detail::registerRNNParameters(*this, Config, "LSTM");
 }
 
@@ -405,6 +407,7 @@ GRU::GRU(int64_t input_size, int64_t hidden_size, RNNOptions options)
       bidirectional(options.bidirectional),
       Config(configOf(detail::RNNConfig::Gru, input_size, hidden_size,
                       options)) {
+  nng::detail::FactoryDefaultsScope Scope(options.device, options.dtype);
   detail::registerRNNParameters(*this, Config, "GRU");
 }
 

@@ -9,6 +9,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "nngraph/frontend/nn/Transformer.h"
+#include "nngraph/frontend/TensorOps.h"
 #include "nngraph/frontend/Functional.h"
 
 namespace nng::nn {
@@ -16,8 +17,9 @@ namespace nng::nn {
 TransformerEncoderLayer::TransformerEncoderLayer(
     int64_t d_model, int64_t nhead, int64_t dim_feedforward, double dropout,
     const std::string &activation, double layer_norm_eps, bool batch_first,
-    bool norm_first)
+    bool norm_first, FactoryKwargs factory)
     : norm_first(norm_first) {
+  nng::detail::FactoryDefaultsScope Scope(factory.device, factory.dtype);
   if (activation == "relu")
     this->activation = [](const Tensor &X) { return F::relu(X); };
   else if (activation == "gelu")
@@ -55,7 +57,7 @@ TransformerEncoderLayer::TransformerEncoderLayer(
     const TransformerEncoderLayerOptions &O)
     : TransformerEncoderLayer(O.d_model, O.nhead, O.dim_feedforward, O.dropout,
                               O.activation, O.layer_norm_eps, O.batch_first,
-                              O.norm_first) {}
+                              O.norm_first, {O.device, O.dtype}) {}
 
 Tensor TransformerEncoderLayer::forward(const Tensor &src,
                                         const Tensor &src_mask,

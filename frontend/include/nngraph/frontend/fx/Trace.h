@@ -102,12 +102,4 @@ GraphModule symbolic_trace(nn::ModuleBase &Root,
 /// run of a leaf module.
 bool isTracing();
 
-namespace detail {
-/// Called by ModuleBase::call: when a trace runs and its tracer says M (at
-/// Path) is a leaf, records one nng.ModuleCall node, sets Out to proxies
-/// and returns true; else returns false.
-bool maybeLeafCall(nn::ModuleBase &M, const std::string &Path,
-                   const std::vector<nn::Value> &Inputs, nn::Value &Out);
-} // namespace detail
-
 } // namespace nng::fx

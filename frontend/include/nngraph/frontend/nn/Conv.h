@@ -40,6 +40,10 @@ struct ConvOptions {
   int64_t groups = 1;
   bool bias = true;
   std::string padding_mode = "zeros";
+  /// Where and as what the parameters are created (PyTorch's device= and
+  /// dtype=; unset: the defaults).
+  std::optional<Device> device = std::nullopt;
+  std::optional<DType> dtype = std::nullopt;
 };
 using Conv1dOptions = ConvOptions;
 using Conv2dOptions = ConvOptions;
@@ -57,6 +61,10 @@ struct ConvTransposeOptions {
   bool bias = true;
   IntOrTuple dilation = 1;
   std::string padding_mode = "zeros";
+  /// Where and as what the parameters are created (PyTorch's device= and
+  /// dtype=; unset: the defaults).
+  std::optional<Device> device = std::nullopt;
+  std::optional<DType> dtype = std::nullopt;
 };
 using ConvTranspose2dOptions = ConvTransposeOptions;
 
@@ -117,7 +125,8 @@ public:
   Conv1d(int64_t in_channels, int64_t out_channels, IntOrTuple kernel_size,
          IntOrTuple stride = 1, ConvPadding padding = 0,
          IntOrTuple dilation = 1, int64_t groups = 1, bool bias = true,
-         const std::string &padding_mode = "zeros");
+         const std::string &padding_mode = "zeros",
+         FactoryKwargs factory = {});
   explicit Conv1d(const Conv1dOptions &O);
   Tensor forward(const Tensor &input);
   using ConvNd::reset_parameters;
@@ -131,7 +140,8 @@ public:
   Conv2d(int64_t in_channels, int64_t out_channels, IntOrTuple kernel_size,
          IntOrTuple stride = 1, ConvPadding padding = 0,
          IntOrTuple dilation = 1, int64_t groups = 1, bool bias = true,
-         const std::string &padding_mode = "zeros");
+         const std::string &padding_mode = "zeros",
+         FactoryKwargs factory = {});
   explicit Conv2d(const Conv2dOptions &O);
   Tensor forward(const Tensor &input);
   using ConvNd::reset_parameters;
@@ -147,7 +157,8 @@ public:
                   IntOrTuple kernel_size, IntOrTuple stride = 1,
                   IntOrTuple padding = 0, IntOrTuple output_padding = 0,
                   int64_t groups = 1, bool bias = true, IntOrTuple dilation = 1,
-                  const std::string &padding_mode = "zeros");
+                  const std::string &padding_mode = "zeros",
+                  FactoryKwargs factory = {});
   explicit ConvTranspose2d(const ConvTranspose2dOptions &O);
   /// output_size (spatial [H, W], or [N, C, H, W]) picks output_padding
   /// among the valid sizes, as in PyTorch.

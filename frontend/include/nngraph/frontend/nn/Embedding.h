@@ -10,6 +10,7 @@
 //===----------------------------------------------------------------------===//
 #pragma once
 
+#include "nngraph/frontend/nn/LayerArgs.h"
 #include "nngraph/frontend/nn/Module.h"
 
 #include <cstdint>
@@ -25,7 +26,7 @@ public:
             std::optional<int64_t> padding_idx = std::nullopt,
             std::optional<double> max_norm = std::nullopt,
             double norm_type = 2.0, bool scale_grad_by_freq = false,
-            bool sparse = false);
+            bool sparse = false, FactoryKwargs factory = {});
   /// An Embedding holding a copy of Embeddings [num, dim]; frozen (no
   /// gradient) unless freeze is false (torch.nn.Embedding.from_pretrained).
   static std::shared_ptr<Embedding>

@@ -10,6 +10,9 @@
 //===----------------------------------------------------------------------===//
 #pragma once
 
+#include "nngraph/runtime/DType.h"
+#include "nngraph/runtime/Device.h"
+
 #include <concepts>
 #include <cstdint>
 #include <initializer_list>
@@ -18,6 +21,18 @@
 #include <vector>
 
 namespace nng::nn {
+
+/// PyTorch's device= and dtype= arguments (factory_kwargs) of the layers
+/// that hold parameters or buffers, passed last: where and in which
+/// floating-point dtype the constructor creates them; unset: the defaults
+/// (get_default_device(), get_default_dtype()). Device::meta() builds the
+/// layer without memory (see ModuleBase::to_empty and utils::skip_init):
+///   nn::Linear(4, 3, true, {.dtype = DType::F64})
+///   nn::Linear(1 << 16, 1 << 16, true, {.device = Device::meta()})
+struct FactoryKwargs {
+  std::optional<Device> device = std::nullopt;
+  std::optional<DType> dtype = std::nullopt;
+};
 
 /// An int or a tuple of ints (PyTorch's _size_2_t arguments).
 class IntOrTuple {

@@ -9,6 +9,7 @@
 //===----------------------------------------------------------------------===//
 #pragma once
 
+#include "nngraph/frontend/nn/LayerArgs.h"
 #include "nngraph/frontend/nn/Module.h"
 
 #include <cstdint>
@@ -21,7 +22,8 @@ class Linear : public Module<Linear> {
 public:
   /// weight [out_features, in_features] from kaiming_uniform_(a=sqrt(5));
   /// bias [out_features] from U(-1/sqrt(in_features), 1/sqrt(in_features)).
-  Linear(int64_t in_features, int64_t out_features, bool bias = true);
+  Linear(int64_t in_features, int64_t out_features, bool bias = true,
+         FactoryKwargs factory = {});
 
   /// input [..., in_features] -> [..., out_features].
   Tensor forward(const Tensor &input);
@@ -42,7 +44,7 @@ public:
 class NonDynamicallyQuantizableLinear : public Linear {
 public:
   NonDynamicallyQuantizableLinear(int64_t in_features, int64_t out_features,
-                                  bool bias = true);
+                                  bool bias = true, FactoryKwargs factory = {});
 };
 
 /// Returns its input (a placeholder, e.g. for a removed layer).

@@ -65,9 +65,24 @@ namespace detail {
 class ModuleCallGuard;
 /// "Net" for typeid(ns::Net): demangled, namespaces stripped.
 std::string demangleTypeName(const std::type_info &T);
-/// True when some global hook is installed.
-bool anyGlobalHooks();
+/// True when module calls must go through ModuleBase::call even without
+/// hooks of their own: a global hook is installed, or a dispatch mode
+/// (which may take a call: see ModuleCallMode).
+bool callsNeedValues();
 } // namespace detail
+
+/// A dispatch mode that also takes module calls: ModuleBase::call offers
+/// each call to the innermost dispatch mode when it is one of these, before
+/// running forward. The tracer is one (a leaf module becomes one node); nn
+/// knows modes only through this interface.
+class ModuleCallMode {
+public:
+  virtual ~ModuleCallMode();
+  /// Takes the call of M (at Path, its dotted name) on Inputs: sets Out
+  /// and returns true, or returns false to let forward run.
+  virtual bool callModule(ModuleBase &M, const std::string &Path,
+                          const std::vector<Value> &Inputs, Value &Out) = 0;
+};
 
 /// The untyped module: all state and the whole PyTorch API except the
 /// typed operator() (see Module<Derived>).
@@ -228,9 +243,17 @@ public:
   /// integral ones keep their dtype. Tensor handles stay valid (the data
   /// inside each impl is replaced, like PyTorch's param.data = ...).
   ModuleBase &to(DType T);
-  /// CPU is the only device of eager tensors in this build: a no-op for
-  /// cpu, an error otherwise.
+  /// Moves parameters and buffers (and gradients) to D, keeping tensor
+  /// handles: to the meta device drops their data (shapes and dtypes
+  /// stay); to the cpu is a no-op for cpu tensors and an error for meta ones
+  /// (no data to copy: use to_empty). cuda: an error in this build (compile
+  /// the model with nng::compile instead).
   ModuleBase &to(Device D);
+  /// PyTorch's to_empty(device=): every parameter and buffer (and gradient)
+  /// gets new memory on D of its shape and dtype, uninitialized by contract
+  /// (zero-filled here), keeping tensor handles. The step after building on
+  /// the meta device: to_empty(Device::cpu()), then initialize or load.
+  ModuleBase &to_empty(Device D);
   ModuleBase &to(Device D, DType T);
   /// To Other's device and dtype (PyTorch's module.to(tensor)).
   ModuleBase &to(const Tensor &Other);
@@ -412,7 +435,9 @@ public:
   /// Derived::forward on Values (no hooks); implemented by Module<Derived>.
   virtual Value forwardValues(const std::vector<Value> &Inputs) = 0;
   /// Whether a call must go through Values (a hook is installed).
-  bool needsValueCall() const { return !Hooks->empty() || detail::anyGlobalHooks(); }
+  bool needsValueCall() const {
+    return !Hooks->empty() || detail::callsNeedValues();
+  }
   /// Allows calling this module inside another module's forward without
   /// registering it (a deliberately separate model, e.g. a frozen teacher).
   void set_allow_unregistered_call(bool Allow = true) {
@@ -501,6 +526,10 @@ private:
   /// by every read of the slots; logically const (the member is the truth).
   void adoptMembers() const;
   RegisteredTensor registered(const std::string &Name, Tensor T);
+  /// The distinct impls of every parameter and buffer of the tree.
+  std::vector<TensorImpl *> tensorImpls();
+  [[noreturn]] void failMetaCopy(const std::string &Name, const char *What,
+                                 Device D) const;
   RemovableHandle addForwardPreHook(ForwardPreHook H, bool Prepend);
   RemovableHandle addForwardHook(ForwardHook H, ForwardHookOptions Options);
   RemovableHandle addStateDictPreHook(StateDictPreHook H);

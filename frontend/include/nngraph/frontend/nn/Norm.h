@@ -32,6 +32,10 @@ struct BatchNormOptions {
   std::optional<double> momentum = 0.1;
   bool affine = true;
   bool track_running_stats = true;
+  /// Where and as what the parameters are created (PyTorch's device= and
+  /// dtype=; unset: the defaults).
+  std::optional<Device> device = std::nullopt;
+  std::optional<DType> dtype = std::nullopt;
 };
 using BatchNorm1dOptions = BatchNormOptions;
 using BatchNorm2dOptions = BatchNormOptions;
@@ -77,7 +81,8 @@ class BatchNorm1d : public Module<BatchNorm1d>, public detail::BatchNormBase {
 public:
   explicit BatchNorm1d(int64_t num_features, double eps = 1e-5,
                        std::optional<double> momentum = 0.1, bool affine = true,
-                       bool track_running_stats = true);
+                       bool track_running_stats = true,
+                       FactoryKwargs factory = {});
   explicit BatchNorm1d(const BatchNorm1dOptions &O);
   Tensor forward(const Tensor &input);
   std::string extra_repr() const override { return normRepr(); }
@@ -88,7 +93,8 @@ class BatchNorm2d : public Module<BatchNorm2d>, public detail::BatchNormBase {
 public:
   explicit BatchNorm2d(int64_t num_features, double eps = 1e-5,
                        std::optional<double> momentum = 0.1, bool affine = true,
-                       bool track_running_stats = true);
+                       bool track_running_stats = true,
+                       FactoryKwargs factory = {});
   explicit BatchNorm2d(const BatchNorm2dOptions &O);
   Tensor forward(const Tensor &input);
   std::string extra_repr() const override { return normRepr(); }
@@ -100,7 +106,8 @@ class LayerNorm : public Module<LayerNorm> {
 public:
   /// normalized_shape: an int (LayerNorm(512)) or a shape ({16, 16}).
   explicit LayerNorm(IntOrTuple normalized_shape, double eps = 1e-5,
-                     bool elementwise_affine = true);
+                     bool elementwise_affine = true,
+                     FactoryKwargs factory = {});
   Tensor forward(const Tensor &input);
   /// weight = 1, bias = 0.
   void reset_parameters();
@@ -119,7 +126,7 @@ public:
 class GroupNorm : public Module<GroupNorm> {
 public:
   GroupNorm(int64_t num_groups, int64_t num_channels, double eps = 1e-5,
-            bool affine = true);
+            bool affine = true, FactoryKwargs factory = {});
   Tensor forward(const Tensor &input);
   void reset_parameters();
   /// "4, 16, eps=1e-05, affine=True".

@@ -12,6 +12,7 @@
 //===----------------------------------------------------------------------===//
 #pragma once
 
+#include "nngraph/frontend/nn/LayerArgs.h"
 #include "nngraph/frontend/nn/Module.h"
 
 #include <cstdint>
@@ -36,6 +37,10 @@ struct RNNOptions {
   bool bidirectional = false;
   /// LSTM only: h is projected to this size (0: none).
   int64_t proj_size = 0;
+  /// Where and as what the parameters are created (PyTorch's device= and
+  /// dtype=; unset: the defaults).
+  std::optional<Device> device = std::nullopt;
+  std::optional<DType> dtype = std::nullopt;
 };
 
 namespace detail {

@@ -37,6 +37,10 @@ struct MultiheadAttentionOptions {
   std::optional<int64_t> kdim = std::nullopt;
   std::optional<int64_t> vdim = std::nullopt;
   bool batch_first = false;
+  /// Where and as what the parameters are created (PyTorch's device= and
+  /// dtype=; unset: the defaults).
+  std::optional<Device> device = std::nullopt;
+  std::optional<DType> dtype = std::nullopt;
 };
 
 /// Attention with num_heads heads of embed_dim / num_heads each.
@@ -47,7 +51,8 @@ public:
                      bool add_zero_attn = false,
                      std::optional<int64_t> kdim = std::nullopt,
                      std::optional<int64_t> vdim = std::nullopt,
-                     bool batch_first = false);
+                     bool batch_first = false,
+                     FactoryKwargs factory = {});
   explicit MultiheadAttention(const MultiheadAttentionOptions &O);
 
   /// query [L, N, E] ([N, L, E] with batch_first, [L, E] unbatched), key
@@ -101,6 +106,10 @@ struct TransformerEncoderLayerOptions {
   double layer_norm_eps = 1e-5;
   bool batch_first = false;
   bool norm_first = false;
+  /// Where and as what the parameters are created (PyTorch's device= and
+  /// dtype=; unset: the defaults).
+  std::optional<Device> device = std::nullopt;
+  std::optional<DType> dtype = std::nullopt;
 };
 
 /// Self-attention and a feed-forward block, each with a residual
@@ -111,7 +120,8 @@ public:
                           int64_t dim_feedforward = 2048, double dropout = 0.1,
                           const std::string &activation = "relu",
                           double layer_norm_eps = 1e-5,
-                          bool batch_first = false, bool norm_first = false);
+                          bool batch_first = false, bool norm_first = false,
+                          FactoryKwargs factory = {});
   explicit TransformerEncoderLayer(const TransformerEncoderLayerOptions &O);
 
   /// src [S, N, E] ([N, S, E] with batch_first, [S, E] unbatched);
