@@ -23,7 +23,8 @@ using detail::describe;
 
 namespace {
 
-/// The largest 1-norm (maximal absolute column sum) over A's matrices.
+/// The largest 1-norm (maximal absolute column sum) over A's matrices;
+/// infinite or NaN when an entry is.
 double maxOneNorm(const Tensor &A) {
   // A proxy's example values (Linalg.h); data() does not refuse them.
   std::vector<double> V = A.data().toDoubleVector();
@@ -34,6 +35,8 @@ double maxOneNorm(const Tensor &A) {
       double S = 0;
       for (int64_t R = 0; R < N; ++R)
         S += std::abs(V[Base + R * N + C]);
+      if (!std::isfinite(S))
+        return S;
       Best = std::max(Best, S);
     }
   return Best;

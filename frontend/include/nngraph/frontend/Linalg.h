@@ -47,9 +47,11 @@ namespace linalg {
 Tensor householder_product(const Tensor &A, const Tensor &Tau);
 
 /// torch.linalg.solve: X with A X = B for a square A (..., n, n) and B
-/// (..., n, k) or a vector B (n) / (..., n); batch dims broadcast.
-/// Gauss-Jordan elimination with partial pivoting; throws naming the
-/// column when A is singular. Differentiable in A and B.
+/// (..., n, k), batch dims broadcast, or a vector B (n) (X is then a
+/// vector). Unlike torch, a B of shape A.shape[:-1] with batch dims is a
+/// matrix, not a batch of vectors: unsqueeze(-1) it. Gauss-Jordan
+/// elimination with partial pivoting; throws naming the column when A is
+/// singular. Differentiable in A and B.
 Tensor solve(const Tensor &A, const Tensor &B);
 
 } // namespace linalg
