@@ -304,6 +304,30 @@ TEST(Orthogonal, OrthogonalWeightIsKeptAndAssignmentWorks) {
                parametrize::NotImplemented);
 }
 
+TEST(Orthogonal, ConvertsWithTheModuleAndLoadsItsStateDict) {
+  manual_seed(37);
+  for (const char *Map : {"matrix_exp", "householder"}) {
+    SCOPED_TRACE(Map);
+    nn::Linear Lin(5, 3);
+    parametrizations::orthogonal(Lin, "weight", std::string(Map));
+    perturbOriginal(Lin, {5, 3, std::string(Map), true});
+    Lin.to(DType::F64); // The base buffer converts too.
+    EXPECT_EQ(Lin.get_buffer("parametrizations.weight.0.base").dtype(),
+              DType::F64);
+    Tensor Y = Lin(randn({2, 5}, DType::F64));
+    EXPECT_EQ(Y.dtype(), DType::F64);
+    // As orthogonal as the f32 base it was made from.
+    EXPECT_LT(orthogonalityError(Lin.weight), 1e-6);
+    // A second module loads the first one's state_dict: same weight.
+    nn::Linear Other(5, 3);
+    parametrizations::orthogonal(Other, "weight", std::string(Map));
+    Other.to(DType::F64);
+    Other.load_state_dict(Lin.state_dict());
+    EXPECT_TRUE(allclose(parametrize::value(Other, "weight"),
+                         parametrize::value(Lin, "weight"), 0, 1e-14));
+  }
+}
+
 TEST(Orthogonal, ErrorsSayWhat) {
   nn::Linear Lin(3, 3);
   auto Message = [&](auto &&Fn) -> std::string {
