@@ -10,6 +10,7 @@
 
 #include "TorchFunctionalOracle.h"
 #include "nngraph/frontend/Functional.h"
+#include "nngraph/frontend/Linalg.h"
 #include "nngraph/frontend/Random.h"
 #include "nngraph/frontend/TensorOps.h"
 
@@ -40,8 +41,11 @@ FunctionalOracle buildCases() {
   auto Add = [&](std::string Name,
                  std::vector<std::pair<std::string, Tensor>> In,
                  std::vector<std::string> Grads,
-                 std::function<Outs(Env &)> Fn, std::string Torch) {
+                 std::function<Outs(Env &)> Fn, std::string Torch,
+                 double Atol = 1e-5, double Rtol = 1e-5) {
     FunctionalCase C;
+    C.Atol = Atol;
+    C.Rtol = Rtol;
     C.Name = std::move(Name);
     C.Inputs = std::move(In);
     C.Grads = std::move(Grads);
@@ -380,6 +384,59 @@ FunctionalOracle buildCases() {
       "(F.binary_cross_entropy_with_logits(x, y, weight=w, pos_weight=p) + "
       "F.binary_cross_entropy_with_logits(x, y), "
       "F.binary_cross_entropy_with_logits(x, y, reduction='none'))");
+  // --- Matrix functions and factorizations (Linalg.h) ----------------------------
+  Add("matrix_exp_small", {{"a", r({3, 3}, -0.3, 0.3)}}, {"a"},
+      [](Env &E) { return Outs{matrix_exp(E["a"])}; }, "torch.matrix_exp(a)");
+  // Norms above 1: scaling and squaring.
+  Add("matrix_exp_squaring", {{"a", r({5, 5}, -2, 2, DType::F64)}}, {"a"},
+      [](Env &E) { return Outs{matrix_exp(E["a"])}; }, "torch.matrix_exp(a)",
+      1e-10, 1e-10);
+  Add("matrix_exp_batch_f32", {{"a", r({2, 4, 4}, -1, 1)}}, {"a"},
+      [](Env &E) { return Outs{matrix_exp(E["a"])}; }, "torch.matrix_exp(a)",
+      1e-5, 1e-5);
+  Add("matrix_exp_skew", {{"a", r({4, 4}, -1, 1)}}, {"a"},
+      [](Env &E) {
+        Tensor A = E["a"] - E["a"].t();
+        return Outs{matrix_exp(A)};
+      },
+      "torch.matrix_exp(a - a.t())");
+  Add("householder_product", {{"a", r({5, 3}, -1, 1, DType::F64)}, {"t", r({3}, 0.2, 1.8, DType::F64)}},
+      {"a", "t"},
+      [](Env &E) { return Outs{linalg::householder_product(E["a"], E["t"])}; },
+      "torch.linalg.householder_product(a, t)", 1e-12, 1e-12);
+  Add("householder_product_batch", {{"a", r({2, 4, 3})}, {"t", r({2, 2}, 0.2, 1.8)}},
+      {"a", "t"},
+      [](Env &E) { return Outs{linalg::householder_product(E["a"], E["t"])}; },
+      "torch.linalg.householder_product(a, t)");
+  Add("geqrf", {{"a", r({5, 3}, -1, 1, DType::F64)}}, {},
+      [](Env &E) {
+        auto [X, Tau] = geqrf(E["a"]);
+        return Outs{X, Tau};
+      },
+      "torch.geqrf(a)", 1e-12, 1e-12);
+  Add("geqrf_square_wide_f32", {{"a", r({2, 3, 4})}, {"b", r({3, 3})}}, {},
+      [](Env &E) {
+        auto [X, Tau] = geqrf(E["a"]);
+        auto [Y, TauY] = geqrf(E["b"]);
+        return Outs{X, Tau, Y, TauY};
+      },
+      "(*torch.geqrf(a), *torch.geqrf(b))");
+  Add("qr_from_geqrf", {{"a", r({4, 3}, -1, 1, DType::F64)}}, {},
+      [](Env &E) {
+        auto [X, Tau] = geqrf(E["a"]);
+        return Outs{linalg::householder_product(X, Tau)};
+      },
+      "torch.linalg.householder_product(*torch.geqrf(a))", 1e-12, 1e-12);
+  Add("solve", {{"a", r({4, 4}, -1, 1, DType::F64)}, {"b", r({4, 2}, -1, 1, DType::F64)}},
+      {"a", "b"},
+      [](Env &E) { return Outs{linalg::solve(E["a"], E["b"])}; },
+      "torch.linalg.solve(a, b)", 1e-9, 1e-9);
+  Add("solve_batch_broadcast", {{"a", r({2, 3, 3})}, {"b", r({3, 2})}}, {"a", "b"},
+      [](Env &E) { return Outs{linalg::solve(E["a"] + eye(3) * 2.0, E["b"])}; },
+      "torch.linalg.solve(a + torch.eye(3) * 2.0, b)", 1e-5, 1e-4);
+  Add("solve_vector", {{"a", r({3, 3})}, {"b", r({3})}}, {"a", "b"},
+      [](Env &E) { return Outs{linalg::solve(E["a"] + eye(3) * 2.0, E["b"])}; },
+      "torch.linalg.solve(a + torch.eye(3) * 2.0, b)", 1e-5, 1e-4);
   return O;
 }
 

@@ -1,4 +1,4 @@
-//===- Adam.cpp - Adam, and the update Adam and AdamW share ---------------===//
+//===- Adam.cpp - Adam and AdamW: one implementation ----------------------===//
 //
 // torch.optim.Adam's _single_tensor_adam (PyTorch 1.13), formula for
 // formula, for one parameter p with gradient g:
@@ -10,7 +10,12 @@
 //   amsgrad: max_exp_avg_sq = max(max_exp_avg_sq, exp_avg_sq), used below
 //   denom = sqrt(exp_avg_sq) / sqrt(bc2) + eps
 //   p -= (lr / bc1) * exp_avg / denom
-// AdamW (AdamW.cpp) calls the same update with decoupled weight decay.
+// AdamBase holds it, the option checks and the state handling; Adam and
+// AdamW are its two configurations: the weight decay (AdamW's decoupled
+// one shrinks the parameter after the step count is bumped and before the
+// moments are updated) and the options, in PyTorch's key order (AdamW's
+// have no differentiable or fused keys and weight_decay 1e-2 by default),
+// which the state_dict's param_groups show.
 //
 //===----------------------------------------------------------------------===//
 
@@ -23,8 +28,10 @@
 
 namespace nng::optim {
 
-namespace detail {
+namespace {
 
+/// Turns a number "step" (older PyTorch state dicts) into a 0-d float32
+/// tensor, as Adam's __setstate__ does, and checks the state's tensors.
 void normalizeAdamState(ParamState &S) {
   auto It = S.find("step");
   if (It != S.end())
@@ -45,9 +52,51 @@ void normalizeAdamState(ParamState &S) {
   }
 }
 
-void adamUpdate(ParamGroup &Group,
-                const std::function<ParamState &(const Tensor &)> &StateOf,
-                bool Decoupled) {
+/// The defaults of Adam (Decoupled false) or AdamW, keys in PyTorch
+/// 1.13's order: Adam's maximize precedes foreach, AdamW's follows it.
+template <typename Options>
+OptionDict defaultsOf(const Options &O, bool Decoupled) {
+  OptionDict D;
+  D.set("lr", O.lr);
+  D.set("betas", O.betas);
+  D.set("eps", O.eps);
+  D.set("weight_decay", O.weight_decay);
+  D.set("amsgrad", O.amsgrad);
+  if (!Decoupled)
+    D.set("maximize", O.maximize);
+  D.set("foreach", OptionValue());
+  if (Decoupled)
+    D.set("maximize", O.maximize);
+  D.set("capturable", false);
+  if (!Decoupled) {
+    D.set("differentiable", false);
+    D.set("fused", false);
+  }
+  return D;
+}
+
+} // namespace
+
+AdamBase::AdamBase(std::string Name, OptionDict Defaults,
+                   bool DecoupledWeightDecay)
+    : Optimizer(std::move(Name), std::move(Defaults)),
+      Decoupled(DecoupledWeightDecay) {}
+
+void AdamBase::checkOptions(const OptionDict &O,
+                            const std::string &Where) const {
+  detail::checkAdamOptions(O, Where);
+  if (!Decoupled) {
+    detail::checkOff(O, "differentiable", Where,
+                     "differentiating through the optimizer step");
+    detail::checkOff(O, "fused", Where, "the fused CUDA kernel");
+  }
+}
+
+void AdamBase::normalizeLoadedState(ParamState &S) const {
+  normalizeAdamState(S);
+}
+
+void AdamBase::updateGroup(ParamGroup &Group, size_t) {
   const OptionDict &O = Group.options;
   double Lr = O.number("lr"), Eps = O.number("eps");
   double WeightDecay = O.number("weight_decay");
@@ -60,7 +109,7 @@ void adamUpdate(ParamGroup &Group,
       continue;
     if (Maximize)
       Grad = neg(Grad);
-    ParamState &S = StateOf(P);
+    ParamState &S = mutableState(P);
     // Lazy state initialization.
     if (S.empty()) {
       S["step"] = Tensor(rt::Tensor::scalar<float>(0.0f));
@@ -110,52 +159,24 @@ void adamUpdate(ParamGroup &Group,
   }
 }
 
-} // namespace detail
-
-namespace {
-
-OptionDict adamDefaults(const AdamOptions &O) {
-  OptionDict D;
-  D.set("lr", O.lr);
-  D.set("betas", O.betas);
-  D.set("eps", O.eps);
-  D.set("weight_decay", O.weight_decay);
-  D.set("amsgrad", O.amsgrad);
-  D.set("maximize", O.maximize);
-  D.set("foreach", OptionValue());
-  D.set("capturable", false);
-  D.set("differentiable", false);
-  D.set("fused", false);
-  return D;
-}
-
-} // namespace
-
 Adam::Adam(std::vector<Tensor> Params, AdamOptions Defaults)
     : Adam(groupsFromParams(std::move(Params)), Defaults) {}
 
 Adam::Adam(std::vector<ParamGroup> Groups, AdamOptions Defaults)
-    : Optimizer("Adam", adamDefaults(Defaults)) {
+    : AdamBase("Adam", defaultsOf(Defaults, /*Decoupled=*/false),
+               /*DecoupledWeightDecay=*/false) {
   checkOptions(this->defaults(), "Adam: defaults");
   addInitialGroups(std::move(Groups));
 }
 
-void Adam::checkOptions(const OptionDict &O, const std::string &Where) const {
-  detail::checkAdamOptions(O, Where);
-  detail::checkOff(O, "differentiable", Where,
-                   "differentiating through the optimizer step");
-  detail::checkOff(O, "fused", Where, "the fused CUDA kernel");
-}
+AdamW::AdamW(std::vector<Tensor> Params, AdamWOptions Defaults)
+    : AdamW(groupsFromParams(std::move(Params)), Defaults) {}
 
-void Adam::updateGroup(ParamGroup &Group, size_t) {
-  detail::adamUpdate(
-      Group,
-      [this](const Tensor &P) -> ParamState & { return mutableState(P); },
-      /*Decoupled=*/false);
-}
-
-void Adam::normalizeLoadedState(ParamState &S) const {
-  detail::normalizeAdamState(S);
+AdamW::AdamW(std::vector<ParamGroup> Groups, AdamWOptions Defaults)
+    : AdamBase("AdamW", defaultsOf(Defaults, /*Decoupled=*/true),
+               /*DecoupledWeightDecay=*/true) {
+  checkOptions(this->defaults(), "AdamW: defaults");
+  addInitialGroups(std::move(Groups));
 }
 
 } // namespace nng::optim

@@ -1,8 +1,7 @@
 //===- OptimInternal.h - Helpers shared by the optimizers -----------------===//
 //
 // Checks of option values with PyTorch's messages ("Invalid learning rate:
-// -0.1") plus where and what to do, and the Adam update that Adam and
-// AdamW share (they differ only in how weight decay is applied).
+// -0.1") plus where and what to do.
 //
 //===----------------------------------------------------------------------===//
 #pragma once
@@ -30,15 +29,5 @@ void checkOff(const OptionDict &O, const char *Key, const std::string &Where,
 /// The options Adam and AdamW share (lr, betas, eps, weight_decay,
 /// amsgrad, maximize, foreach, capturable).
 void checkAdamOptions(const OptionDict &O, const std::string &Where);
-
-/// One Adam step over the parameters of Group that have gradients, with
-/// PyTorch 1.13's _single_tensor_adam(w) formulas. Decoupled: AdamW's
-/// weight decay (param *= 1 - lr * wd) instead of Adam's L2 term.
-void adamUpdate(ParamGroup &Group,
-                const std::function<ParamState &(const Tensor &)> &StateOf,
-                bool Decoupled);
-/// Turns a number "step" (older PyTorch state dicts) into a 0-d float32
-/// tensor, as Adam's __setstate__ does.
-void normalizeAdamState(ParamState &S);
 
 } // namespace nng::optim::detail

@@ -135,6 +135,40 @@ bool ParametrizationList::has_right_inverse() const {
   return true;
 }
 
+void ParametrizationList::right_inverse(const Tensor &Value) {
+  NoGradGuard NoGrad;
+  std::vector<Tensor> V = {Value.detach()};
+  for (size_t I = Chain.size(); I-- > 0;) {
+    if (!Chain[I].RightInverse)
+      fail(ErrorKind::InvalidArgument,
+           "assigning to a parametrized tensor: parametrization ",
+           I, " (", Chain[I].Module->type_name(),
+           ") does not implement right_inverse; give it one, or remove the "
+           "parametrizations first");
+    if (V.size() != 1)
+      fail(ErrorKind::InvalidArgument,
+           "assigning to a parametrized tensor: parametrization ",
+           I + 1, " returned ", V.size(),
+           " tensors from right_inverse; only the first one may return "
+           "several");
+    V = Chain[I].RightInverse(V[0]);
+  }
+  std::vector<Tensor> O = originals();
+  if (V.size() != O.size())
+    fail(ErrorKind::InvalidArgument,
+         "assigning to a parametrized tensor: right_inverse returned ",
+         V.size(), " tensor(s) for ", O.size(), " original(s)");
+  for (size_t I = 0; I < O.size(); ++I) {
+    if (V[I].dtype() != O[I].dtype() || V[I].shape() != O[I].shape())
+      fail(ErrorKind::InvalidArgument,
+           "assigning to a parametrized tensor: right_inverse gives ",
+           dtypeName(V[I].dtype()), V[I].shape().toString(), " for original ",
+           I, " of ", dtypeName(O[I].dtype()), O[I].shape().toString(),
+           "; it must keep the original's dtype and shape");
+    O[I].copy_(V[I]);
+  }
+}
+
 Tensor ParametrizationList::forward() {
   if (CacheDepth > 0)
     if (auto It = CacheValues.find(this); It != CacheValues.end())
@@ -167,9 +201,16 @@ void register_parametrization(ModuleBase &M, const std::string &Name,
   std::vector<Tensor> Originals = {Original};
   if (P.RightInverse) {
     NoGradGuard NoGrad;
-    std::vector<Tensor> R = P.RightInverse(Original);
-    if (R.size() == 1 && R[0].shape() == Original.shape() &&
-        R[0].dtype() == Original.dtype()) {
+    std::vector<Tensor> R;
+    try {
+      R = P.RightInverse(Original);
+    } catch (const NotImplemented &) {
+      R = {Original}; // Taken as the identity, as PyTorch does.
+    }
+    if (R.size() == 1 && R[0].is_same(Original)) {
+      // Nothing to copy.
+    } else if (R.size() == 1 && R[0].shape() == Original.shape() &&
+               R[0].dtype() == Original.dtype()) {
       Original.copy_(R[0]); // PyTorch's original.set_(new): same tensor.
     } else {
       Originals.clear();
@@ -198,6 +239,12 @@ void register_parametrization(ModuleBase &M, const std::string &Name,
   auto L = std::make_shared<ParametrizationList>(std::move(Originals), IsBuffer,
                                                  std::move(P));
   D->insert(Name, L);
+  M.set_attr(Name, L->forward());
+}
+
+void assign(ModuleBase &M, const std::string &Name, const Tensor &Value) {
+  std::shared_ptr<ParametrizationList> L = parametrizations(M, Name);
+  L->right_inverse(Value);
   M.set_attr(Name, L->forward());
 }
 

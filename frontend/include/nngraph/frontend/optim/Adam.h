@@ -5,7 +5,7 @@
 // gradient (L2), AdamW decays the parameter itself by lr * weight_decay
 // before the update (decoupled weight decay). The per-parameter state is
 // PyTorch's: step (a 0-d float32 tensor), exp_avg, exp_avg_sq and, with
-// amsgrad, max_exp_avg_sq.
+// amsgrad, max_exp_avg_sq. Both are one implementation, AdamBase.
 //
 //===----------------------------------------------------------------------===//
 #pragma once
@@ -36,30 +36,35 @@ struct AdamWOptions {
   bool maximize = false;
 };
 
+/// What Adam and AdamW share: one implementation of PyTorch 1.13's
+/// _single_tensor_adam, its option checks and its state (Adam.cpp). The two
+/// differ only in the weight decay (DecoupledWeightDecay: AdamW's) and in
+/// their options (AdamW has no differentiable or fused keys).
+class AdamBase : public Optimizer {
+protected:
+  AdamBase(std::string Name, OptionDict Defaults, bool DecoupledWeightDecay);
+
+  void checkOptions(const OptionDict &O,
+                    const std::string &Where) const override;
+  void updateGroup(ParamGroup &Group, size_t Index) override;
+  void normalizeLoadedState(ParamState &S) const override;
+
+private:
+  bool Decoupled;
+};
+
 /// Adam: optim::Adam Opt(Model.parameters(), {.lr = 1e-3, .amsgrad = true});
-class Adam final : public Optimizer {
+class Adam final : public AdamBase {
 public:
   Adam(std::vector<Tensor> Params, AdamOptions Defaults = {});
   Adam(std::vector<ParamGroup> Groups, AdamOptions Defaults = {});
-
-protected:
-  void checkOptions(const OptionDict &O,
-                    const std::string &Where) const override;
-  void updateGroup(ParamGroup &Group, size_t Index) override;
-  void normalizeLoadedState(ParamState &S) const override;
 };
 
 /// AdamW: Adam with decoupled weight decay.
-class AdamW final : public Optimizer {
+class AdamW final : public AdamBase {
 public:
   AdamW(std::vector<Tensor> Params, AdamWOptions Defaults = {});
   AdamW(std::vector<ParamGroup> Groups, AdamWOptions Defaults = {});
-
-protected:
-  void checkOptions(const OptionDict &O,
-                    const std::string &Where) const override;
-  void updateGroup(ParamGroup &Group, size_t Index) override;
-  void normalizeLoadedState(ParamState &S) const override;
 };
 
 } // namespace nng::optim

@@ -1,4 +1,4 @@
-//===- Parametrizations.h - weight_norm, spectral_norm --------*- C++ -*-===//
+//===- Parametrizations.h - Built-in parametrizations -----------*- C++ -*-===//
 //
 // torch.nn.utils.parametrizations on Parametrize.h: spectral_norm as
 // PyTorch 1.13's (buffers _u and _v of the _SpectralNorm module, one
@@ -7,11 +7,13 @@
 // PyTorch 2.1's (originals original0 = g, the norm of v over every dim but
 // dim, and original1 = v; PyTorch 1.13 has only the hook-based
 // torch.nn.utils.weight_norm, whose weight_g / weight_v hold the same
-// values). orthogonal is not available (it needs matrix_exp or
-// householder_product, which nngraph lacks).
+// values), and orthogonal as PyTorch 1.13's (_Orthogonal: the maps
+// matrix_exp, cayley and householder, the buffer base of the dynamic
+// trivialization, keys parametrizations.weight.original / .0.base).
 //
 //   parametrizations::spectral_norm(*Net->fc);
 //   parametrizations::weight_norm(*Net->conv, "weight", /*dim=*/0);
+//   parametrizations::orthogonal(*Net->proj); // an orthogonal weight
 //
 //===----------------------------------------------------------------------===//
 #pragma once
@@ -57,6 +59,35 @@ private:
   void powerMethod(const Tensor &WeightMat, int64_t Iterations);
 };
 
+/// An orthogonal matrix (orthonormal columns when tall, rows when wide;
+/// a batch of them for more than 2 dims) from an unconstrained original:
+/// matrix_exp or cayley of the skew-symmetric matrix made from the
+/// original's lower triangle (padded to square), or the product of the
+/// Householder reflectors held below its diagonal (its diagonal's signs,
+/// truncated toward zero, sign the columns). With use_trivialization the
+/// result is multiplied by the buffer base (set by right_inverse to the
+/// assigned matrix, orthogonalized by QR and completed to a square one by
+/// random columns; the original then holds -I). Prints as _Orthogonal().
+class Orthogonal : public Module<Orthogonal> {
+public:
+  enum class Map { MatrixExp, Cayley, Householder };
+
+  Orthogonal(const Tensor &weight, Map orthogonal_map,
+             bool use_trivialization = true);
+  Tensor forward(const Tensor &X);
+  /// The original for an orthogonal Q of the weight's shape (see the
+  /// class comment); without trivialization only the householder map can
+  /// invert (the others throw parametrize::NotImplemented).
+  Tensor right_inverse(const Tensor &Q);
+
+  Shape shape;
+  Map orthogonal_map;
+  bool use_trivialization;
+  /// The trivialization's base ((..., n, n), n the larger dim); undefined
+  /// until right_inverse, absent without trivialization.
+  Tensor base;
+};
+
 /// Registers WeightNorm(Dim) on tensor Name of M; returns M.
 ModuleBase &weight_norm(ModuleBase &M, const std::string &Name = "weight",
                         int64_t Dim = 0);
@@ -65,5 +96,14 @@ ModuleBase &weight_norm(ModuleBase &M, const std::string &Name = "weight",
 ModuleBase &spectral_norm(ModuleBase &M, const std::string &Name = "weight",
                           int64_t NPowerIterations = 1, double Eps = 1e-12,
                           std::optional<int64_t> Dim = std::nullopt);
+
+/// Registers Orthogonal on tensor Name of M (a matrix or batch of
+/// matrices, f32 or f64). OrthogonalMap: "matrix_exp", "cayley" or
+/// "householder"; default matrix_exp for a square matrix, else
+/// householder. Registration makes the current value orthogonal (QR) as
+/// PyTorch does (see Orthogonal). Returns M.
+ModuleBase &orthogonal(ModuleBase &M, const std::string &Name = "weight",
+                       std::optional<std::string> OrthogonalMap = std::nullopt,
+                       bool UseTrivialization = true);
 
 } // namespace nng::nn::utils::parametrizations

@@ -22,9 +22,12 @@
 // A parametrization is an nn module whose forward takes the original (one
 // tensor, or two for two originals) and returns the value; an optional
 // right_inverse(value) returns the original (a Tensor) or originals (a
-// std::vector<Tensor>) for a given value, used when registering.
-// docs/modules.md, "Parametrizations". weight_norm and spectral_norm are
-// built on it (Parametrizations.h).
+// std::vector<Tensor>) for a given value, used when registering and by
+// assign() (PyTorch's `module.weight = value`); a right_inverse that
+// cannot invert throws NotImplemented, which registration takes as the
+// identity (as PyTorch does with NotImplementedError). docs/modules.md,
+// "Parametrizations". weight_norm and spectral_norm are built on it
+// (Parametrizations.h).
 //
 //===----------------------------------------------------------------------===//
 #pragma once
@@ -39,6 +42,15 @@
 #include <vector>
 
 namespace nng::nn::utils::parametrize {
+
+/// Thrown by a right_inverse that cannot invert (PyTorch's
+/// NotImplementedError): registering keeps the tensor as the original,
+/// assign() passes the error on.
+class NotImplemented : public Error {
+public:
+  explicit NotImplemented(std::string Message)
+      : Error(ErrorKind::Unsupported, std::move(Message)) {}
+};
 
 /// A parametrization with its module erased: the calls
 /// register_parametrization needs.
@@ -96,6 +108,11 @@ public:
   /// The originals, in order.
   std::vector<Tensor> originals() const;
   bool has_right_inverse() const;
+  /// Sets the originals so that forward() gives Value: the
+  /// parametrizations' right_inverse from the last to the first, the
+  /// result copied into the originals (which keep their identity, so
+  /// optimizers keep them). Throws when one has no right_inverse.
+  void right_inverse(const Tensor &Value);
   /// The originals are buffers (the tensor was one).
   bool holds_buffers() const { return AsBuffers; }
 
@@ -131,6 +148,11 @@ Tensor value(const ModuleBase &M, const std::string &Name);
 /// The chain of parametrized tensor Name.
 std::shared_ptr<ParametrizationList> parametrizations(const ModuleBase &M,
                                                       const std::string &Name);
+
+/// PyTorch's `module.name = value` for parametrized tensor Name: the
+/// chain's right_inverse (ParametrizationList::right_inverse), then the
+/// module's member holds the new value.
+void assign(ModuleBase &M, const std::string &Name, const Tensor &Value);
 
 /// Removes the parametrizations of Name: with LeaveParametrized the
 /// tensor becomes a parameter (buffer) holding the current value (in the
