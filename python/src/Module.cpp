@@ -1,0 +1,51 @@
+//===- Module.cpp - The extension module nngraph._nngraph -----------------===//
+//
+// Defines the module: the exception type (nngraph.Error, a RuntimeError
+// whose message is the C++ nng::Error's, what + where + what to do, and
+// whose `kind` names the ErrorKind: "invalid argument", "I/O error", ...),
+// the version, and the parts bound by the other files. The Python package
+// (python/nngraph/__init__.py) re-exports all of it.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Bindings.h"
+
+#include "nngraph/runtime/Error.h"
+#include "nngraph/tools/ToolSupport.h"
+
+namespace nng::python {
+namespace {
+
+/// Makes nng::Error raise nngraph.Error(message) with `kind` set.
+void bindErrors(py::module_ &M) {
+  static py::exception<Error> Exc(M, "Error", PyExc_RuntimeError);
+  Exc.doc() = "An error from nngraph: the message says what went wrong, "
+              "where (file, node, key) and what to do; `kind` is one of "
+              "'invalid argument', 'shape mismatch', 'parse', 'verify', "
+              "'unsupported', 'io', 'internal'.";
+  py::register_exception_translator([](std::exception_ptr P) {
+    try {
+      if (P)
+        std::rethrow_exception(P);
+    } catch (const Error &E) {
+      py::object Type = Exc;
+      py::object Inst = Type(py::str(E.what()));
+      Inst.attr("kind") = py::str(errorKindName(E.kind()));
+      PyErr_SetObject(Exc.ptr(), Inst.ptr());
+    }
+  });
+}
+
+} // namespace
+} // namespace nng::python
+
+PYBIND11_MODULE(_nngraph, M) {
+  using namespace nng::python;
+  M.doc() = "nngraph's C++ library (see the package nngraph).";
+  M.attr("__version__") = std::string(nng::tools::toolsVersion());
+  bindErrors(M);
+  bindModel(M);
+  bindPasses(M);
+  bindSession(M);
+  bindWeights(M);
+}
