@@ -30,6 +30,11 @@ from ._nngraph import (
     zoo_names,
 )
 
+# Errors and types print as nngraph.X, not as the extension's.
+for _t in (Error, InferenceSession, Model, ValueInfo):
+    _t.__module__ = __name__
+del _t
+
 __all__ = [
     "Error",
     "InferenceSession",

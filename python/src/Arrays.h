@@ -6,8 +6,8 @@
 // item size (the Tensor views the array's memory and keeps the array alive);
 // anything else is copied once. A Tensor becomes an array viewing its
 // storage (kept alive by the array's base object), read-only when the
-// storage must not be written (a memory-mapped weights file) or is shared
-// with the graph (initializers); bf16 has no NumPy dtype and is widened to
+// storage must not be written or is shared with a graph (initializers);
+// bf16 has no NumPy dtype and is widened to
 // float32, str tensors become NumPy str arrays (both copies).
 //
 //===----------------------------------------------------------------------===//
@@ -37,7 +37,7 @@ std::string numpyDTypeName(DType T);
 /// How arrayFromTensor may share the tensor's memory.
 enum class Sharing {
   Writable, ///< The caller owns the tensor: the array may write to it.
-  ReadOnly, ///< Shared with a graph or a file: the array is read-only.
+  ReadOnly, ///< Shared with a graph: the array is read-only.
 };
 
 /// T as a NumPy array viewing T's storage (see the file comment for the

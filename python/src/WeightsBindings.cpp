@@ -3,8 +3,9 @@
 // load_state_dict / save_state_dict: the three weight-file formats of
 // frontend/weights (PyTorch .pt read with the restricted unpickler,
 // safetensors memory-mapped, .npz) by extension, as dicts of NumPy arrays
-// in the file's order. safetensors arrays view the read-only mapping of the
-// file (no copy); writing is atomic.
+// in the file's order. safetensors arrays view a private copy-on-write
+// mapping of the file (no copy; a write to an array never reaches the
+// file); writing is atomic.
 //
 //===----------------------------------------------------------------------===//
 
@@ -30,7 +31,7 @@ void bindWeights(py::module_ &M) {
       "Reads a state dict: .pt/.pth/.bin/.ckpt (torch.save's format; "
       "nothing in the file is executed), .safetensors or .npz. Returns "
       "{name: numpy array} in the file's order (bfloat16 widened to "
-      "float32; safetensors arrays are read-only views of the file). "
+      "float32; safetensors arrays are copy-on-write views of the file). "
       "key_path selects a sub-dict of a .pt checkpoint, e.g. "
       "'model_state_dict' or 'ema/model'.");
   M.def(
