@@ -168,8 +168,11 @@ py::array arrayFromTensor(const rt::Tensor &T, Sharing S) {
     py::list Values;
     for (const std::string &V : T.toStrings())
       Values.append(py::str(V));
+    py::tuple Dims(T.rank());
+    for (size_t I = 0; I < T.rank(); ++I)
+      Dims[I] = py::int_(T.shape()[I]);
     py::array A = numpy().attr("array")(Values, py::arg("dtype") = "str");
-    return A.attr("reshape")(py::tuple(py::cast(T.shape().dims())));
+    return A.attr("reshape")(Dims);
   }
   if (T.dtype() == DType::BF16) // NumPy has no bfloat16: widen (exact).
     return arrayFromTensor(T.to(DType::F32), Sharing::Writable);

@@ -13,6 +13,7 @@
 #include <pybind11/pybind11.h>
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -28,6 +29,12 @@ struct Model {
   /// The file it was loaded from, or how it was made ("resnet18 (zoo)").
   std::string Source;
 };
+
+/// Obj as a file path when it is one: a str or an os.PathLike such as a
+/// pathlib.Path.
+std::optional<std::string> asPath(py::handle Obj);
+/// asPath(Obj), or an error saying that What takes a path.
+std::string pathArg(py::handle Obj, const std::string &What);
 
 /// One nngraph.ValueInfo (name, dtype, shape, type) per value, as
 /// onnxruntime's get_inputs() describes a model's inputs.

@@ -42,7 +42,8 @@ std::shared_ptr<Model> makeModel(std::unique_ptr<ir::Graph> G,
   return M;
 }
 
-std::shared_ptr<Model> load(const std::string &Path) {
+std::shared_ptr<Model> load(py::handle PathObj) {
+  std::string Path = pathArg(PathObj, "load");
   std::unique_ptr<ir::Graph> G;
   {
     py::gil_scoped_release NoGil;
@@ -91,23 +92,22 @@ py::dict loadStateDict(Model &M, py::handle StateDict, bool Strict) {
   return D;
 }
 
-/// A zoo architecture with Weights loaded strictly (a path, or a dict of
+/// A zoo architecture with Weights loaded (a path, or a dict of
 /// arrays such as a torch state_dict()), in eval mode, traced with the
 /// zoo's input shape and batch dim Batch (None: the symbol "N").
 std::shared_ptr<Model> fromZoo(const std::string &Arch, py::object Weights,
                                std::optional<int64_t> Batch,
-                               const std::string &KeyPath) {
+                               const std::string &KeyPath, bool Strict) {
   const zoo::ModelInfo &Info = zoo::info(Arch); // Lists the names if unknown.
   NNG_CHECK(!Batch || *Batch > 0, "from_zoo: batch must be positive or None "
             "(a dynamic batch dim 'N'), got ", *Batch);
   nn::ModulePtr Net = zoo::create(Arch);
   weights::LoadOptions LO;
   LO.KeyPath = KeyPath;
-  LO.Strict = true;
+  LO.Strict = Strict;
   try {
-    if (py::isinstance<py::str>(Weights)) {
-      std::string Path = Weights.cast<std::string>();
-      weights::loadWeights(*Net, Path, LO);
+    if (std::optional<std::string> Path = asPath(Weights)) {
+      weights::loadWeights(*Net, *Path, LO);
     } else if (!Weights.is_none()) {
       NNG_CHECK(KeyPath.empty(), "from_zoo: key_path selects a sub-dict of "
                 "a .pt file; with a dict of arrays, pass that sub-dict");
@@ -195,7 +195,8 @@ void bindModel(py::module_ &M) {
           "num_nodes", [](const Model &Md) { return Md.Graph->numNodes(); })
       .def(
           "save",
-          [](const Model &Md, const std::string &Path, int64_t InlineLimit) {
+          [](const Model &Md, py::handle PathObj, int64_t InlineLimit) {
+            std::string Path = pathArg(PathObj, "Model.save");
             frontend::SaveOptions O;
             O.InlineLimit = InlineLimit;
             py::gil_scoped_release NoGil;
@@ -246,13 +247,15 @@ void bindModel(py::module_ &M) {
         "Parses a model in the text format; name appears in messages.");
   M.def("from_zoo", &fromZoo, py::arg("arch"), py::arg("weights") = py::none(),
         py::arg("batch") = py::none(), py::arg("key_path") = "",
+        py::arg("strict") = true,
         "Builds the zoo architecture arch (zoo_names()), loads weights "
-        "strictly (a .pt/.safetensors/.npz path, or a dict of arrays such as "
-        "a torchvision model's state_dict(); None keeps the random "
+        "(a .pt/.safetensors/.npz path, or a dict of arrays such as a "
+        "torchvision model's state_dict(); None keeps the random "
         "initialization), switches it to eval and traces it into a Model "
         "with the zoo's input shape and batch dim batch (None: symbolic "
         "'N'). key_path selects a sub-dict of a .pt checkpoint "
-        "('model_state_dict').");
+        "('model_state_dict'); strict=False loads the matching keys and "
+        "keeps the initialization of the rest.");
   M.def("zoo_names", &zoo::names, "The architectures from_zoo() builds.");
 }
 

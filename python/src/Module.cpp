@@ -13,7 +13,29 @@
 #include "nngraph/runtime/Error.h"
 #include "nngraph/tools/ToolSupport.h"
 
+#include <optional>
+
 namespace nng::python {
+
+std::optional<std::string> asPath(py::handle Obj) {
+  if (py::isinstance<py::str>(Obj))
+    return Obj.cast<std::string>();
+  if (!py::hasattr(Obj, "__fspath__"))
+    return std::nullopt;
+  py::object P = py::module_::import("os").attr("fspath")(Obj);
+  if (!py::isinstance<py::str>(P))
+    return std::nullopt;
+  return P.cast<std::string>();
+}
+
+std::string pathArg(py::handle Obj, const std::string &What) {
+  if (std::optional<std::string> P = asPath(Obj))
+    return *P;
+  fail(ErrorKind::InvalidArgument, What, " takes a file path (str or "
+       "pathlib.Path), not ",
+       py::str(py::type::handle_of(Obj).attr("__name__")).cast<std::string>());
+}
+
 namespace {
 
 /// Makes nng::Error raise nngraph.Error(message) with `kind` set.
@@ -21,8 +43,9 @@ void bindErrors(py::module_ &M) {
   static py::exception<Error> Exc(M, "Error", PyExc_RuntimeError);
   Exc.doc() = "An error from nngraph: the message says what went wrong, "
               "where (file, node, key) and what to do; `kind` is one of "
-              "'invalid argument', 'shape mismatch', 'parse', 'verify', "
-              "'unsupported', 'io', 'internal'.";
+              "'invalid argument', 'shape mismatch', 'parse error', "
+              "'verification failed', 'unsupported', 'I/O error', "
+              "'internal error'.";
   py::register_exception_translator([](std::exception_ptr P) {
     try {
       if (P)

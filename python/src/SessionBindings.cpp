@@ -40,11 +40,16 @@ std::shared_ptr<Session> makeSession(py::handle ModelOrPath,
                                      const std::string &Backend) {
   auto S = std::make_shared<Session>();
   S->Backend = Backend;
-  if (py::isinstance<py::str>(ModelOrPath)) {
-    S->Source = ModelOrPath.cast<std::string>();
+  if (std::optional<std::string> Path = asPath(ModelOrPath)) {
+    S->Source = *Path;
     py::gil_scoped_release NoGil;
     S->Graph = frontend::loadModel(S->Source);
   } else {
+    NNG_CHECK(py::isinstance<Model>(ModelOrPath),
+              "InferenceSession takes an nngraph.Model or a model path "
+              "(.onnx, .nng), not ",
+              py::str(py::type::handle_of(ModelOrPath).attr("__name__"))
+                  .cast<std::string>());
     const Model &M = ModelOrPath.cast<const Model &>();
     S->Source = M.Source;
     S->Graph = M.Graph->clone();

@@ -19,7 +19,8 @@ namespace nng::python {
 void bindWeights(py::module_ &M) {
   M.def(
       "load_state_dict",
-      [](const std::string &Path, const std::string &KeyPath) {
+      [](py::handle PathObj, const std::string &KeyPath) {
+        std::string Path = pathArg(PathObj, "load_state_dict");
         weights::TensorMap Map;
         {
           py::gil_scoped_release NoGil;
@@ -36,7 +37,8 @@ void bindWeights(py::module_ &M) {
       "'model_state_dict' or 'ema/model'.");
   M.def(
       "save_state_dict",
-      [](const std::string &Path, py::handle StateDict) {
+      [](py::handle PathObj, py::handle StateDict) {
+        std::string Path = pathArg(PathObj, "save_state_dict");
         weights::TensorMap Map = tensorMapFromDict(StateDict, "state_dict");
         py::gil_scoped_release NoGil;
         weights::writeStateDict(Path, Map);

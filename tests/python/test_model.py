@@ -5,6 +5,7 @@ CNN; errors raise nngraph.Error with the library's message and leave the
 model unchanged."""
 
 import os
+import pathlib
 import tempfile
 import unittest
 
@@ -50,6 +51,13 @@ class ModelTest(unittest.TestCase):
             again = nngraph.load(self.path(name))
             self.assertEqual(again.num_nodes, self.model.num_nodes)
             np.testing.assert_array_equal(run(again, x), want)
+        # pathlib paths work wherever a path does.
+        p = pathlib.Path(self.path("p.onnx"))
+        self.model.save(p)
+        self.assertEqual(nngraph.load(p).num_nodes, self.model.num_nodes)
+        self.assertEqual(nngraph.InferenceSession(p).get_inputs()[0].name, "x")
+        with self.assertRaisesRegex(nngraph.Error, "file path.*int"):
+            nngraph.load(3)
         # The text format round-trips exactly, weights included.
         self.assertEqual(nngraph.load(self.path("m.nng")).text(-1), self.model.text(-1))
         self.assertEqual(nngraph.loads(self.model.text(-1)).text(-1), self.model.text(-1))

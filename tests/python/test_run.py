@@ -53,6 +53,16 @@ MLP = """graph "mlp" {
 }
 """
 
+STRINGS = """graph "strings" {
+  input %s: str[N]
+  input %t: str[N]
+  %e = Equal(%s, %t)
+  %c = Identity(%s)
+  output %e
+  output %c
+}
+"""
+
 IDENTITY = """graph "identity" {
   input %x: f32[2,3]
   %y = Identity(%x)
@@ -88,6 +98,15 @@ class RunTest(unittest.TestCase):
             np.testing.assert_allclose(y, np.maximum(x @ sd["w"] + sd["b"], 0), rtol=1e-5)
             self.assertEqual(k2.dtype, np.int64)
             np.testing.assert_array_equal(k2, k * k)
+
+    def test_str_tensors(self):
+        model = nngraph.loads(STRINGS)
+        self.assertEqual(model.inputs[0].dtype, "str")
+        s, t = np.array(["a", "bc", "d"]), np.array(["a", "b", "d"])
+        for backend in ("cpu", "reference"):
+            e, c = model.compile(backend).run(None, {"s": s, "t": t})
+            np.testing.assert_array_equal(e, [True, False, True])
+            self.assertEqual(c.tolist(), ["a", "bc", "d"])
 
     def test_feed_forms_and_output_names(self):
         s = self.mlp.compile()
@@ -171,6 +190,8 @@ class RunTest(unittest.TestCase):
             s.run(["z"], {"x": x})
         with self.assertRaisesRegex(nngraph.Error, "cpu.*reference|reference.*cpu"):
             self.cnn.compile("tpu")
+        with self.assertRaisesRegex(nngraph.Error, "Model or a model path.*int"):
+            nngraph.InferenceSession(3)
 
 
 if __name__ == "__main__":

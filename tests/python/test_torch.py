@@ -91,6 +91,10 @@ class TorchTest(unittest.TestCase):
         self.assertIn("fc.bias", str(e.exception))
         self.assertIn("fc.extra", str(e.exception))
         self.assertIn("state_dict keys", str(e.exception))
+        # strict=False: the matching keys load, the rest keep their init.
+        model = nngraph.from_zoo("resnet18", sd, strict=False)
+        np.testing.assert_array_equal(model.state_dict()["conv1.weight"],
+                                      sd["conv1.weight"].numpy())
 
 
 if __name__ == "__main__":
