@@ -161,8 +161,8 @@ rt::Tensor tensorFromArray(py::handle Obj, const std::string &What) {
 }
 
 py::array arrayFromTensor(const rt::Tensor &T, Sharing S) {
-  NNG_CHECK_KIND(T.device().isCPU(), Unsupported,
-                 "a tensor on ", T.device().toString(),
+  NNG_CHECK_KIND(T.device().isCPU(), Unsupported, "a tensor on ",
+                 T.device().toString(),
                  " cannot become a NumPy array; only CPU tensors can");
   if (T.dtype() == DType::String) {
     py::list Values;
@@ -198,7 +198,8 @@ weights::TensorMap tensorMapFromDict(py::handle Dict, const std::string &What) {
     fail(ErrorKind::InvalidArgument, What,
          " must be a dict of name -> array (e.g. a torch state_dict() or "
          "{'x': numpy.zeros(...)}), not ",
-         py::str(py::type::handle_of(Dict).attr("__name__")).cast<std::string>());
+         py::str(py::type::handle_of(Dict).attr("__name__"))
+             .cast<std::string>());
   weights::TensorMap M;
   for (py::handle Item : Dict.attr("items")()) {
     py::tuple KV = py::reinterpret_borrow<py::tuple>(Item);

@@ -99,8 +99,10 @@ std::shared_ptr<Model> fromZoo(const std::string &Arch, py::object Weights,
                                std::optional<int64_t> Batch,
                                const std::string &KeyPath, bool Strict) {
   const zoo::ModelInfo &Info = zoo::info(Arch); // Lists the names if unknown.
-  NNG_CHECK(!Batch || *Batch > 0, "from_zoo: batch must be positive or None "
-            "(a dynamic batch dim 'N'), got ", *Batch);
+  NNG_CHECK(!Batch || *Batch > 0,
+            "from_zoo: batch must be positive or None "
+            "(a dynamic batch dim 'N'), got ",
+            *Batch);
   nn::ModulePtr Net = zoo::create(Arch);
   weights::LoadOptions LO;
   LO.KeyPath = KeyPath;
@@ -109,7 +111,8 @@ std::shared_ptr<Model> fromZoo(const std::string &Arch, py::object Weights,
     if (std::optional<std::string> Path = asPath(Weights)) {
       weights::loadWeights(*Net, *Path, LO);
     } else if (!Weights.is_none()) {
-      NNG_CHECK(KeyPath.empty(), "from_zoo: key_path selects a sub-dict of "
+      NNG_CHECK(KeyPath.empty(),
+                "from_zoo: key_path selects a sub-dict of "
                 "a .pt file; with a dict of arrays, pass that sub-dict");
       weights::loadWeights(*Net, tensorMapFromDict(Weights, "weights"), LO);
     }
@@ -181,13 +184,14 @@ void bindModel(py::module_ &M) {
       "A model graph (ONNX operator semantics). Make one with load(), "
       "loads() or from_zoo(); transform it in place with optimize(), "
       "prune() and quantize(); run it with compile().")
-      .def_property_readonly(
-          "name", [](const Model &Md) { return Md.Graph->name(); })
+      .def_property_readonly("name",
+                             [](const Model &Md) { return Md.Graph->name(); })
       .def_property_readonly(
           "source", [](const Model &Md) { return Md.Source; },
           "The file it was loaded from, or how it was made.")
       .def_property_readonly(
-          "inputs", [](const Model &Md) { return valueInfos(Md.Graph->inputs()); })
+          "inputs",
+          [](const Model &Md) { return valueInfos(Md.Graph->inputs()); })
       .def_property_readonly(
           "outputs",
           [](const Model &Md) { return valueInfos(Md.Graph->outputs()); })
@@ -221,8 +225,8 @@ void bindModel(py::module_ &M) {
            [](const Model &Md) { return ir::printGraph(*Md.Graph, {}); })
       .def("__repr__",
            [](const Model &Md) {
-             return "<nngraph.Model '" + Md.Graph->name() + "': " +
-                    signature(*Md.Graph) + "; " +
+             return "<nngraph.Model '" + Md.Graph->name() +
+                    "': " + signature(*Md.Graph) + "; " +
                     std::to_string(Md.Graph->numNodes()) + " nodes>";
            })
       .def(

@@ -31,7 +31,8 @@ std::optional<std::string> asPath(py::handle Obj) {
 std::string pathArg(py::handle Obj, const std::string &What) {
   if (std::optional<std::string> P = asPath(Obj))
     return *P;
-  fail(ErrorKind::InvalidArgument, What, " takes a file path (str or "
+  fail(ErrorKind::InvalidArgument, What,
+       " takes a file path (str or "
        "pathlib.Path), not ",
        py::str(py::type::handle_of(Obj).attr("__name__")).cast<std::string>());
 }

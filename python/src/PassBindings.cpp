@@ -101,9 +101,8 @@ py::dict prune(Model &M, double Ratio, const std::string &Criterion,
 /// Calibration batches for G from a dict (one array per graph input,
 /// samples along dim 0, split into BatchSize) or a list of such dicts (one
 /// per batch).
-std::vector<quant::Batch> calibrationBatches(const ir::Graph &G,
-                                             py::handle Data,
-                                             int64_t BatchSize) {
+std::vector<quant::Batch>
+calibrationBatches(const ir::Graph &G, py::handle Data, int64_t BatchSize) {
   std::vector<quant::Batch> Batches;
   if (py::hasattr(Data, "items")) {
     tools::InputData D = tools::matchInputData(
@@ -117,8 +116,7 @@ std::vector<quant::Batch> calibrationBatches(const ir::Graph &G,
   for (py::handle Batch : Data) {
     std::string What = "calibration batch " + std::to_string(I++);
     Batches.push_back(
-        tools::matchInputData(tensorMapFromDict(Batch, What), G, What)
-            .Tensors);
+        tools::matchInputData(tensorMapFromDict(Batch, What), G, What).Tensors);
   }
   NNG_CHECK(!Batches.empty(), "calibration holds no batches");
   return Batches;
@@ -147,10 +145,10 @@ py::dict report(const quant::QuantizeReport &R) {
 }
 
 py::dict quantize(Model &M, py::object Calibration, const std::string &Mode,
-                  const std::string &Method, double Percentile,
-                  bool PerChannel, bool SignedActivations, bool ContribOps,
-                  const std::vector<std::string> &KeepFloat,
-                  int64_t BatchSize, const std::string &Backend) {
+                  const std::string &Method, double Percentile, bool PerChannel,
+                  bool SignedActivations, bool ContribOps,
+                  const std::vector<std::string> &KeepFloat, int64_t BatchSize,
+                  const std::string &Backend) {
   NNG_CHECK(Mode == "static" || Mode == "dynamic", "quantize: mode '", Mode,
             "' is neither 'static' nor 'dynamic'");
   NNG_CHECK(BatchSize > 0, "quantize: batch_size must be positive, got ",
@@ -240,8 +238,7 @@ void bindPasses(py::module_ &M) {
         "calibration). Writes standard ONNX QDQ. Returns a report: "
         "quantized_nodes, float_nodes, weight bytes, and per node whether "
         "it was quantized and why not.");
-  C.def("inspect", &inspect,
-        py::arg("dims") = std::map<std::string, int64_t>{},
+  C.def("inspect", &inspect, py::arg("dims") = std::map<std::string, int64_t>{},
         "What nngraph-inspect --json reports, as a dict: inputs, outputs, "
         "parameters, MACs, activation memory, op histogram and per-layer "
         "table, for the given symbolic dims ({'N': 8}; unbound: 1).");

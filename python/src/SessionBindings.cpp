@@ -67,7 +67,8 @@ std::vector<rt::Tensor> feedTensors(const Session &S, py::handle Feed) {
     return tools::matchInputData(tensorMapFromDict(Feed, "input_feed"), G,
                                  "input_feed")
         .Tensors;
-  NNG_CHECK(py::isinstance<py::sequence>(Feed) && !py::isinstance<py::str>(Feed),
+  NNG_CHECK(py::isinstance<py::sequence>(Feed) &&
+                !py::isinstance<py::str>(Feed),
             "input_feed must be a dict of input name -> array, or a list of "
             "arrays in input order");
   py::sequence Seq = py::reinterpret_borrow<py::sequence>(Feed);
@@ -76,8 +77,8 @@ std::vector<rt::Tensor> feedTensors(const Session &S, py::handle Feed) {
             "'");
   std::vector<rt::Tensor> Ts;
   for (size_t I = 0; I < Seq.size(); ++I)
-    Ts.push_back(tensorFromArray(Seq[I],
-                                 "input '" + G.inputs()[I]->name() + "'"));
+    Ts.push_back(
+        tensorFromArray(Seq[I], "input '" + G.inputs()[I]->name() + "'"));
   backends::checkInputs(G, Ts);
   return Ts;
 }
@@ -122,7 +123,8 @@ py::list run(Session &S, py::object OutputNames, py::object Feed) {
     rt::Tensor &T = Outs[I];
     // Ours alone (this vector holds the only reference): hand it over.
     bool Exclusive = T.storage() && T.storage().use_count() == 1;
-    Result.append(arrayFromTensor(Exclusive ? T : T.clone(), Sharing::Writable));
+    Result.append(
+        arrayFromTensor(Exclusive ? T : T.clone(), Sharing::Writable));
   }
   return Result;
 }
