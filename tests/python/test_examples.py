@@ -1,7 +1,8 @@
 """The documented way in, end to end: a fresh virtualenv (python3 -m venv
 --system-site-packages, so that Debian's NumPy and PyTorch are seen), the
 package installed into it with `cmake --install BUILD --component python
---prefix VENV`, `import nngraph` from there (not from the build tree), and
+--prefix VENV`, `import nngraph` from there (not from the build tree) with
+its package metadata, and
 then the documentation's code run verbatim in an empty folder with the
 virtualenv's python:
 
@@ -59,10 +60,13 @@ def main():
              "--prefix", venv])
         python = os.path.join(venv, "bin", "python")
         env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
-        out = run([python, "-c", "import nngraph, sys; print(nngraph.__file__); "
-                   "print(nngraph.__file__.startswith(sys.prefix))"], env=env, cwd=tmp)
-        if not out.rstrip().endswith("True"):
-            sys.exit("FAILED: nngraph was not imported from the virtualenv")
+        out = run([python, "-c", "import nngraph, sys, importlib.metadata as m; "
+                   "print(nngraph.__file__); "
+                   "print(m.version('nngraph') == nngraph.__version__, "
+                   "nngraph.__file__.startswith(sys.prefix))"], env=env, cwd=tmp)
+        if not out.rstrip().endswith("True True"):
+            sys.exit("FAILED: nngraph was not imported from the virtualenv, "
+                     "or its metadata (nngraph-VERSION.dist-info) is missing")
         work = os.path.join(tmp, "work")
         os.mkdir(work)
         script = os.path.join(tmp, "example.py")
