@@ -138,6 +138,20 @@ class ModelTest(unittest.TestCase):
         self.model.save(self.path("q.onnx"))
         self.assertIn("DequantizeLinear", nngraph.load(self.path("q.onnx")).text())
 
+    def test_quantize_batches_and_dynamic(self):
+        batches = [{"x": images(4, seed=s)} for s in range(3)]
+        rep = self.model.copy().quantize(batches, method="entropy")
+        self.assertGreater(rep["quantized_nodes"], 0)
+        mlp = nngraph.from_zoo("mlp")
+        x = np.random.default_rng(0).random((2, 784), dtype=np.float32)
+        want = run(mlp, x)
+        rep = mlp.quantize(mode="dynamic")
+        self.assertEqual(rep["quantized_nodes"], 3)
+        self.assertIn("MatMulInteger", mlp.text())
+        np.testing.assert_allclose(run(mlp, x), want, atol=0.05 * np.abs(want).max())
+        with self.assertRaisesRegex(nngraph.Error, "takes no calibration"):
+            mlp.quantize({"x": x}, mode="dynamic")
+
     def test_quantize_errors(self):
         with self.assertRaisesRegex(nngraph.Error, "calibration data"):
             self.model.quantize()

@@ -5,6 +5,7 @@ strided, Fortran-order and big-endian inputs; outputs returned without a
 copy yet never aliasing an input; and the errors of a bad feed."""
 
 import unittest
+from concurrent.futures import ThreadPoolExecutor
 
 import support
 
@@ -153,6 +154,15 @@ class RunTest(unittest.TestCase):
             np.testing.assert_array_equal(x_out, x)
             self.assertFalse(np.shares_memory(y, x))
             self.assertFalse(np.shares_memory(x_out, x))
+
+    def test_threads_share_a_session(self):
+        s = self.sessions["cpu"]
+        xs = [np.full((2, 1, 28, 28), i, np.float32) for i in range(8)]
+        want = [s.run(None, {"x": x})[0] for x in xs]
+        with ThreadPoolExecutor(4) as pool:
+            got = list(pool.map(lambda x: s.run(None, {"x": x})[0], xs))
+        for g, w in zip(got, want):
+            np.testing.assert_array_equal(g, w)
 
     def test_session_is_a_snapshot(self):
         model = nngraph.load(support.SMALL_CNN)
