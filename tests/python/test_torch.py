@@ -1,6 +1,7 @@
 """nngraph from Python against PyTorch (Debian's python3-torch and
 python3-torchvision): .pt state dicts both ways with torch.save and
-torch.load(weights_only=True), and a torchvision resnet18 (random init, no
+torch.load(weights_only=True), a model exported by torch.onnx.export, and a
+torchvision resnet18 (random init, no
 download) whose state_dict becomes an nngraph graph (from_zoo) with outputs
 equal to torch's within 1e-4."""
 
@@ -80,6 +81,24 @@ class TorchTest(unittest.TestCase):
         self.assertIn("layer1.0.conv1.weight", graph_sd)
         for k, v in graph_sd.items():
             np.testing.assert_array_equal(v, sd[k].numpy(), err_msg=k)
+
+    def test_torch_onnx_export_runs_equal(self):
+        torch.manual_seed(1)
+        net = torch.nn.Sequential(
+            torch.nn.Conv2d(3, 8, 3, padding=1), torch.nn.BatchNorm2d(8), torch.nn.ReLU(),
+            torch.nn.AdaptiveAvgPool2d(1), torch.nn.Flatten(), torch.nn.Linear(8, 5)).eval()
+        x = torch.randn(3, 3, 16, 16)
+        torch.onnx.export(net, x, self.path("net.onnx"), input_names=["x"],
+                          output_names=["y"], dynamic_axes={"x": {0: "N"}})
+        with torch.no_grad():
+            want = net(x).numpy()
+        model = nngraph.load(self.path("net.onnx"))
+        self.assertEqual(model.inputs[0].shape, ["N", 3, 16, 16])
+        for pipeline in (None, "O2"):
+            if pipeline:
+                model.optimize(pipeline)
+            (got,) = nngraph.InferenceSession(model).run(None, {"x": x.numpy()})
+            np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-5)
 
     def test_from_zoo_errors(self):
         with self.assertRaisesRegex(nngraph.Error, "resnet18.*mobilenet_v2"):
