@@ -67,6 +67,17 @@ def main():
         if not out.rstrip().endswith("True True"):
             sys.exit("FAILED: nngraph was not imported from the virtualenv, "
                      "or its metadata (nngraph-VERSION.dist-info) is missing")
+        if mode == "docs":
+            # A prefix that is no virtualenv and has Debian's dist-packages
+            # (as /usr/local has) gets the package there.
+            prefix = os.path.join(tmp, "usr-local")
+            dist = os.path.join(prefix, "lib", "python%d.%d" % sys.version_info[:2],
+                                "dist-packages")
+            os.makedirs(dist)
+            run([cmake, "--install", support.BUILD_DIR, "--component", "python",
+                 "--prefix", prefix])
+            if not os.path.exists(os.path.join(dist, "nngraph", "__init__.py")):
+                sys.exit(f"FAILED: nothing installed into {dist}")
         work = os.path.join(tmp, "work")
         os.mkdir(work)
         script = os.path.join(tmp, "example.py")
