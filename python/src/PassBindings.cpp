@@ -24,6 +24,9 @@
 
 #include <pybind11/stl.h>
 
+#include <iomanip>
+#include <sstream>
+
 namespace nng::python {
 namespace {
 
@@ -79,7 +82,9 @@ py::dict prune(Model &M, double Ratio, const std::string &Criterion,
                bool GlobalRanking, int64_t Seed) {
   std::unique_ptr<passes::Pass> P = passes::createPass("prune-channels");
   NNG_CHECK(P, "this build has no prune-channels pass");
-  P->setOption("ratio", std::to_string(Ratio));
+  std::ostringstream RatioText; // Every digit: to_string keeps six.
+  RatioText << std::setprecision(17) << Ratio;
+  P->setOption("ratio", RatioText.str());
   P->setOption("criterion", Criterion);
   P->setOption("round", std::to_string(Round));
   P->setOption("exclude", joined(Exclude));
