@@ -8,12 +8,15 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "Arrays.h"
 #include "Bindings.h"
 
 #include "nngraph/runtime/Error.h"
 #include "nngraph/tools/ToolSupport.h"
 
+#include <cstdint>
 #include <optional>
+#include <utility>
 
 namespace nng::python {
 
@@ -72,4 +75,10 @@ PYBIND11_MODULE(_nngraph, M) {
   bindPasses(M);
   bindSession(M);
   bindWeights(M);
+  // For the tests of zero-copy input: where the data of the tensor that an
+  // array becomes lies (the array's own address when nothing was copied).
+  M.def("_tensor_address", [](py::handle Array) {
+    nng::rt::Tensor T = tensorFromArray(Array, "array");
+    return reinterpret_cast<uintptr_t>(std::as_const(T).rawData());
+  });
 }

@@ -135,6 +135,19 @@ class RunTest(unittest.TestCase):
                     (y,) = session.run(None, {"x": a})
                     np.testing.assert_allclose(y, want, rtol=1e-5, atol=1e-6)
 
+    def test_inputs_are_read_where_they_lie(self):
+        def address(a):
+            return a.__array_interface__["data"][0]
+        x = np.zeros((4, 1, 28, 28), np.float32)
+        for name, a in [("C order", x), ("Fortran order", np.asfortranarray(x)),
+                        ("a slice", x[1:3]), ("every other", x[::2]),
+                        ("a transpose", x.transpose(0, 1, 3, 2))]:
+            with self.subTest(name):
+                self.assertEqual(nngraph._nngraph._tensor_address(a), address(a))
+        for name, a in [("big-endian", x.astype(">f4")), ("reversed", x[::-1])]:
+            with self.subTest(name):  # Copied once, into a native dense tensor.
+                self.assertNotEqual(nngraph._nngraph._tensor_address(a), address(a))
+
     def test_outputs_own_their_memory(self):
         s = self.sessions["cpu"]
         x = np.ones((1, 1, 28, 28), np.float32)
