@@ -4,13 +4,16 @@
 # Usage: scripts/setup.sh [--tests]   (--tests adds the oracles and test data)
 set -euo pipefail
 
-# (oneDNN's CMake package needs the OpenCL headers and loader.)
+# (oneDNN's CMake package needs the OpenCL headers and loader; the Python
+# module, python/, is built with pybind11 against python3-dev.)
 BUILD_PKGS=(cmake g++ ninja-build ccache llvm-19-dev llvm-19-tools libdnnl-dev
   libonnx-dev libprotobuf-dev protobuf-compiler libfmt-dev libgtest-dev
   libgmock-dev libbenchmark-dev libcli11-dev nlohmann-json3-dev zlib1g-dev
-  libomp-dev clang python3 ocl-icd-opencl-dev opencl-c-headers)
+  libomp-dev clang python3 ocl-icd-opencl-dev opencl-c-headers
+  python3-dev pybind11-dev python3-pybind11)
 TEST_PKGS=(libonnx-testdata python3-torch python3-torchvision python3-onnx
-  python3-numpy dataset-fashion-mnist libclang-rt-14-dev libopenblas0-openmp)
+  python3-numpy dataset-fashion-mnist libclang-rt-14-dev libopenblas0-openmp
+  python3-venv)
 
 want=("${BUILD_PKGS[@]}")
 if [[ "${1:-}" == "--tests" ]]; then want+=("${TEST_PKGS[@]}"); fi

@@ -252,12 +252,12 @@ void printText(std::ostream &Out, const InspectOptions &O, const ir::Graph &G,
   }
 }
 
-void printJson(std::ostream &Out, const InspectOptions &O, const ir::Graph &G,
-               const std::vector<std::string> &Syms, const DimBindings &Dims,
-               const Summary &S) {
+nlohmann::json summaryJson(const std::string &Model, const ir::Graph &G,
+                           const std::vector<std::string> &Syms,
+                           const DimBindings &Dims, const Summary &S) {
   using nlohmann::json;
   json J;
-  J["model"] = O.Model;
+  J["model"] = Model;
   J["graph"] = G.name();
   J["nodes"] = G.numNodes();
   json D = json::object();
@@ -288,10 +288,38 @@ void printJson(std::ostream &Out, const InspectOptions &O, const ir::Graph &G,
                            {"params", L.Params},
                            {"macs", L.Macs},
                            {"output", L.Output}});
-  Out << J.dump(2) << "\n";
+  return J;
+}
+
+/// Makes G's input types concrete for Dims (unbound symbols: 1) and folds
+/// its shape arithmetic, so that every type is known; returns the summary.
+Summary prepareAndSummarize(ir::Graph &G, const DimBindings &Dims) {
+  checkDimBindings(G, Dims);
+  // Concrete input types, then every type inferred for them.
+  for (ir::Value *V : G.inputs()) {
+    Shape S = concreteShape(V->type(), Dims, "input %" + V->name());
+    V->setType(ir::TensorType(V->type().dtype(), S));
+  }
+  // Shape arithmetic on the now static shapes folds away (exported
+  // models compute Reshape targets from Shape), so every type is known.
+  std::unordered_set<std::string> Params;
+  for (const ir::Value *V : G.initializers())
+    Params.insert(V->name());
+  passes::PassManager PM;
+  PM.addPipeline("shape-infer,canonicalize,shape-infer");
+  PM.run(G);
+  return summarize(G, Params);
 }
 
 } // namespace
+
+std::string inspectGraphJson(const ir::Graph &Model, const DimBindings &Dims,
+                             const std::string &ModelName) {
+  std::unique_ptr<ir::Graph> G = Model.clone();
+  std::vector<std::string> Syms = inputSymbols(*G);
+  Summary S = prepareAndSummarize(*G, Dims);
+  return summaryJson(ModelName, *G, Syms, Dims, S).dump();
+}
 
 int runInspectDriver(const std::vector<std::string> &Args, std::ostream &Out,
                      std::ostream &Err) {
@@ -312,23 +340,9 @@ int runInspectDriver(const std::vector<std::string> &Args, std::ostream &Out,
   try {
     std::unique_ptr<ir::Graph> G = frontend::loadModel(O.Model);
     std::vector<std::string> Syms = inputSymbols(*G);
-    checkDimBindings(*G, Dims);
-    // Concrete input types, then every type inferred for them.
-    for (ir::Value *V : G->inputs()) {
-      Shape S = concreteShape(V->type(), Dims, "input %" + V->name());
-      V->setType(ir::TensorType(V->type().dtype(), S));
-    }
-    // Shape arithmetic on the now static shapes folds away (exported
-    // models compute Reshape targets from Shape), so every type is known.
-    std::unordered_set<std::string> Params;
-    for (const ir::Value *V : G->initializers())
-      Params.insert(V->name());
-    passes::PassManager PM;
-    PM.addPipeline("shape-infer,canonicalize,shape-infer");
-    PM.run(*G);
-    Summary S = summarize(*G, Params);
+    Summary S = prepareAndSummarize(*G, Dims);
     if (O.Json)
-      printJson(Out, O, *G, Syms, Dims, S);
+      Out << summaryJson(O.Model, *G, Syms, Dims, S).dump(2) << "\n";
     else
       printText(Out, O, *G, Syms, Dims, S);
     Out.flush();

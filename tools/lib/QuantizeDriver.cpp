@@ -402,6 +402,8 @@ int run(const QuantizeCli &O, std::ostream &Out, std::ostream &Err) {
 
 } // namespace
 
+const char *quantizePrepPipeline() { return PrepPipeline; }
+
 int runQuantizeDriver(const std::vector<std::string> &Args, std::ostream &Out,
                       std::ostream &Err) {
   CLI::App App;

@@ -20,4 +20,9 @@ namespace nng::tools {
 int runQuantizeDriver(const std::vector<std::string> &Args, std::ostream &Out,
                       std::ostream &Err);
 
+/// The passes nngraph-quantize runs before quantizing (what ONNX Runtime's
+/// quant_pre_process does: shapes inferred, BatchNormalization folded into
+/// convolutions, MatMul + Add made Gemm), as a pipeline string.
+const char *quantizePrepPipeline();
+
 } // namespace nng::tools

@@ -1,0 +1,175 @@
+//===- SessionBindings.cpp - nngraph.InferenceSession: compile and run ----===//
+//
+// An InferenceSession is a model compiled on a backend (onnxruntime's
+// name and calling convention: run(output_names, input_feed) returns a
+// list of arrays). The session compiles a copy of the graph, so changing
+// the model afterwards does not change it. Inputs are read where they lie
+// when their dtype matches and their strides fit (Arrays.h); outputs are
+// returned as arrays owning the output tensors' memory (the backends
+// give every run fresh output tensors), copied only when an output shares
+// memory with something else (an input or a weight passed through). The
+// GIL is released while the backend compiles and runs; one run at a time
+// per session.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Arrays.h"
+#include "Bindings.h"
+
+#include "nngraph/backends/Backend.h"
+#include "nngraph/frontend/ModelIO.h"
+#include "nngraph/runtime/Error.h"
+#include "nngraph/tools/InputData.h"
+
+#include <pybind11/stl.h>
+
+#include <mutex>
+
+namespace nng::python {
+namespace {
+
+struct Session {
+  std::shared_ptr<ir::Graph> Graph; ///< The compiled copy.
+  std::unique_ptr<backends::Executable> Exec;
+  std::string Backend;
+  std::string Source;
+  std::mutex Running;
+};
+
+std::shared_ptr<Session> makeSession(py::handle ModelOrPath,
+                                     const std::string &Backend) {
+  auto S = std::make_shared<Session>();
+  S->Backend = Backend;
+  if (std::optional<std::string> Path = asPath(ModelOrPath)) {
+    S->Source = *Path;
+    py::gil_scoped_release NoGil;
+    S->Graph = frontend::loadModel(S->Source);
+  } else {
+    NNG_CHECK(py::isinstance<Model>(ModelOrPath),
+              "InferenceSession takes an nngraph.Model or a model path "
+              "(.onnx, .nng), not ",
+              py::str(py::type::handle_of(ModelOrPath).attr("__name__"))
+                  .cast<std::string>());
+    const Model &M = ModelOrPath.cast<const Model &>();
+    S->Source = M.Source;
+    S->Graph = M.Graph->clone();
+  }
+  py::gil_scoped_release NoGil;
+  S->Exec = backends::getBackend(Backend).compile(*S->Graph);
+  return S;
+}
+
+/// The feed as tensors in graph-input order: a dict by input name, or a
+/// sequence in input order.
+std::vector<rt::Tensor> feedTensors(const Session &S, py::handle Feed) {
+  const ir::Graph &G = *S.Graph;
+  if (py::hasattr(Feed, "items"))
+    return tools::matchInputData(tensorMapFromDict(Feed, "input_feed"), G,
+                                 "input_feed")
+        .Tensors;
+  NNG_CHECK(py::isinstance<py::sequence>(Feed) &&
+                !py::isinstance<py::str>(Feed),
+            "input_feed must be a dict of input name -> array, or a list of "
+            "arrays in input order");
+  py::sequence Seq = py::reinterpret_borrow<py::sequence>(Feed);
+  NNG_CHECK(Seq.size() == G.inputs().size(), "input_feed has ", Seq.size(),
+            " arrays for the ", G.inputs().size(), " inputs of '", S.Source,
+            "'");
+  std::vector<rt::Tensor> Ts;
+  for (size_t I = 0; I < Seq.size(); ++I)
+    Ts.push_back(
+        tensorFromArray(Seq[I], "input '" + G.inputs()[I]->name() + "'"));
+  backends::checkInputs(G, Ts);
+  return Ts;
+}
+
+/// Which graph outputs to return, by index.
+std::vector<size_t> outputIndices(const Session &S, py::handle Names) {
+  const auto &Outs = S.Graph->outputs();
+  std::vector<size_t> Idx;
+  if (Names.is_none()) {
+    for (size_t I = 0; I < Outs.size(); ++I)
+      Idx.push_back(I);
+    return Idx;
+  }
+  for (py::handle H : Names) {
+    std::string Name = py::str(H).cast<std::string>();
+    size_t I = 0;
+    while (I < Outs.size() && Outs[I]->name() != Name)
+      ++I;
+    if (I == Outs.size()) {
+      std::string Known;
+      for (const ir::Value *V : Outs)
+        Known += (Known.empty() ? "" : ", ") + V->name();
+      fail(ErrorKind::InvalidArgument, "'", Name, "' is not an output of '",
+           S.Source, "'; its outputs are: ", Known);
+    }
+    Idx.push_back(I);
+  }
+  return Idx;
+}
+
+py::list run(Session &S, py::object OutputNames, py::object Feed) {
+  std::vector<size_t> Wanted = outputIndices(S, OutputNames);
+  std::vector<rt::Tensor> Inputs = feedTensors(S, Feed);
+  std::vector<rt::Tensor> Outs;
+  {
+    py::gil_scoped_release NoGil;
+    std::lock_guard<std::mutex> Lock(S.Running);
+    Outs = S.Exec->run(Inputs);
+  }
+  py::list Result;
+  for (size_t I : Wanted) {
+    rt::Tensor &T = Outs[I];
+    // Ours alone (this vector holds the only reference): hand it over.
+    bool Exclusive = T.storage() && T.storage().use_count() == 1;
+    Result.append(
+        arrayFromTensor(Exclusive ? T : T.clone(), Sharing::Writable));
+  }
+  return Result;
+}
+
+} // namespace
+
+void bindSession(py::module_ &M) {
+  py::class_<Session, std::shared_ptr<Session>>(
+      M, "InferenceSession",
+      "A model compiled on a backend, as onnxruntime's InferenceSession: "
+      "InferenceSession('model.onnx') or model.compile('cpu'); then "
+      "run(None, {'x': array}) returns the outputs as NumPy arrays.")
+      .def(py::init(&makeSession), py::arg("model"), py::arg("backend") = "cpu",
+           "Compiles model (a Model, or an .onnx/.nng path) on backend "
+           "(backends() lists them: 'cpu', 'reference').")
+      .def("run", &run, py::arg("output_names") = py::none(),
+           py::arg("input_feed") = py::dict(),
+           "Runs the model. input_feed: a dict of input name -> array (or a "
+           "list in input order); the dtypes must be the inputs' (no "
+           "conversion), a symbolic dim takes any size. output_names: the "
+           "outputs to return, None for all. Returns a list of arrays.")
+      .def("get_inputs",
+           [](const Session &S) { return valueInfos(S.Graph->inputs()); })
+      .def("get_outputs",
+           [](const Session &S) { return valueInfos(S.Graph->outputs()); })
+      .def_property_readonly("backend",
+                             [](const Session &S) { return S.Backend; })
+      .def("__repr__", [](const Session &S) {
+        return "<nngraph.InferenceSession '" + S.Graph->name() + "' on " +
+               S.Backend + ">";
+      });
+
+  auto C = py::reinterpret_borrow<py::class_<Model, std::shared_ptr<Model>>>(
+      M.attr("Model"));
+  C.def(
+      "compile",
+      [](py::object Self, const std::string &Backend) {
+        return makeSession(Self, Backend);
+      },
+      py::arg("backend") = "cpu",
+      "Compiles a copy of the model on backend; returns an "
+      "InferenceSession.");
+
+  M.def("backends", &backends::backendNames,
+        "The backends of this build ('cpu', 'reference', ...).");
+}
+
+} // namespace nng::python
