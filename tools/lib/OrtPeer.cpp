@@ -194,7 +194,8 @@ OrtPeer::start(const OrtPeerOptions &O,
     } catch (const json::exception &) {
     }
     fail(ErrorKind::Unsupported, "ONNX Runtime cannot run '", O.Model,
-         "' (", O.Script, " exit status ", Status, "): ", Out);
+         "' (", O.Script, " exit status ", Status, "): ",
+         Out.empty() ? "it printed nothing" : Out);
   }
   if (Line.rfind("SKIP: ", 0) == 0) { // load_ort.mjs: no onnxruntime-node.
     Unavailable = Line.substr(6);
