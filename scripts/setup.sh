@@ -9,8 +9,10 @@ BUILD_PKGS=(cmake g++ ninja-build ccache llvm-19-dev llvm-19-tools libdnnl-dev
   libonnx-dev libprotobuf-dev protobuf-compiler libfmt-dev libgtest-dev
   libgmock-dev libbenchmark-dev libcli11-dev nlohmann-json3-dev zlib1g-dev
   libomp-dev clang python3 ocl-icd-opencl-dev opencl-c-headers)
+# (chromium: headless, for the browser test of nngraph-view's page.)
 TEST_PKGS=(libonnx-testdata python3-torch python3-torchvision python3-onnx
-  python3-numpy dataset-fashion-mnist libclang-rt-14-dev libopenblas0-openmp)
+  python3-numpy dataset-fashion-mnist libclang-rt-14-dev libopenblas0-openmp
+  chromium)
 
 want=("${BUILD_PKGS[@]}")
 if [[ "${1:-}" == "--tests" ]]; then want+=("${TEST_PKGS[@]}"); fi
