@@ -142,8 +142,8 @@ TEST_F(ViewDriverTest, NamesThatWouldEndTheScriptStayText) {
   G->nodes()[0]->setName(Hostile);
   G->setName("</SCRIPT>");
   std::string Page = tools::renderViewerHtml(*G, "<b>title</b>");
-  // Only the page's own two script elements end.
-  EXPECT_EQ(count(Page, "</script>"), 2u);
+  // Only the page's own three script elements end.
+  EXPECT_EQ(count(Page, "</script>"), 3u);
   EXPECT_EQ(Page.find("</SCRIPT>"), std::string::npos);
   EXPECT_EQ(Page.find("<script>alert"), std::string::npos);
   EXPECT_EQ(Page.find("<b>title"), std::string::npos);

@@ -2,9 +2,10 @@
 //
 // Command line -> load the model (or trace a zoo architecture, --arch) ->
 // the graph as JSON (ViewGraphJson.h) -> the page: the template of
-// tools/nngraph-view/viewer.html with viewer.css and viewer.js inlined
-// (embedded at build time as ViewerAssets.inc by cmake/EmbedAssets.cmake)
-// -> written atomically -> a one-line summary (or --json).
+// tools/nngraph-view/viewer.html with viewer.css, layout.js and viewer.js
+// inlined (embedded at build time as ViewerAssets.inc by
+// cmake/EmbedAssets.cmake) -> written atomically -> a one-line summary (or
+// --json).
 //
 //===----------------------------------------------------------------------===//
 
@@ -143,6 +144,7 @@ std::string renderViewerHtml(const ir::Graph &G, const std::string &Title) {
       {"@TITLE@", htmlEscape(Title)},
       {"/*@VIEWER_CSS@*/", std::string(asset(ViewerCss))},
       {"@GRAPH_JSON@", scriptSafeJson(viewGraphJson(G, Title))},
+      {"/*@LAYOUT_JS@*/", std::string(asset(LayoutJs))},
       {"/*@VIEWER_JS@*/", std::string(asset(ViewerJs))},
   };
   // The markers appear once each, in this order; the inserted text is
