@@ -77,8 +77,10 @@ void describeOptions(CLI::App &App, ViewOptions &O) {
                            nng::buildDescription(),
                        "Print the version and exit.");
   App.footer("In the page: drag to pan, wheel to zoom, click a node for its "
-             "details, click a scope's label to collapse or expand it, type "
-             "in the search box and press Enter to go to the next match. "
+             "details, click a scope's label to collapse it into one box, "
+             "double-click the box (or use its Expand button) to expand it, "
+             "type in the search box and press Enter to go to the next "
+             "match. "
              "The URL hash #select=NAME selects a node, #search=TEXT "
              "searches, #collapse=all collapses every scope.\n"
              "Exit status: 0 success; 1 the model cannot be loaded or the "
