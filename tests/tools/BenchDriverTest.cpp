@@ -62,8 +62,8 @@ protected:
 } // namespace
 
 TEST_F(BenchDriverTest, JsonReportHasTheRunsAndSaneStatistics) {
-  Result R = runBench({SmallCnn, "--dim", "N=4", "--warmup", "1", "--runs",
-                       "4", "--rounds", "3", "--json", "--quiet"});
+  Result R = runBench({SmallCnn, "--dim", "N=4", "--warmup", "1", "--runs", "4",
+                       "--rounds", "3", "--json", "--quiet"});
   ASSERT_EQ(R.Status, 0) << R.Err;
   EXPECT_EQ(R.Err, "");
   json J = json::parse(R.Out);
@@ -93,9 +93,10 @@ TEST_F(BenchDriverTest, TextReportNamesEachMeasureAndProgressGoesToStderr) {
                        "--rounds", "2", "--warmup", "0"});
   ASSERT_EQ(R.Status, 0) << R.Err;
   for (const char *Want :
-       {"backend: reference", "compile: optimize", "latency: 6 runs (2 rounds "
-        "of 3, after 0 warm-up): min", "p50", "p90", "p99",
-        "throughput:", "inferences/s", "memory: peak RSS"})
+       {"backend: reference", "compile: optimize",
+        "latency: 6 runs (2 rounds "
+        "of 3, after 0 warm-up): min",
+        "p50", "p90", "p99", "throughput:", "inferences/s", "memory: peak RSS"})
     EXPECT_NE(R.Out.find(Want), std::string::npos) << Want << "\n" << R.Out;
   // Not a terminal: plain progress lines, one per round.
   EXPECT_NE(R.Err.find("nngraph-bench: round 1/2: nngraph median"),
@@ -121,8 +122,7 @@ TEST_F(BenchDriverTest, BadCommandLinesExitTwoAndBadModelsOne) {
   }
   Result Missing = runBench({path("missing.onnx"), "--quiet"});
   EXPECT_EQ(Missing.Status, 1);
-  EXPECT_NE(Missing.Err.find("missing.onnx"), std::string::npos)
-      << Missing.Err;
+  EXPECT_NE(Missing.Err.find("missing.onnx"), std::string::npos) << Missing.Err;
   Result BadDim = runBench({SmallCnn, "--dim", "M=3", "--quiet"});
   EXPECT_EQ(BadDim.Status, 1);
   EXPECT_NE(BadDim.Err.find("no symbolic dim 'M'"), std::string::npos)
@@ -145,9 +145,9 @@ TEST_F(BenchDriverTest, VsOrtWithoutOnnxRuntimeSaysSoAndStillReports) {
   EXPECT_NE(R.Err.find("ONNX Runtime is not available"), std::string::npos)
       << R.Err;
 
-  Result J = runBench({SmallCnn, "--runs", "2", "--rounds", "1", "--quiet",
-                       "--json", "--vs-ort", "--ort-script",
-                       path("no-such-script.mjs")});
+  Result J =
+      runBench({SmallCnn, "--runs", "2", "--rounds", "1", "--quiet", "--json",
+                "--vs-ort", "--ort-script", path("no-such-script.mjs")});
   EXPECT_EQ(J.Status, tools::ExitOrtUnavailable);
   json Ort = json::parse(J.Out).at("ort");
   EXPECT_FALSE(Ort.at("available").get<bool>());
@@ -177,10 +177,9 @@ TEST_F(BenchDriverTest, VsOrtPrintsTheRatioTable) {
                        "1", "--pause", "0", "--vs-ort"});
   ASSERT_EQ(T.Status, 0) << T.Err << T.Out;
   for (const char *Want :
-       {"vs ONNX Runtime ", "2 interleaved rounds of 3 runs each",
-        "compile ms", "median ms", "ONNX Runtime  ",
-        "nngraph / ORT", "ratio of medians nngraph / ORT: ",
-        "outputs: agree"})
+       {"vs ONNX Runtime ", "2 interleaved rounds of 3 runs each", "compile ms",
+        "median ms", "ONNX Runtime  ", "nngraph / ORT",
+        "ratio of medians nngraph / ORT: ", "outputs: agree"})
     EXPECT_NE(T.Out.find(Want), std::string::npos) << Want << "\n" << T.Out;
   // The engines take turns, round by round.
   size_t R1 = T.Err.find("round 1/2: nngraph median");

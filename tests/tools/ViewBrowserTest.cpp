@@ -13,9 +13,9 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "nngraph/tools/ViewDriver.h"
 #include "common/Subprocess.h"
 #include "nngraph/runtime/FileIO.h"
+#include "nngraph/tools/ViewDriver.h"
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
@@ -60,9 +60,9 @@ protected:
     fs::create_directories(OutDir);
     Page = (OutDir / "resnet18.html").string();
     std::ostringstream Out, Err;
-    ASSERT_EQ(tools::runViewDriver({"nngraph-view", "--arch", "resnet18", "-o",
-                                    Page, "--json"},
-                                   Out, Err),
+    ASSERT_EQ(tools::runViewDriver(
+                  {"nngraph-view", "--arch", "resnet18", "-o", Page, "--json"},
+                  Out, Err),
               0)
         << Err.str();
     Nodes = nlohmann::json::parse(Out.str()).at("nodes").get<int>();
@@ -80,7 +80,8 @@ protected:
         test::shellQuote((OutDir / "chromium.log").string());
     std::string Out;
     int Status = test::runCommand(Cmd, Out);
-    EXPECT_EQ(Status, 0) << Cmd << "\n" << Out << "\n"
+    EXPECT_EQ(Status, 0) << Cmd << "\n"
+                         << Out << "\n"
                          << rt::readFile((OutDir / "chromium.log").string());
     return Out;
   }

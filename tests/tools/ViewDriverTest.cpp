@@ -45,7 +45,8 @@ Result runView(std::vector<std::string> Args) {
 
 /// The JSON embedded in a page.
 json embeddedGraph(const std::string &Page) {
-  const std::string Open = "<script type=\"application/json\" id=\"graph-data\">";
+  const std::string Open =
+      "<script type=\"application/json\" id=\"graph-data\">";
   size_t Start = Page.find(Open);
   EXPECT_NE(Start, std::string::npos);
   Start += Open.size();
@@ -71,7 +72,8 @@ protected:
 TEST_F(ViewDriverTest, WritesOneSelfContainedPage) {
   Result R = runView({SmallCnn, "-o", path("cnn.html")});
   ASSERT_EQ(R.Status, 0) << R.Err;
-  EXPECT_NE(R.Out.find("wrote " + path("cnn.html") + ": graph \"small_cnn\", "
+  EXPECT_NE(R.Out.find("wrote " + path("cnn.html") +
+                       ": graph \"small_cnn\", "
                        "10 nodes"),
             std::string::npos)
       << R.Out;
@@ -82,12 +84,11 @@ TEST_F(ViewDriverTest, WritesOneSelfContainedPage) {
             std::string::npos);
   // Nothing to fetch: no links, sources or URLs but the SVG namespace.
   for (const char *Bad : {"<link", " src=", "url(http", "url(/", "@import",
-                          "fetch(",
-                          "XMLHttpRequest", "https:"})
+                          "fetch(", "XMLHttpRequest", "https:"})
     EXPECT_EQ(Page.find(Bad), std::string::npos) << Bad;
   std::string NoNs = Page;
-  for (size_t At; (At = NoNs.find("http://www.w3.org/2000/svg")) !=
-                  std::string::npos;)
+  for (size_t At;
+       (At = NoNs.find("http://www.w3.org/2000/svg")) != std::string::npos;)
     NoNs.erase(At, 26);
   EXPECT_EQ(NoNs.find("http:"), std::string::npos);
   // The style and script are inlined, the markers all replaced.
@@ -160,8 +161,8 @@ TEST_F(ViewDriverTest, ScopesAreDerivedWhereNoneWasTraced) {
   for (const auto &N : G->nodes())
     N->setScope({});
   G->nodes()[0]->setName("/features/features.0/Conv"); // torch.onnx's names
-  G->nodes()[1]->setName("bn");                         // reads features.1.*
-  G->nodes()[2]->setName("Relu_2");                     // nothing to go by
+  G->nodes()[1]->setName("bn");                        // reads features.1.*
+  G->nodes()[2]->setName("Relu_2");                    // nothing to go by
   json J = embeddedGraph(tools::renderViewerHtml(*G, "t"));
   EXPECT_EQ(J.at("nodes")[0].at("scope"), "features.0");
   EXPECT_EQ(J.at("nodes")[1].at("scope"), "features.1");
@@ -187,8 +188,8 @@ TEST_F(ViewDriverTest, JsonSummaryAndZooArchitectures) {
 TEST_F(ViewDriverTest, BadCommandLinesExitTwoAndBadInputsOne) {
   for (const std::vector<std::string> &Args :
        std::vector<std::vector<std::string>>{
-           {SmallCnn},                                      // no -o
-           {"-o", path("x.html")},                          // no model
+           {SmallCnn},                                        // no -o
+           {"-o", path("x.html")},                            // no model
            {SmallCnn, "--arch", "mlp", "-o", path("x.html")}, // both
            {SmallCnn, "-o", path("x.html"), "--bogus"}}) {
     Result R = runView(Args);

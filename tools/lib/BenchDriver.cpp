@@ -110,8 +110,7 @@ void describeOptions(CLI::App &App, BenchOptions &O) {
                  "Untimed runs after compiling, per engine; default 2.")
       ->check(CLI::Range(0, 1000000))
       ->option_text("W");
-  App.add_option("--runs", O.Runs,
-                 "Timed runs per round; default 10.")
+  App.add_option("--runs", O.Runs, "Timed runs per round; default 10.")
       ->check(CLI::Range(1, 1000000))
       ->option_text("R");
   App.add_option("--rounds", O.Rounds,
@@ -184,7 +183,8 @@ double percentile(const std::vector<double> &Sorted, double P) {
   double Pos = P / 100.0 * static_cast<double>(Sorted.size() - 1);
   size_t Lo = static_cast<size_t>(std::floor(Pos));
   size_t Hi = std::min(Lo + 1, Sorted.size() - 1);
-  return Sorted[Lo] + (Sorted[Hi] - Sorted[Lo]) * (Pos - static_cast<double>(Lo));
+  return Sorted[Lo] +
+         (Sorted[Hi] - Sorted[Lo]) * (Pos - static_cast<double>(Lo));
 }
 
 Latency summarize(std::vector<double> Runs) {
@@ -204,7 +204,7 @@ Latency summarize(std::vector<double> Runs) {
 }
 
 json latencyJson(const Latency &L) {
-  return {{"min", L.Min}, {"p50", L.P50},   {"p90", L.P90}, {"p99", L.P99},
+  return {{"min", L.Min}, {"p50", L.P50},   {"p90", L.P90},  {"p99", L.P99},
           {"max", L.Max}, {"mean", L.Mean}, {"runs", L.Runs}};
 }
 
@@ -399,8 +399,8 @@ void printText(std::ostream &Out, const BenchOptions &O, const ir::Graph &G,
     return;
   const OrtResult &T = *R.Ort;
   if (!T.Available) {
-    Out << "vs ONNX Runtime: "
-        << (T.Failed ? "failed: " : "not available: ") << T.Reason << "\n";
+    Out << "vs ONNX Runtime: " << (T.Failed ? "failed: " : "not available: ")
+        << T.Reason << "\n";
     return;
   }
   Latency M = summarize(T.RunMs);
@@ -412,8 +412,9 @@ void printText(std::ostream &Out, const BenchOptions &O, const ir::Graph &G,
   char Buf[200];
   auto Row = [&](const char *Name, double C, double Mn, double Md, double P9,
                  const std::string &Rss) {
-    std::snprintf(Buf, sizeof(Buf), "  %-16s %12.3f %10.3f %10.3f %10.3f %14s\n",
-                  Name, C, Mn, Md, P9, Rss.c_str());
+    std::snprintf(Buf, sizeof(Buf),
+                  "  %-16s %12.3f %10.3f %10.3f %10.3f %14s\n", Name, C, Mn, Md,
+                  P9, Rss.c_str());
     Out << Buf;
   };
   std::snprintf(Buf, sizeof(Buf), "  %-16s %12s %10s %10s %10s %14s\n",
@@ -426,14 +427,14 @@ void printText(std::ostream &Out, const BenchOptions &O, const ir::Graph &G,
   auto Ratio = [](double A, double B) { return B > 0 ? A / B : 0.0; };
   Row("nngraph / ORT", Ratio(R.CompileMs, T.CompileMs), Ratio(L.Min, M.Min),
       Ratio(L.P50, M.P50), Ratio(L.P90, M.P90),
-      fixed(Ratio(static_cast<double>(R.PeakRss),
-                  static_cast<double>(T.PeakRss)),
-            3));
+      fixed(
+          Ratio(static_cast<double>(R.PeakRss), static_cast<double>(T.PeakRss)),
+          3));
   double RMed = Ratio(L.P50, M.P50);
   Out << "ratio of medians nngraph / ORT: " << fixed(RMed) << " ("
-      << (RMed <= 1 ? "nngraph " + fixed(RMed > 0 ? 1 / RMed : 0, 2) +
-                          "x as fast"
-                    : "ONNX Runtime " + fixed(RMed, 2) + "x as fast")
+      << (RMed <= 1
+              ? "nngraph " + fixed(RMed > 0 ? 1 / RMed : 0, 2) + "x as fast"
+              : "ONNX Runtime " + fixed(RMed, 2) + "x as fast")
       << ")\n";
   Out << "outputs: "
       << (T.Outputs.Agree ? "agree" : "DIFFER: " + T.Outputs.Problem)
@@ -460,9 +461,10 @@ void printJson(std::ostream &Out, const BenchOptions &O, const ir::Graph &G,
   }
   J["inputs"] = json::array();
   for (size_t I = 0; I < R.Inputs.size(); ++I)
-    J["inputs"].push_back({{"name", G.inputs()[I]->name()},
-                           {"dtype", std::string(dtypeName(R.Inputs[I].dtype()))},
-                           {"shape", R.Inputs[I].shape().dims()}});
+    J["inputs"].push_back(
+        {{"name", G.inputs()[I]->name()},
+         {"dtype", std::string(dtypeName(R.Inputs[I].dtype()))},
+         {"shape", R.Inputs[I].shape().dims()}});
   J["warmup"] = O.Warmup;
   J["rounds"] = O.Rounds;
   J["runs_per_round"] = O.Runs;
@@ -548,7 +550,8 @@ std::vector<Tensor> inputsByName(const ir::Graph &G, const InputData &Data) {
     if (It == Data.Names.end())
       fail(ErrorKind::Internal, "the optimized graph has an input '", V->name(),
            "' that the model had not; run with -O0");
-    Inputs.push_back(Data.Tensors[static_cast<size_t>(It - Data.Names.begin())]);
+    Inputs.push_back(
+        Data.Tensors[static_cast<size_t>(It - Data.Names.begin())]);
   }
   return Inputs;
 }
@@ -701,10 +704,11 @@ int runBenchDriver(const std::vector<std::string> &Args, std::ostream &Out,
       Pause();
       if (Peer)
         withOrt([&] {
-        std::vector<double> Theirs = Peer->run(O.Runs);
-        R.Ort->RunMs.insert(R.Ort->RunMs.end(), Theirs.begin(), Theirs.end());
-        Line += ", ONNX Runtime median " + fixed(summarize(Theirs).P50) + " ms";
-      });
+          std::vector<double> Theirs = Peer->run(O.Runs);
+          R.Ort->RunMs.insert(R.Ort->RunMs.end(), Theirs.begin(), Theirs.end());
+          Line +=
+              ", ONNX Runtime median " + fixed(summarize(Theirs).P50) + " ms";
+        });
       P.say(Line);
     }
 #if NNGRAPH_HAVE_ONEDNN
@@ -712,12 +716,12 @@ int runBenchDriver(const std::vector<std::string> &Args, std::ostream &Out,
 #endif
     if (Peer)
       withOrt([&] {
-      P.say("comparing the outputs");
-      R.Ort->Outputs =
-          compareOutputs(*G, R.Outputs, Peer->outputs(), O.Tolerance);
-      R.Ort->PeakRss = Peer->quit();
-      Peer.reset();
-    });
+        P.say("comparing the outputs");
+        R.Ort->Outputs =
+            compareOutputs(*G, R.Outputs, Peer->outputs(), O.Tolerance);
+        R.Ort->PeakRss = Peer->quit();
+        Peer.reset();
+      });
     R.PeakRss = memoryBytes("VmHWM");
   } catch (const std::exception &E) {
     P.clear();

@@ -1,4 +1,4 @@
-//===- CpuStatsReport.h - The cpu backend's --stats, as text and JSON -*- C++ -*-===//
+//===- CpuStatsReport.h - The cpu --stats report ----------------*- C++ -*-===//
 //
 // Private to nngraph_tools: what nngraph-run --stats and nngraph-bench
 // --stats print about a cpu executable (steps, oneDNN primitives, reorders,

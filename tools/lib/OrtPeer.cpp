@@ -98,8 +98,7 @@ std::vector<rt::Tensor> readTensorFolder(const std::string &Dir) {
       std::string DT = E.at("dtype").get<std::string>();
       std::optional<DType> T = parseDType(DT);
       if (!T)
-        fail(ErrorKind::Parse, Manifest.string(), ": unknown dtype '", DT,
-             "'");
+        fail(ErrorKind::Parse, Manifest.string(), ": unknown dtype '", DT, "'");
       rt::Tensor X = rt::Tensor::empty(
           Shape(E.at("shape").get<std::vector<int64_t>>()), *T);
       fs::path File = fs::path(Dir) / E.at("file").get<std::string>();
@@ -107,8 +106,7 @@ std::vector<rt::Tensor> readTensorFolder(const std::string &Dir) {
       In.read(static_cast<char *>(X.rawData()),
               static_cast<std::streamsize>(X.nbytes()));
       if (!In || static_cast<size_t>(In.gcount()) != X.nbytes())
-        fail(ErrorKind::IO, File.string(), ": expected ", X.nbytes(),
-             " bytes");
+        fail(ErrorKind::IO, File.string(), ": expected ", X.nbytes(), " bytes");
       Out.push_back(std::move(X));
     }
   } catch (const json::exception &E) {
@@ -117,11 +115,9 @@ std::vector<rt::Tensor> readTensorFolder(const std::string &Dir) {
   return Out;
 }
 
-std::unique_ptr<OrtPeer>
-OrtPeer::start(const OrtPeerOptions &O,
-               const std::vector<std::string> &InputNames,
-               const std::vector<rt::Tensor> &Inputs,
-               std::string &Unavailable) {
+std::unique_ptr<OrtPeer> OrtPeer::start(
+    const OrtPeerOptions &O, const std::vector<std::string> &InputNames,
+    const std::vector<rt::Tensor> &Inputs, std::string &Unavailable) {
   if (!fs::exists(O.Script)) {
     Unavailable = "the ONNX Runtime script '" + O.Script +
                   "' does not exist (pass --ort-script PATH or set "
@@ -146,15 +142,15 @@ OrtPeer::start(const OrtPeerOptions &O,
   posix_spawn_file_actions_addopen(&Acts, 2, P->ErrPath.c_str(),
                                    O_WRONLY | O_CREAT | O_TRUNC, 0644);
   std::string Threads = std::to_string(O.Threads);
-  std::vector<std::string> Args = {O.Node,      O.Script,    O.Model,
-                                   InDir,       "--threads", Threads};
+  std::vector<std::string> Args = {O.Node, O.Script,    O.Model,
+                                   InDir,  "--threads", Threads};
   std::vector<char *> Argv;
   for (std::string &A : Args)
     Argv.push_back(A.data());
   Argv.push_back(nullptr);
   pid_t Pid = -1;
-  int Err = posix_spawnp(&Pid, O.Node.c_str(), &Acts, nullptr, Argv.data(),
-                         environ);
+  int Err =
+      posix_spawnp(&Pid, O.Node.c_str(), &Acts, nullptr, Argv.data(), environ);
   posix_spawn_file_actions_destroy(&Acts);
   close(Fds[1]);
   if (Err != 0) {
@@ -193,9 +189,9 @@ OrtPeer::start(const OrtPeerOptions &O,
       Out = J.value("error", Out);
     } catch (const json::exception &) {
     }
-    fail(ErrorKind::Unsupported, "ONNX Runtime cannot run '", O.Model,
-         "' (", O.Script, " exit status ", Status, "): ",
-         Out.empty() ? "it printed nothing" : Out);
+    fail(ErrorKind::Unsupported, "ONNX Runtime cannot run '", O.Model, "' (",
+         O.Script, " exit status ", Status,
+         "): ", Out.empty() ? "it printed nothing" : Out);
   }
   if (Line.rfind("SKIP: ", 0) == 0) { // load_ort.mjs: no onnxruntime-node.
     Unavailable = Line.substr(6);

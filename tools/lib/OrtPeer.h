@@ -1,4 +1,4 @@
-//===- OrtPeer.h - ONNX Runtime as a peer process of nngraph-bench -*- C++ -*-===//
+//===- OrtPeer.h - ONNX Runtime as nngraph-bench's peer process -*- C++ -*-===//
 //
 // Private to nngraph_tools: starts tools/nngraph-bench/ort_peer.mjs under
 // node (ONNX Runtime's npm package onnxruntime-node, CPU execution
@@ -22,11 +22,11 @@ namespace nng::tools {
 
 /// Where and how to start ONNX Runtime.
 struct OrtPeerOptions {
-  std::string Node;   ///< The node program ("node": looked up on PATH).
-  std::string Script; ///< ort_peer.mjs.
-  std::string Model;  ///< The .onnx file.
+  std::string Node;    ///< The node program ("node": looked up on PATH).
+  std::string Script;  ///< ort_peer.mjs.
+  std::string Model;   ///< The .onnx file.
   std::string WorkDir; ///< An empty folder for the tensor folders.
-  int Threads = 2;    ///< intraOpNumThreads.
+  int Threads = 2;     ///< intraOpNumThreads.
 };
 
 /// A running ort_peer.mjs. The destructor ends the process.

@@ -90,8 +90,8 @@ void describeOptions(CLI::App &App, ViewOptions &O) {
 /// Text with the characters that would end a <script> or <title> element,
 /// or start markup, escaped for JSON inside an HTML script element.
 std::string scriptSafeJson(const nlohmann::json &J) {
-  std::string Raw =
-      J.dump(-1, ' ', /*ensure_ascii=*/true, nlohmann::json::error_handler_t::replace);
+  std::string Raw = J.dump(-1, ' ', /*ensure_ascii=*/true,
+                           nlohmann::json::error_handler_t::replace);
   std::string S;
   S.reserve(Raw.size() + Raw.size() / 16);
   for (char C : Raw) {
@@ -112,12 +112,23 @@ std::string htmlEscape(std::string_view Text) {
   std::string S;
   for (char C : Text) {
     switch (C) {
-    case '<': S += "&lt;"; break;
-    case '>': S += "&gt;"; break;
-    case '&': S += "&amp;"; break;
-    case '"': S += "&quot;"; break;
-    case '\'': S += "&#39;"; break;
-    default: S += C;
+    case '<':
+      S += "&lt;";
+      break;
+    case '>':
+      S += "&gt;";
+      break;
+    case '&':
+      S += "&amp;";
+      break;
+    case '"':
+      S += "&quot;";
+      break;
+    case '\'':
+      S += "&#39;";
+      break;
+    default:
+      S += C;
     }
   }
   return S;
@@ -191,8 +202,7 @@ int runViewDriver(const std::vector<std::string> &Args, std::ostream &Out,
 
     std::set<std::string> Scopes;
     for (const auto &N : G->nodes()) {
-      std::string S =
-          N->scope().empty() ? derivedScope(*N) : N->scope().Path;
+      std::string S = N->scope().empty() ? derivedScope(*N) : N->scope().Path;
       // Every prefix of a path is a scope ("layer1", "layer1.0").
       for (size_t Dot = S.find('.'); Dot != std::string::npos;
            Dot = S.find('.', Dot + 1))
@@ -212,9 +222,8 @@ int runViewDriver(const std::vector<std::string> &Args, std::ostream &Out,
     } else if (!O.Quiet) {
       Out << "wrote " << O.Output << ": graph \"" << G->name() << "\", "
           << G->numNodes() << " nodes in " << Scopes.size()
-          << " module scopes, " << G->initializers().size()
-          << " initializers (" << Page.size()
-          << " bytes, self-contained: open it in any browser)\n";
+          << " module scopes, " << G->initializers().size() << " initializers ("
+          << Page.size() << " bytes, self-contained: open it in any browser)\n";
     }
     return ExitSuccess;
   } catch (const std::exception &E) {
