@@ -306,7 +306,8 @@ struct OrtResult {
   bool Available = false;
   bool Failed = false; ///< It was there but could not run the model.
   std::string Reason;  ///< Why it is not available, or how it failed.
-  std::string Version, ModelPath;
+  std::string Version;
+  std::string ModelPath; ///< The .onnx it ran ("" for a temporary export).
   double CompileMs = 0;
   std::vector<double> RunMs;
   int64_t PeakRss = 0;
@@ -494,7 +495,8 @@ void printJson(std::ostream &Out, const BenchOptions &O, const ir::Graph &G,
     } else {
       Latency M = summarize(T.RunMs);
       OJ["version"] = T.Version;
-      OJ["model"] = T.ModelPath;
+      OJ["model"] = T.ModelPath.empty() ? json("exported from " + O.Model)
+                                        : json(T.ModelPath);
       OJ["compile_ms"] = T.CompileMs;
       OJ["latency_ms"] = latencyJson(M);
       OJ["peak_rss_bytes"] = T.PeakRss;
@@ -650,7 +652,7 @@ int runBenchDriver(const std::vector<std::string> &Args, std::ostream &Out,
 
     if (O.VsOrt) {
       R.Ort.emplace();
-      R.Ort->ModelPath = OrtModel;
+      R.Ort->ModelPath = OrtModel == O.Model ? OrtModel : "";
       OrtPeerOptions PO;
       PO.Node = "node";
       if (const char *N = std::getenv("NNGRAPH_NODE"); N && *N)
