@@ -14,6 +14,7 @@
 #include "nngraph/tools/BenchDriver.h"
 #include "common/TempDirTest.h"
 #include "nngraph/frontend/ModelIO.h"
+#include "nngraph/runtime/BuildConfig.h"
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
@@ -86,6 +87,25 @@ TEST_F(BenchDriverTest, JsonReportHasTheRunsAndSaneStatistics) {
   EXPECT_GE(M.at("peak_rss_bytes").get<int64_t>(),
             M.at("rss_before_bytes").get<int64_t>());
   EXPECT_FALSE(J.contains("ort"));
+}
+
+TEST_F(BenchDriverTest, StatsReportTheCpuArena) {
+#if NNGRAPH_HAVE_ONEDNN
+  Result R = runBench({SmallCnn, "--backend", "cpu", "--runs", "2", "--rounds",
+                       "1", "--stats", "--json", "--quiet"});
+  ASSERT_EQ(R.Status, 0) << R.Err;
+  json J = json::parse(R.Out);
+  int64_t Arena = J.at("stats").at("arena_bytes");
+  EXPECT_GT(Arena, 0);
+  EXPECT_EQ(J.at("memory").at("arena_bytes"), Arena);
+  Result T = runBench({SmallCnn, "--backend", "cpu", "--runs", "2", "--rounds",
+                       "1", "--stats", "--quiet"});
+  EXPECT_NE(T.Out.find("memory: arena " + std::to_string(Arena) + " bytes"),
+            std::string::npos)
+      << T.Out;
+#else
+  GTEST_SKIP() << "built without oneDNN: no cpu backend";
+#endif
 }
 
 TEST_F(BenchDriverTest, TextReportNamesEachMeasureAndProgressGoesToStderr) {
