@@ -544,20 +544,6 @@ private:
   std::string Path;
 };
 
-/// Data's tensors in the order of G's inputs.
-std::vector<Tensor> inputsByName(const ir::Graph &G, const InputData &Data) {
-  std::vector<Tensor> Inputs;
-  for (const ir::Value *V : G.inputs()) {
-    auto It = std::find(Data.Names.begin(), Data.Names.end(), V->name());
-    if (It == Data.Names.end())
-      fail(ErrorKind::Internal, "the optimized graph has an input '", V->name(),
-           "' that the model had not; run with -O0");
-    Inputs.push_back(
-        Data.Tensors[static_cast<size_t>(It - Data.Names.begin())]);
-  }
-  return Inputs;
-}
-
 } // namespace
 
 int runBenchDriver(const std::vector<std::string> &Args, std::ostream &Out,
@@ -609,15 +595,7 @@ int runBenchDriver(const std::vector<std::string> &Args, std::ostream &Out,
     std::optional<InputData> Data;
     if (!O.InputsPath.empty()) {
       Data = loadInputData(O.InputsPath, *G);
-      for (const auto &[Sym, Size] : Data->Dims) {
-        auto It = Dims.find(Sym);
-        if (It != Dims.end() && It->second != Size)
-          fail(ErrorKind::InvalidArgument, "--dim ", Sym, "=", It->second,
-               " contradicts --inputs '", O.InputsPath, "', whose ",
-               Data->DimOrigins.at(Sym), " has size ", Size,
-               "; drop the --dim or change the data");
-        Dims[Sym] = Size;
-      }
+      bindDimsFromData(*Data, Dims);
     }
     R.LoadedNodes = G->numNodes();
     std::string OrtModel = O.Model, ExportError;
@@ -642,7 +620,7 @@ int runBenchDriver(const std::vector<std::string> &Args, std::ostream &Out,
       PM.run(*G);
       R.OptimizeMs = millisSince(Start);
     }
-    R.Inputs = Data ? inputsByName(*G, *Data)
+    R.Inputs = Data ? inputsInGraphOrder(*G, *Data)
                     : makeDeterministicInputs(*G, Dims, O.Seed);
     P.say("compiling on " + O.Backend);
     auto Start = std::chrono::steady_clock::now();

@@ -361,35 +361,6 @@ void printJson(std::ostream &Out, const RunOptions &O, const ir::Graph &G,
   Out << J.dump(2) << "\n";
 }
 
-/// Binds Dims to the sizes Data's arrays gave the symbolic dims; throws
-/// Error(InvalidArgument) for a --dim that says otherwise.
-void bindDimsFromData(const InputData &Data, DimBindings &Dims) {
-  for (const auto &[Sym, Size] : Data.Dims) {
-    auto It = Dims.find(Sym);
-    if (It != Dims.end() && It->second != Size)
-      fail(ErrorKind::InvalidArgument, "--dim ", Sym, "=", It->second,
-           " contradicts --inputs '", Data.Source, "', whose ",
-           Data.DimOrigins.at(Sym), " has size ", Size,
-           "; drop the --dim (the arrays bind ", Sym, ") or change the data");
-    Dims[Sym] = Size;
-  }
-}
-
-/// Data's tensors in the order of G's inputs (G may be the optimized graph).
-std::vector<Tensor> inputsByName(const ir::Graph &G,
-                                          const InputData &Data) {
-  std::vector<Tensor> Inputs;
-  for (const ir::Value *V : G.inputs()) {
-    auto It = std::find(Data.Names.begin(), Data.Names.end(), V->name());
-    if (It == Data.Names.end())
-      fail(ErrorKind::Internal, "the optimized graph has an input '", V->name(),
-           "' that the model had not; run with -O0");
-    Inputs.push_back(
-        Data.Tensors[static_cast<size_t>(It - Data.Names.begin())]);
-  }
-  return Inputs;
-}
-
 } // namespace
 
 int runRunDriver(const std::vector<std::string> &Args, std::ostream &Out,
@@ -439,7 +410,7 @@ int runRunDriver(const std::vector<std::string> &Args, std::ostream &Out,
       PM.run(*G);
       R.OptimizeMs = millisSince(Start);
     }
-    R.Inputs = Data ? inputsByName(*G, *Data)
+    R.Inputs = Data ? inputsInGraphOrder(*G, *Data)
                     : makeDeterministicInputs(*G, Dims, O.Seed);
     auto Start = std::chrono::steady_clock::now();
     std::unique_ptr<backends::Executable> Exe = B->compile(*G);
