@@ -73,7 +73,8 @@ protected:
   std::string chromium(const std::string &Mode, const std::string &Hash) {
     std::string Cmd =
         "timeout 120 " + test::shellQuote(Chromium) +
-        " --headless=new --no-sandbox --disable-gpu --no-first-run"
+        " --headless=new --no-sandbox --disable-gpu --disable-dev-shm-usage"
+        " --no-first-run"
         " --user-data-dir=" +
         test::shellQuote((OutDir / "profile").string()) + " " + Mode + " " +
         test::shellQuote("file://" + Page + Hash) + " 2>" +
