@@ -19,6 +19,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include <fstream>
 #include <sstream>
 
 using namespace nng;
@@ -208,4 +209,50 @@ TEST_F(BenchDriverTest, VsOrtPrintsTheRatioTable) {
   EXPECT_LT(R1, Ort1);
   EXPECT_LT(Ort1, R2);
   EXPECT_NE(R2, std::string::npos) << T.Err;
+}
+
+// A stand-in for ort_peer.mjs that speaks its protocol and answers zeros:
+// the outputs differ, which must give exit status 4 and say where.
+TEST_F(BenchDriverTest, VsOrtOutputsThatDifferExitFour) {
+  if (std::system("node --version >/dev/null 2>&1") != 0)
+    GTEST_SKIP() << "node (Node.js) is not installed (apt-get install nodejs)";
+  std::ofstream(path("fake_peer.mjs")) << R"js(
+import fs from 'node:fs';
+import path from 'node:path';
+import readline from 'node:readline';
+const say = (o) => process.stdout.write(JSON.stringify(o) + '\n');
+say({ ready: true, ort_version: 'fake', compile_ms: 1 });
+for await (const line of readline.createInterface({ input: process.stdin })) {
+  const [cmd, arg] = line.split(' ');
+  if (cmd === 'run') say({ runs_ms: Array(Number(arg)).fill(0.5) });
+  if (cmd === 'save') {
+    fs.mkdirSync(arg, { recursive: true });
+    fs.writeFileSync(path.join(arg, '0.bin'), Buffer.alloc(40));
+    fs.writeFileSync(path.join(arg, 'tensors.json'), JSON.stringify({ tensors:
+      [{ name: 'y', dtype: 'f32', shape: [1, 10], file: '0.bin' }] }));
+    say({ saved: arg });
+  }
+  if (cmd === 'quit') break;
+}
+say({ peak_rss_bytes: 1 });
+)js";
+  Result R = runBench({SmallCnn, "--runs", "2", "--rounds", "2", "--quiet",
+                       "--pause", "0", "--vs-ort", "--ort-script",
+                       path("fake_peer.mjs")});
+  EXPECT_EQ(R.Status, tools::ExitOutputsDiffer) << R.Err << R.Out;
+  EXPECT_NE(R.Out.find("vs ONNX Runtime fake"), std::string::npos) << R.Out;
+  EXPECT_NE(R.Out.find("outputs: DIFFER: output 'y', element 0: nngraph "),
+            std::string::npos)
+      << R.Out;
+  // ONNX Runtime's side: 4 runs of 0.5 ms, ratio = nngraph's median / 0.5.
+  Result J = runBench({SmallCnn, "--runs", "2", "--rounds", "2", "--quiet",
+                       "--pause", "0", "--vs-ort", "--json", "--ort-script",
+                       path("fake_peer.mjs")});
+  ASSERT_EQ(J.Status, tools::ExitOutputsDiffer) << J.Err;
+  json B = json::parse(J.Out);
+  const json &Ort = B.at("ort");
+  EXPECT_EQ(Ort.at("latency_ms").at("runs"), json({0.5, 0.5, 0.5, 0.5}));
+  EXPECT_FALSE(Ort.at("outputs").at("agree").get<bool>());
+  EXPECT_NEAR(Ort.at("ratio").at("median").get<double>(),
+              B.at("latency_ms").at("p50").get<double>() / 0.5, 1e-9);
 }
