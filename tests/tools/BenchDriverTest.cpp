@@ -236,9 +236,9 @@ for await (const line of readline.createInterface({ input: process.stdin })) {
 }
 say({ peak_rss_bytes: 1 });
 )js";
-  Result R = runBench({SmallCnn, "--runs", "2", "--rounds", "2", "--quiet",
-                       "--pause", "0", "--vs-ort", "--ort-script",
-                       path("fake_peer.mjs")});
+  Result R =
+      runBench({SmallCnn, "--runs", "2", "--rounds", "2", "--quiet", "--pause",
+                "0", "--vs-ort", "--ort-script", path("fake_peer.mjs")});
   EXPECT_EQ(R.Status, tools::ExitOutputsDiffer) << R.Err << R.Out;
   EXPECT_NE(R.Out.find("vs ONNX Runtime fake"), std::string::npos) << R.Out;
   EXPECT_NE(R.Out.find("outputs: DIFFER: output 'y', element 0: nngraph "),
