@@ -11,9 +11,10 @@ BUILD_PKGS=(cmake g++ ninja-build ccache llvm-19-dev llvm-19-tools libdnnl-dev
   libgmock-dev libbenchmark-dev libcli11-dev nlohmann-json3-dev zlib1g-dev
   libomp-dev clang python3 ocl-icd-opencl-dev opencl-c-headers
   python3-dev pybind11-dev python3-pybind11)
+# (chromium: headless, for the browser test of nngraph-view's page.)
 TEST_PKGS=(libonnx-testdata python3-torch python3-torchvision python3-onnx
   python3-numpy dataset-fashion-mnist libclang-rt-14-dev libopenblas0-openmp
-  python3-venv)
+  python3-venv chromium)
 
 want=("${BUILD_PKGS[@]}")
 if [[ "${1:-}" == "--tests" ]]; then want+=("${TEST_PKGS[@]}"); fi

@@ -1,6 +1,7 @@
 // load_ort.mjs - Finds and loads onnxruntime-node for the scripts that run
-// ONNX Runtime: tests/ort/run_onnx.mjs (the export checks) and
-// bench/cpu_vs_ort/ort_time.mjs (the side-by-side benchmark).
+// ONNX Runtime: tests/ort/run_onnx.mjs (the export checks),
+// bench/cpu_vs_ort/ort_time.mjs (the side-by-side benchmark) and
+// tools/nngraph-bench/ort_peer.mjs (nngraph-bench --vs-ort).
 //
 // onnxruntime-node is looked up in $NNGRAPH_ORT_NODE_MODULES (a
 // node_modules folder), else in .cache/npm/node_modules of the checkout,

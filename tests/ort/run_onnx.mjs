@@ -6,7 +6,7 @@
 //
 // Usage: node tests/ort/run_onnx.mjs MODEL.onnx IN_DIR OUT_DIR [--threads N]
 //
-// A tensor folder holds tensors.json, {"tensors": [{"name", "dtype",
+// A tensor folder (tensor_dir.mjs) holds tensors.json, {"tensors": [{"name", "dtype",
 // "shape", "file"}, ...]}, and one raw little-endian, row-major file per
 // tensor. dtype uses nngraph's names (f32, f64, f16, i8, i16, i32, i64, u8,
 // u16, bool). Inputs are bound by name when the name is one of the model's
@@ -19,9 +19,8 @@
 // the CPU library ships in the package). When it cannot be loaded the script
 // prints "SKIP: <reason>" and exits with status 77.
 
-import fs from 'node:fs';
-import path from 'node:path';
 import { loadOrt } from './load_ort.mjs';
+import { feedsFor, readTensorDir, writeTensorDir } from './tensor_dir.mjs';
 
 
 function usage(msg) {
@@ -46,33 +45,6 @@ const [modelPath, inDir, outDir] = positional;
 
 const { ort, version } = loadOrt();
 
-// nngraph dtype name -> [ORT type, TypedArray].
-const TYPES = {
-  f32: ['float32', Float32Array], f64: ['float64', Float64Array],
-  f16: ['float16', Uint16Array], i8: ['int8', Int8Array],
-  i16: ['int16', Int16Array], i32: ['int32', Int32Array],
-  i64: ['int64', BigInt64Array], u8: ['uint8', Uint8Array],
-  u16: ['uint16', Uint16Array], bool: ['bool', Uint8Array],
-};
-const FROM_ORT = Object.fromEntries(
-    Object.entries(TYPES).map(([k, [o]]) => [o, k]));
-
-function readTensors(dir) {
-  const manifest = JSON.parse(
-      fs.readFileSync(path.join(dir, 'tensors.json'), 'utf8'));
-  return manifest.tensors.map((t) => {
-    const ty = TYPES[t.dtype];
-    if (!ty) throw new Error(`${dir}: tensor '${t.name}' has dtype ` +
-                             `'${t.dtype}', which run_onnx.mjs cannot pass`);
-    const bytes = fs.readFileSync(path.join(dir, t.file));
-    const Arr = ty[1];
-    const copy = new Uint8Array(bytes.byteLength);
-    copy.set(bytes);
-    const data = new Arr(copy.buffer, 0, bytes.byteLength / Arr.BYTES_PER_ELEMENT);
-    return { name: t.name, tensor: new ort.Tensor(ty[0], data, t.shape) };
-  });
-}
-
 async function main() {
   const session = await ort.InferenceSession.create(modelPath, {
     executionProviders: ['cpu'],
@@ -80,31 +52,10 @@ async function main() {
     interOpNumThreads: 1,
     graphOptimizationLevel: 'all',
   });
-  const inputs = readTensors(inDir);
-  if (inputs.length !== session.inputNames.length)
-    throw new Error(`${modelPath} has ${session.inputNames.length} inputs ` +
-                    `(${session.inputNames.join(', ')}) but ${inDir} holds ` +
-                    `${inputs.length} tensors`);
-  const feeds = {};
-  inputs.forEach((t, i) => {
-    const name = session.inputNames.includes(t.name) ? t.name
-                                                     : session.inputNames[i];
-    feeds[name] = t.tensor;
-  });
+  const feeds = feedsFor(session, readTensorDir(ort, inDir, 'run_onnx.mjs'),
+                         modelPath, inDir);
   const results = await session.run(feeds);
-  fs.mkdirSync(outDir, { recursive: true });
-  const entries = session.outputNames.map((name, i) => {
-    const t = results[name];
-    const dtype = FROM_ORT[t.type];
-    if (!dtype) throw new Error(`output '${name}' has ORT type ${t.type}`);
-    const file = `${i}.bin`;
-    const d = t.data;
-    fs.writeFileSync(path.join(outDir, file),
-                     Buffer.from(d.buffer, d.byteOffset, d.byteLength));
-    return { name, dtype, shape: t.dims.map(Number), file };
-  });
-  fs.writeFileSync(path.join(outDir, 'tensors.json'),
-                   JSON.stringify({ tensors: entries, ort_version: version }));
+  writeTensorDir(outDir, session, results, { ort_version: version });
 }
 
 main().catch((e) => {

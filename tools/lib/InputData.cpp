@@ -205,6 +205,32 @@ std::vector<std::vector<rt::Tensor>> splitBatches(const InputData &Data,
   return Batches;
 }
 
+void bindDimsFromData(const InputData &Data, DimBindings &Dims) {
+  for (const auto &[Sym, Size] : Data.Dims) {
+    auto It = Dims.find(Sym);
+    if (It != Dims.end() && It->second != Size)
+      fail(ErrorKind::InvalidArgument, "--dim ", Sym, "=", It->second,
+           " contradicts --inputs '", Data.Source, "', whose ",
+           Data.DimOrigins.at(Sym), " has size ", Size,
+           "; drop the --dim (the arrays bind ", Sym, ") or change the data");
+    Dims[Sym] = Size;
+  }
+}
+
+std::vector<rt::Tensor> inputsInGraphOrder(const ir::Graph &G,
+                                           const InputData &Data) {
+  std::vector<rt::Tensor> Inputs;
+  for (const ir::Value *V : G.inputs()) {
+    auto It = std::find(Data.Names.begin(), Data.Names.end(), V->name());
+    if (It == Data.Names.end())
+      fail(ErrorKind::Internal, "the optimized graph has an input '", V->name(),
+           "' that the model had not; run with -O0");
+    Inputs.push_back(
+        Data.Tensors[static_cast<size_t>(It - Data.Names.begin())]);
+  }
+  return Inputs;
+}
+
 void saveOutputsNpz(const std::string &Path,
                     const std::vector<std::string> &Names,
                     const std::vector<rt::Tensor> &Tensors) {

@@ -14,11 +14,11 @@
 #include "nngraph/runtime/BuildInfo.h"
 #include "nngraph/tools/RunDriver.h"
 #include "CommandLine.h"
+#include "CpuStatsReport.h"
 #include "nngraph/backends/Backend.h"
 #include "nngraph/runtime/BuildConfig.h"
 #if NNGRAPH_HAVE_ONEDNN
 #include "nngraph/backends/cpu/CpuBackend.h"
-#include "nngraph/backends/cpu/KernelJit.h"
 #endif
 #include "nngraph/frontend/ModelIO.h"
 #include "nngraph/tools/InputData.h"
@@ -207,55 +207,6 @@ struct RunResult {
 };
 #if NNGRAPH_HAVE_ONEDNN
 
-/// What the JIT did in this process, as JSON.
-nlohmann::json jitJson() {
-  backends::cpu::JitStats J = backends::cpu::KernelJit::global().stats();
-  return {{"compiled", J.Compiled},
-          {"disk_hits", J.DiskHits},
-          {"memory_hits", J.MemoryHits},
-          {"corrupt_entries", J.CorruptEntries},
-          {"ms", J.CompileMs + J.LoadMs + J.LinkMs}};
-}
-
-/// The --stats block as text.
-void printStats(std::ostream &Out, const backends::CpuExecutableStats &S) {
-  if (!S.Compiled) {
-    Out << "stats: node by node (a shape depends on the data)\n";
-    return;
-  }
-  Out << "stats: " << S.Steps << " steps per run (" << S.DnnlSteps
-      << " oneDNN, " << S.OwnKernels << " own loops, " << S.Fallbacks.size()
-      << " node kernels), " << S.Reorders << " layout reorders, "
-      << S.FusedNodes << " nodes fused, " << S.AliasNodes << " views, "
-      << S.FoldedNodes << " folded at compile time\n";
-  Out << "memory: arena " << S.ArenaBytes << " bytes (" << S.NaiveBytes
-      << " without reuse), packed weights " << S.WeightBytes << " bytes, "
-      << S.Specializations << " shape signature(s) compiled\n";
-  if (S.ProvenClamps || S.Guards || S.ExactReruns)
-    Out << "speculation: " << S.ProvenClamps
-        << " clamps by oneDNN on operands proven finite, " << S.WinogradConvs
-        << " Winograd convolutions, " << S.Guards << " guards per run, "
-        << S.ExactReruns
-        << " runs redone exactly (a guard met a NaN or an out-of-range "
-           "value)\n";
-  if (S.JitKernels) {
-    backends::cpu::JitStats J = backends::cpu::KernelJit::global().stats();
-    char Buf[200];
-    std::snprintf(Buf, sizeof(Buf),
-                  "jit: %lld fused-region kernels per run; %lld compiled, "
-                  "%lld from the disk cache (%s), %lld reused; %.1f ms\n",
-                  static_cast<long long>(S.JitKernels),
-                  static_cast<long long>(J.Compiled),
-                  static_cast<long long>(J.DiskHits),
-                  backends::cpu::KernelJit::global().cacheDir().c_str(),
-                  static_cast<long long>(J.MemoryHits),
-                  J.CompileMs + J.LoadMs + J.LinkMs);
-    Out << Buf;
-  }
-  for (const std::string &F : S.Fallbacks)
-    Out << "fallback: " << F << "\n";
-}
-
 /// The --profile block as text: the slowest steps, per run.
 void printProfile(std::ostream &Out, const backends::CpuExecutableStats &S) {
   if (S.ProfiledRuns == 0) {
@@ -342,7 +293,7 @@ void printText(std::ostream &Out, const RunOptions &O, const ir::Graph &G,
   }
 #if NNGRAPH_HAVE_ONEDNN
   if (R.Cpu && O.Stats)
-    printStats(Out, *R.Cpu);
+    printCpuStats(Out, *R.Cpu);
   if (R.Cpu && O.Profile)
     printProfile(Out, *R.Cpu);
 #endif
@@ -405,55 +356,9 @@ void printJson(std::ostream &Out, const RunOptions &O, const ir::Graph &G,
     J["profile"] = {{"runs", R.Cpu->ProfiledRuns}, {"steps", P}};
   }
   if (R.Cpu && O.Stats)
-    J["stats"] = {{"compiled", R.Cpu->Compiled},
-                  {"steps", R.Cpu->Steps},
-                  {"onednn_steps", R.Cpu->DnnlSteps},
-                  {"own_loops", R.Cpu->OwnKernels},
-                  {"reorders", R.Cpu->Reorders},
-                  {"fused_nodes", R.Cpu->FusedNodes},
-                  {"views", R.Cpu->AliasNodes},
-                  {"folded_nodes", R.Cpu->FoldedNodes},
-                  {"arena_bytes", R.Cpu->ArenaBytes},
-                  {"arena_bytes_without_reuse", R.Cpu->NaiveBytes},
-                  {"packed_weight_bytes", R.Cpu->WeightBytes},
-                  {"proven_clamps", R.Cpu->ProvenClamps},
-                  {"winograd_convs", R.Cpu->WinogradConvs},
-                  {"guards", R.Cpu->Guards},
-                  {"jit_kernels", R.Cpu->JitKernels},
-                  {"jit", jitJson()},
-                  {"exact_reruns", R.Cpu->ExactReruns},
-                  {"fallbacks", R.Cpu->Fallbacks}};
+    J["stats"] = cpuStatsJson(*R.Cpu);
 #endif
   Out << J.dump(2) << "\n";
-}
-
-/// Binds Dims to the sizes Data's arrays gave the symbolic dims; throws
-/// Error(InvalidArgument) for a --dim that says otherwise.
-void bindDimsFromData(const InputData &Data, DimBindings &Dims) {
-  for (const auto &[Sym, Size] : Data.Dims) {
-    auto It = Dims.find(Sym);
-    if (It != Dims.end() && It->second != Size)
-      fail(ErrorKind::InvalidArgument, "--dim ", Sym, "=", It->second,
-           " contradicts --inputs '", Data.Source, "', whose ",
-           Data.DimOrigins.at(Sym), " has size ", Size,
-           "; drop the --dim (the arrays bind ", Sym, ") or change the data");
-    Dims[Sym] = Size;
-  }
-}
-
-/// Data's tensors in the order of G's inputs (G may be the optimized graph).
-std::vector<Tensor> inputsByName(const ir::Graph &G,
-                                          const InputData &Data) {
-  std::vector<Tensor> Inputs;
-  for (const ir::Value *V : G.inputs()) {
-    auto It = std::find(Data.Names.begin(), Data.Names.end(), V->name());
-    if (It == Data.Names.end())
-      fail(ErrorKind::Internal, "the optimized graph has an input '", V->name(),
-           "' that the model had not; run with -O0");
-    Inputs.push_back(
-        Data.Tensors[static_cast<size_t>(It - Data.Names.begin())]);
-  }
-  return Inputs;
 }
 
 } // namespace
@@ -505,7 +410,7 @@ int runRunDriver(const std::vector<std::string> &Args, std::ostream &Out,
       PM.run(*G);
       R.OptimizeMs = millisSince(Start);
     }
-    R.Inputs = Data ? inputsByName(*G, *Data)
+    R.Inputs = Data ? inputsInGraphOrder(*G, *Data)
                     : makeDeterministicInputs(*G, Dims, O.Seed);
     auto Start = std::chrono::steady_clock::now();
     std::unique_ptr<backends::Executable> Exe = B->compile(*G);

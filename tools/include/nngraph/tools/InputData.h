@@ -5,7 +5,8 @@
 // against the graph's inputs (every input present, no unknown keys, equal
 // dtypes and ranks, equal static dims; a symbolic dim such as N takes any
 // size, the same in every input) and returned in graph-input order.
-// nngraph-run --inputs runs a model on it; calibration feeds it batch by
+// nngraph-run and nngraph-bench --inputs run a model on it (the arrays bind
+// the symbolic dims: bindDimsFromData); calibration feeds it batch by
 // batch (splitBatches, samples along dim 0). saveOutputsNpz writes a run's
 // outputs the same way, one array per graph output name.
 //
@@ -70,6 +71,17 @@ int64_t sampleCount(const InputData &Data);
 /// samples (dim 0 is 0).
 std::vector<std::vector<rt::Tensor>> splitBatches(const InputData &Data,
                                                   int64_t BatchSize);
+
+/// Binds Dims to the sizes Data's arrays gave the symbolic dims; throws
+/// Error(InvalidArgument) for a --dim binding that says otherwise, naming
+/// the input and axis that bound it.
+void bindDimsFromData(const InputData &Data, DimBindings &Dims);
+
+/// Data's tensors in the order of G's inputs, by name (G may be the
+/// optimized graph of the one Data was matched against); throws
+/// Error(Internal) when G has an input Data lacks.
+std::vector<rt::Tensor> inputsInGraphOrder(const ir::Graph &G,
+                                           const InputData &Data);
 
 /// Writes Tensors to the .npz file Path, one array per entry of Names (the
 /// graph outputs' names), atomically: on any error the file is left

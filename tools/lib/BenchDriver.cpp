@@ -1,0 +1,732 @@
+//===- BenchDriver.cpp - The nngraph-bench driver -------------------------===//
+//
+// Command line -> load the model -> make its inputs (deterministic, or the
+// arrays of --inputs FILE.npz) -> optimize (-O, -O2 by default) -> compile
+// and specialise for the inputs (timed) -> --vs-ort: start ONNX Runtime on
+// the same model (an .nng model is exported to ONNX first) and inputs ->
+// warm-up runs of each engine -> rounds: R timed runs of nngraph, then R of
+// ONNX Runtime, K times -> compare the outputs -> report latency
+// percentiles, throughput, compile time and peak memory, and the ratio
+// table, as text or JSON. Progress goes to the error stream.
+//
+//===----------------------------------------------------------------------===//
+
+#include "nngraph/tools/BenchDriver.h"
+#include "CommandLine.h"
+#include "CpuStatsReport.h"
+#include "OrtPeer.h"
+#include "nngraph/backends/Backend.h"
+#include "nngraph/frontend/ModelIO.h"
+#include "nngraph/passes/PassManager.h"
+#include "nngraph/passes/Pipelines.h"
+#include "nngraph/runtime/BuildConfig.h"
+#include "nngraph/runtime/BuildInfo.h"
+#include "nngraph/runtime/Error.h"
+#include "nngraph/runtime/Parallel.h"
+#include "nngraph/tools/InputData.h"
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <numeric>
+#include <optional>
+#include <thread>
+
+#include <sys/resource.h>
+#include <unistd.h>
+
+#ifndef NNGRAPH_ORT_PEER_SCRIPT
+#define NNGRAPH_ORT_PEER_SCRIPT "ort_peer.mjs"
+#endif
+
+namespace nng::tools {
+namespace {
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+constexpr const char *ToolName = "nngraph-bench";
+
+struct BenchOptions {
+  std::string Model;
+  std::string Backend = NNGRAPH_HAVE_ONEDNN ? "cpu" : "reference";
+  std::vector<std::string> DimTexts;
+  std::string InputsPath;
+  uint64_t Seed = 0;
+  int OptLevel = 2;
+  int Threads = 0; ///< 0: the process default.
+  int Warmup = 2, Runs = 10, Rounds = 3;
+  bool Json = false, Quiet = false, Stats = false, VsOrt = false;
+  std::string OrtScript;
+  double Tolerance = 1e-3;
+  int PauseMs = 100; ///< Between the engines' turns (--vs-ort).
+};
+
+void describeOptions(CLI::App &App, BenchOptions &O) {
+  App.description(
+      "nngraph-bench: measure a model on a backend: compile time, latency "
+      "percentiles (p50/p90/p99) over timed runs after warm-up runs, "
+      "throughput and peak memory; with --vs-ort, side by side with ONNX "
+      "Runtime on the same inputs.");
+  App.add_option("model", O.Model,
+                 "Model to measure: .nng (text format) or .onnx.\n"
+                 "  e.g. nngraph-bench examples/models/small_cnn.nng")
+      ->required();
+  App.add_option("--backend", O.Backend,
+                 std::string("Backend to run on; default '") + O.Backend +
+                     "'.\n  e.g. nngraph-bench model.onnx --backend reference")
+      ->option_text("NAME");
+  App.add_option("--dim", O.DimTexts,
+                 "Value of a symbolic dim (repeatable); unbound dims are 1.\n"
+                 "  e.g. nngraph-bench model.onnx --dim N=8")
+      ->option_text("NAME=VALUE");
+  CLI::Option *Seed =
+      App.add_option("--input-seed", O.Seed,
+                     "Seed of the pseudo-random inputs (as nngraph-run's); "
+                     "default 0.")
+          ->option_text("S");
+  App.add_option("--inputs", O.InputsPath,
+                 "Run on the arrays of FILE.npz (one per graph input, named "
+                 "after it) instead of pseudo-random inputs.")
+      ->excludes(Seed)
+      ->option_text("FILE.npz");
+  App.add_option("-O", O.OptLevel,
+                 "Optimize with nngraph-opt's preset LEVEL first (0-2); "
+                 "default 2, as nngraph-run.")
+      ->check(CLI::Range(0, passes::MaxOptLevel))
+      ->option_text("LEVEL");
+  App.add_option("--threads", O.Threads,
+                 "Threads of nngraph (and ONNX Runtime's intra-op threads); "
+                 "default NNGRAPH_NUM_THREADS, else OMP_NUM_THREADS, else 2.")
+      ->check(CLI::Range(1, 4096))
+      ->option_text("T");
+  App.add_option("--warmup", O.Warmup,
+                 "Untimed runs after compiling, per engine; default 2.")
+      ->check(CLI::Range(0, 1000000))
+      ->option_text("W");
+  App.add_option("--runs", O.Runs, "Timed runs per round; default 10.")
+      ->check(CLI::Range(1, 1000000))
+      ->option_text("R");
+  App.add_option("--rounds", O.Rounds,
+                 "Rounds of R timed runs; with --vs-ort the engines take "
+                 "turns round by round; default 3.\n"
+                 "  e.g. nngraph-bench model.onnx --runs 20 --rounds 5")
+      ->check(CLI::Range(1, 100000))
+      ->option_text("K");
+  App.add_flag("--stats", O.Stats,
+               "Also report what the cpu backend did per run (steps, "
+               "oneDNN primitives, fused nodes, arena bytes).");
+  App.add_flag("--vs-ort", O.VsOrt,
+               "Run ONNX Runtime (npm onnxruntime-node, CPU EP, same "
+               "threads) on the same model and inputs, interleaved round "
+               "by round; check the outputs agree and print min and median "
+               "per engine and their ratios (nngraph / ORT). An .nng model "
+               "is exported to ONNX for it. Needs node and "
+               "`scripts/setup.sh --tests`.\n"
+               "  e.g. nngraph-bench model.onnx --vs-ort");
+  App.add_option("--ort-script", O.OrtScript,
+                 "The ONNX Runtime side of --vs-ort; default "
+                 "$NNGRAPH_ORT_SCRIPT, else tools/nngraph-bench/ort_peer.mjs "
+                 "of the source tree. node is $NNGRAPH_NODE, else node on "
+                 "PATH.")
+      ->option_text("FILE.mjs");
+  App.add_option("--pause", O.PauseMs,
+                 "--vs-ort: idle MS milliseconds whenever the engines take "
+                 "turns, so that one's worker threads, still spinning after "
+                 "its runs, do not slow the other's first runs; default "
+                 "100.")
+      ->check(CLI::Range(0, 60000))
+      ->option_text("MS");
+  App.add_option("--tolerance", O.Tolerance,
+                 "--vs-ort: outputs agree when |a - b| <= T + T*|b| "
+                 "everywhere; default 1e-3.")
+      ->check(CLI::PositiveNumber)
+      ->option_text("T");
+  App.add_flag("--json", O.Json,
+               "Print one JSON object (latency_ms with min/p50/p90/p99/max/"
+               "mean and every run, throughput, memory, time_ms, ort) "
+               "instead of text.");
+  App.add_flag("-q,--quiet", O.Quiet, "No progress lines on stderr.");
+  App.set_version_flag("--version",
+                       std::string(ToolName) + " " +
+                           std::string(toolsVersion()) + "\n" +
+                           nng::buildDescription(),
+                       "Print the version and exit.");
+  App.footer("Exit status: 0 success; 1 the model or --inputs cannot be "
+             "loaded or run (by nngraph, or by ONNX Runtime with --vs-ort); "
+             "2 bad command line; 3 --vs-ort but ONNX Runtime is not "
+             "installed (nngraph's part is still reported); 4 --vs-ort and "
+             "the outputs differ beyond --tolerance.");
+}
+
+double millisSince(std::chrono::steady_clock::time_point Start) {
+  return std::chrono::duration<double, std::milli>(
+             std::chrono::steady_clock::now() - Start)
+      .count();
+}
+
+/// Latency statistics of a list of run times.
+struct Latency {
+  double Min = 0, Max = 0, Mean = 0, P50 = 0, P90 = 0, P99 = 0;
+  std::vector<double> Runs;
+};
+
+/// The P-th percentile (0-100) of Sorted, interpolated linearly between
+/// the closest ranks (numpy's default).
+double percentile(const std::vector<double> &Sorted, double P) {
+  double Pos = P / 100.0 * static_cast<double>(Sorted.size() - 1);
+  size_t Lo = static_cast<size_t>(std::floor(Pos));
+  size_t Hi = std::min(Lo + 1, Sorted.size() - 1);
+  return Sorted[Lo] +
+         (Sorted[Hi] - Sorted[Lo]) * (Pos - static_cast<double>(Lo));
+}
+
+Latency summarize(std::vector<double> Runs) {
+  Latency L;
+  L.Runs = Runs;
+  if (Runs.empty())
+    return L;
+  std::sort(Runs.begin(), Runs.end());
+  L.Min = Runs.front();
+  L.Max = Runs.back();
+  L.Mean = std::accumulate(Runs.begin(), Runs.end(), 0.0) /
+           static_cast<double>(Runs.size());
+  L.P50 = percentile(Runs, 50);
+  L.P90 = percentile(Runs, 90);
+  L.P99 = percentile(Runs, 99);
+  return L;
+}
+
+json latencyJson(const Latency &L) {
+  return {{"min", L.Min}, {"p50", L.P50},   {"p90", L.P90},  {"p99", L.P99},
+          {"max", L.Max}, {"mean", L.Mean}, {"runs", L.Runs}};
+}
+
+/// A "VmRSS"/"VmHWM" line of /proc/self/status in bytes; for VmHWM,
+/// getrusage's high-water mark when /proc is not there; else 0.
+int64_t memoryBytes(const std::string &Key) {
+  std::ifstream IS("/proc/self/status");
+  std::string Line;
+  while (std::getline(IS, Line))
+    if (Line.rfind(Key + ":", 0) == 0)
+      return std::atoll(Line.c_str() + Key.size() + 1) * 1024;
+  if (Key != "VmHWM")
+    return 0;
+  rusage U{};
+  getrusage(RUSAGE_SELF, &U);
+  return static_cast<int64_t>(U.ru_maxrss) * 1024;
+}
+
+/// Progress on the error stream: one line redrawn in place on a terminal,
+/// plain lines otherwise, nothing with --quiet.
+class Progress {
+public:
+  Progress(std::ostream &Err, bool Quiet)
+      : Err(Err), Quiet(Quiet), Tty(&Err == &std::cerr && isatty(2)) {}
+  ~Progress() { clear(); }
+  void say(const std::string &Text) {
+    if (Quiet)
+      return;
+    if (Tty) {
+      Err << "\r\033[K" << ToolName << ": " << Text << std::flush;
+      Shown = true;
+    } else {
+      Err << ToolName << ": " << Text << "\n" << std::flush;
+    }
+  }
+  void clear() {
+    if (Shown)
+      Err << "\r\033[K" << std::flush;
+    Shown = false;
+  }
+
+private:
+  std::ostream &Err;
+  bool Quiet, Tty, Shown = false;
+};
+
+std::string fixed(double V, int Digits = 3) {
+  char Buf[48];
+  std::snprintf(Buf, sizeof(Buf), "%.*f", Digits, V);
+  return Buf;
+}
+
+/// How the two engines' outputs compare.
+struct Agreement {
+  bool Agree = true;
+  double MaxAbsDiff = 0;
+  std::string Problem; ///< The first difference beyond the tolerance.
+};
+
+Agreement compareOutputs(const ir::Graph &G, const std::vector<Tensor> &Ours,
+                         const std::vector<Tensor> &Theirs, double Tol) {
+  Agreement A;
+  if (Ours.size() != Theirs.size()) {
+    A.Agree = false;
+    A.Problem = "nngraph gave " + std::to_string(Ours.size()) +
+                " outputs, ONNX Runtime " + std::to_string(Theirs.size());
+    return A;
+  }
+  for (size_t I = 0; I < Ours.size(); ++I) {
+    std::string Name = G.outputs()[I]->name();
+    if (Ours[I].shape() != Theirs[I].shape()) {
+      A.Agree = false;
+      A.Problem = "output '" + Name + "': nngraph's shape is " +
+                  Ours[I].shape().toString() + ", ONNX Runtime's " +
+                  Theirs[I].shape().toString();
+      return A;
+    }
+    for (int64_t J = 0; J < Ours[I].numel(); ++J) {
+      double X = Ours[I].getFlat(J), Y = Theirs[I].getFlat(J);
+      double D = std::fabs(X - Y);
+      if (std::isnan(X) != std::isnan(Y))
+        D = INFINITY;
+      else if (std::isnan(X) || X == Y)
+        D = 0;
+      A.MaxAbsDiff = std::max(A.MaxAbsDiff, D);
+      if (D > Tol + Tol * std::fabs(Y) && A.Agree) {
+        A.Agree = false;
+        A.Problem = "output '" + Name + "', element " + std::to_string(J) +
+                    ": nngraph " + fixed(X, 6) + ", ONNX Runtime " +
+                    fixed(Y, 6);
+      }
+    }
+  }
+  return A;
+}
+
+/// What ONNX Runtime did under --vs-ort.
+struct OrtResult {
+  bool Available = false;
+  bool Failed = false; ///< It was there but could not run the model.
+  std::string Reason;  ///< Why it is not available, or how it failed.
+  std::string Version;
+  std::string ModelPath; ///< The .onnx it ran ("" for a temporary export).
+  double CompileMs = 0;
+  std::vector<double> RunMs;
+  int64_t PeakRss = 0;
+  Agreement Outputs;
+};
+
+/// Everything measured.
+struct BenchResult {
+  size_t LoadedNodes = 0;
+  std::vector<Tensor> Inputs, Outputs;
+  double OptimizeMs = 0, CompileMs = 0;
+  std::vector<double> RunMs; ///< Every timed run, in order.
+  int64_t RssBefore = 0, PeakRss = 0;
+#if NNGRAPH_HAVE_ONEDNN
+  std::optional<backends::CpuExecutableStats> Cpu;
+#endif
+  std::optional<OrtResult> Ort;
+};
+
+/// The batch of a run: dim 0 of the first input (1 for a scalar or none).
+int64_t batchOf(const std::vector<Tensor> &Inputs) {
+  if (Inputs.empty() || Inputs[0].shape().rank() == 0)
+    return 1;
+  return Inputs[0].shape().dims()[0];
+}
+
+std::string mib(int64_t Bytes) {
+  return fixed(static_cast<double>(Bytes) / (1024.0 * 1024.0), 1) + " MiB";
+}
+
+json dimsJson(const ir::Graph &G, const DimBindings &Dims) {
+  json J = json::object();
+  for (const std::string &S : inputSymbols(G)) {
+    auto It = Dims.find(S);
+    J[S] = It == Dims.end() ? 1 : It->second;
+  }
+  return J;
+}
+
+void printText(std::ostream &Out, const BenchOptions &O, const ir::Graph &G,
+               const DimBindings &Dims, const BenchResult &R) {
+  Out << "model: " << O.Model << " (graph \"" << G.name() << "\", "
+      << R.LoadedNodes << " nodes; -O" << O.OptLevel << ": " << G.numNodes()
+      << " nodes)\n";
+  Out << "backend: " << O.Backend << " (" << nng::numThreads()
+      << (nng::numThreads() == 1 ? " thread" : " threads") << ")";
+  std::vector<std::string> Syms = inputSymbols(G);
+  if (!Syms.empty()) {
+    Out << ", dims:";
+    for (const std::string &S : Syms) {
+      auto It = Dims.find(S);
+      Out << " " << S << "=" << (It == Dims.end() ? 1 : It->second);
+    }
+  }
+  Out << "\n";
+  for (size_t I = 0; I < R.Inputs.size(); ++I)
+    Out << "input %" << G.inputs()[I]->name() << ": "
+        << dtypeName(R.Inputs[I].dtype()) << R.Inputs[I].shape().toString()
+        << (O.InputsPath.empty() ? " (seed " + std::to_string(O.Seed) + ")"
+                                 : " (from " + O.InputsPath + ")")
+        << "\n";
+  Out << "compile: optimize " << fixed(R.OptimizeMs) << " ms, compile "
+      << fixed(R.CompileMs) << " ms\n";
+  Latency L = summarize(R.RunMs);
+  Out << "latency: " << R.RunMs.size() << " runs (" << O.Rounds
+      << (O.Rounds == 1 ? " round" : " rounds") << " of " << O.Runs
+      << ", after " << O.Warmup << " warm-up): min " << fixed(L.Min)
+      << " ms, p50 " << fixed(L.P50) << " ms, p90 " << fixed(L.P90)
+      << " ms, p99 " << fixed(L.P99) << " ms, max " << fixed(L.Max)
+      << " ms, mean " << fixed(L.Mean) << " ms\n";
+  int64_t Batch = batchOf(R.Inputs);
+  double Ips = L.Mean > 0 ? 1000.0 / L.Mean : 0;
+  Out << "throughput: " << fixed(Ips, 1) << " inferences/s";
+  if (Batch != 1)
+    Out << " (" << fixed(Ips * static_cast<double>(Batch), 1)
+        << " samples/s at batch " << Batch << ")";
+  Out << "\n";
+  Out << "memory: peak RSS " << mib(R.PeakRss) << " (" << mib(R.RssBefore)
+      << " before loading the model)";
+#if NNGRAPH_HAVE_ONEDNN
+  if (R.Cpu && R.Cpu->Compiled)
+    Out << ", arena " << R.Cpu->ArenaBytes << " bytes";
+#endif
+  Out << "\n";
+#if NNGRAPH_HAVE_ONEDNN
+  if (R.Cpu && O.Stats)
+    printCpuStats(Out, *R.Cpu);
+#endif
+  if (!R.Ort)
+    return;
+  const OrtResult &T = *R.Ort;
+  if (!T.Available) {
+    Out << "vs ONNX Runtime: " << (T.Failed ? "failed: " : "not available: ")
+        << T.Reason << "\n";
+    return;
+  }
+  Latency M = summarize(T.RunMs);
+  Out << "vs ONNX Runtime " << T.Version << " (onnxruntime-node, CPU EP, "
+      << nng::numThreads() << (nng::numThreads() == 1 ? " thread" : " threads")
+      << "; " << O.Rounds << " interleaved "
+      << (O.Rounds == 1 ? "round" : "rounds") << " of " << O.Runs
+      << " runs each):\n";
+  char Buf[200];
+  auto Row = [&](const char *Name, double C, double Mn, double Md, double P9,
+                 const std::string &Rss) {
+    std::snprintf(Buf, sizeof(Buf),
+                  "  %-16s %12.3f %10.3f %10.3f %10.3f %14s\n", Name, C, Mn, Md,
+                  P9, Rss.c_str());
+    Out << Buf;
+  };
+  std::snprintf(Buf, sizeof(Buf), "  %-16s %12s %10s %10s %10s %14s\n",
+                "engine", "compile ms", "min ms", "median ms", "p90 ms",
+                "peak RSS");
+  Out << Buf;
+  std::string Ours = "nngraph " + O.Backend;
+  Row(Ours.c_str(), R.CompileMs, L.Min, L.P50, L.P90, mib(R.PeakRss));
+  Row("ONNX Runtime", T.CompileMs, M.Min, M.P50, M.P90, mib(T.PeakRss));
+  auto Ratio = [](double A, double B) { return B > 0 ? A / B : 0.0; };
+  Row("nngraph / ORT", Ratio(R.CompileMs, T.CompileMs), Ratio(L.Min, M.Min),
+      Ratio(L.P50, M.P50), Ratio(L.P90, M.P90),
+      fixed(
+          Ratio(static_cast<double>(R.PeakRss), static_cast<double>(T.PeakRss)),
+          3));
+  double RMed = Ratio(L.P50, M.P50);
+  Out << "ratio of medians nngraph / ORT: " << fixed(RMed) << " ("
+      << (RMed <= 1
+              ? "nngraph " + fixed(RMed > 0 ? 1 / RMed : 0, 2) + "x as fast"
+              : "ONNX Runtime " + fixed(RMed, 2) + "x as fast")
+      << ")\n";
+  Out << "outputs: "
+      << (T.Outputs.Agree ? "agree" : "DIFFER: " + T.Outputs.Problem)
+      << " (max |diff| " << T.Outputs.MaxAbsDiff << ", tolerance "
+      << O.Tolerance << ")\n";
+}
+
+void printJson(std::ostream &Out, const BenchOptions &O, const ir::Graph &G,
+               const DimBindings &Dims, const BenchResult &R) {
+  json J;
+  J["model"] = O.Model;
+  J["graph"] = G.name();
+  J["backend"] = O.Backend;
+  J["threads"] = nng::numThreads();
+  J["opt_level"] = O.OptLevel;
+  J["nodes"] = {{"loaded", R.LoadedNodes}, {"compiled", G.numNodes()}};
+  J["dims"] = dimsJson(G, Dims);
+  if (O.InputsPath.empty()) {
+    J["input_source"] = "random";
+    J["seed"] = O.Seed;
+  } else {
+    J["input_source"] = "file";
+    J["inputs_file"] = O.InputsPath;
+  }
+  J["inputs"] = json::array();
+  for (size_t I = 0; I < R.Inputs.size(); ++I)
+    J["inputs"].push_back(
+        {{"name", G.inputs()[I]->name()},
+         {"dtype", std::string(dtypeName(R.Inputs[I].dtype()))},
+         {"shape", R.Inputs[I].shape().dims()}});
+  J["warmup"] = O.Warmup;
+  J["rounds"] = O.Rounds;
+  J["runs_per_round"] = O.Runs;
+  J["runs"] = R.RunMs.size();
+  J["time_ms"] = {{"optimize", R.OptimizeMs}, {"compile", R.CompileMs}};
+  Latency L = summarize(R.RunMs);
+  J["latency_ms"] = latencyJson(L);
+  int64_t Batch = batchOf(R.Inputs);
+  double Ips = L.Mean > 0 ? 1000.0 / L.Mean : 0;
+  J["throughput"] = {{"inferences_per_s", Ips},
+                     {"batch", Batch},
+                     {"samples_per_s", Ips * static_cast<double>(Batch)}};
+  J["memory"] = {{"rss_before_bytes", R.RssBefore},
+                 {"peak_rss_bytes", R.PeakRss}};
+#if NNGRAPH_HAVE_ONEDNN
+  if (R.Cpu && R.Cpu->Compiled)
+    J["memory"]["arena_bytes"] = R.Cpu->ArenaBytes;
+  if (R.Cpu && O.Stats)
+    J["stats"] = cpuStatsJson(*R.Cpu);
+#endif
+  if (R.Ort) {
+    const OrtResult &T = *R.Ort;
+    json OJ = {{"available", T.Available}};
+    if (!T.Available) {
+      OJ["failed"] = T.Failed;
+      OJ["reason"] = T.Reason;
+    } else {
+      Latency M = summarize(T.RunMs);
+      OJ["version"] = T.Version;
+      OJ["model"] = T.ModelPath.empty() ? json("exported from " + O.Model)
+                                        : json(T.ModelPath);
+      OJ["compile_ms"] = T.CompileMs;
+      OJ["latency_ms"] = latencyJson(M);
+      OJ["peak_rss_bytes"] = T.PeakRss;
+      OJ["ratio"] = {{"median", M.P50 > 0 ? L.P50 / M.P50 : 0.0},
+                     {"min", M.Min > 0 ? L.Min / M.Min : 0.0}};
+      OJ["outputs"] = {{"agree", T.Outputs.Agree},
+                       {"max_abs_diff", T.Outputs.MaxAbsDiff},
+                       {"tolerance", O.Tolerance}};
+      if (!T.Outputs.Agree)
+        OJ["outputs"]["problem"] = T.Outputs.Problem;
+    }
+    J["ort"] = std::move(OJ);
+  }
+  Out << J.dump(2) << "\n";
+}
+
+/// The ONNX Runtime script: --ort-script, $NNGRAPH_ORT_SCRIPT, or the
+/// source tree's.
+std::string ortScript(const BenchOptions &O) {
+  if (!O.OrtScript.empty())
+    return O.OrtScript;
+  if (const char *S = std::getenv("NNGRAPH_ORT_SCRIPT"); S && *S)
+    return S;
+  return NNGRAPH_ORT_PEER_SCRIPT;
+}
+
+/// A fresh temporary folder, removed when this goes out of scope.
+class TempDir {
+public:
+  TempDir() {
+    std::string Tmpl =
+        (fs::temp_directory_path() / "nngraph-bench-XXXXXX").string();
+    if (!mkdtemp(Tmpl.data()))
+      fail(ErrorKind::IO, "cannot create a temporary folder in ",
+           fs::temp_directory_path().string());
+    Path = Tmpl;
+  }
+  ~TempDir() {
+    std::error_code Ec;
+    fs::remove_all(Path, Ec);
+  }
+  const std::string &path() const { return Path; }
+
+private:
+  std::string Path;
+};
+
+} // namespace
+
+int runBenchDriver(const std::vector<std::string> &Args, std::ostream &Out,
+                   std::ostream &Err) {
+  CLI::App App;
+  App.name(ToolName);
+  BenchOptions O;
+  describeOptions(App, O);
+  if (auto Status = parseCommandLine(App, Args, Out, Err))
+    return *Status;
+
+  BenchResult R;
+  R.RssBefore = memoryBytes("VmRSS");
+  if (O.Threads > 0)
+    nng::setNumThreads(O.Threads);
+  DimBindings Dims;
+  backends::Backend *B = nullptr;
+  try {
+    for (const std::string &D : O.DimTexts)
+      parseDimBinding(D, Dims);
+    B = &backends::getBackend(O.Backend);
+  } catch (const Error &E) {
+    printError(Err, ToolName, E);
+    return ExitUsageError;
+  }
+
+  Progress P(Err, O.Quiet);
+  std::unique_ptr<ir::Graph> G;
+  std::unique_ptr<TempDir> Work;
+  std::unique_ptr<OrtPeer> Peer;
+  // Runs F, which talks to ONNX Runtime, unless it failed before; a
+  // failure there ends the peer and is reported after nngraph's results.
+  auto withOrt = [&](const auto &F) {
+    if (!R.Ort || R.Ort->Failed)
+      return;
+    try {
+      F();
+    } catch (const Error &E) {
+      Peer.reset();
+      R.Ort->Available = false;
+      R.Ort->Failed = true;
+      R.Ort->Reason = E.what();
+    }
+  };
+  try {
+    P.say("loading " + O.Model);
+    G = frontend::loadModel(O.Model);
+    checkDimBindings(*G, Dims);
+    std::optional<InputData> Data;
+    if (!O.InputsPath.empty()) {
+      Data = loadInputData(O.InputsPath, *G);
+      bindDimsFromData(*Data, Dims);
+    }
+    R.LoadedNodes = G->numNodes();
+    std::string OrtModel = O.Model, ExportError;
+    if (O.VsOrt) {
+      Work = std::make_unique<TempDir>();
+      if (frontend::formatForPath(O.Model) != frontend::ModelFormat::Onnx) {
+        OrtModel = (fs::path(Work->path()) / "model.onnx").string();
+        P.say("exporting " + O.Model + " to ONNX for ONNX Runtime");
+        try {
+          frontend::saveModel(*G, OrtModel);
+        } catch (const Error &E) {
+          ExportError = "cannot export " + O.Model +
+                        " to ONNX for ONNX Runtime: " + E.what();
+        }
+      }
+    }
+    if (O.OptLevel > 0) {
+      P.say("optimizing (-O" + std::to_string(O.OptLevel) + ")");
+      auto Start = std::chrono::steady_clock::now();
+      passes::PassManager PM;
+      PM.addPipeline(passes::presetPipeline(O.OptLevel));
+      PM.run(*G);
+      R.OptimizeMs = millisSince(Start);
+    }
+    R.Inputs = Data ? inputsInGraphOrder(*G, *Data)
+                    : makeDeterministicInputs(*G, Dims, O.Seed);
+    P.say("compiling on " + O.Backend);
+    auto Start = std::chrono::steady_clock::now();
+    std::unique_ptr<backends::Executable> Exe = B->compile(*G);
+    Exe->prepare(R.Inputs);
+    R.CompileMs = millisSince(Start);
+
+    if (O.VsOrt) {
+      R.Ort.emplace();
+      R.Ort->ModelPath = OrtModel == O.Model ? OrtModel : "";
+      OrtPeerOptions PO;
+      PO.Node = "node";
+      if (const char *N = std::getenv("NNGRAPH_NODE"); N && *N)
+        PO.Node = N;
+      PO.Script = ortScript(O);
+      PO.Model = OrtModel;
+      PO.WorkDir = Work->path();
+      PO.Threads = nng::numThreads();
+      if (!ExportError.empty())
+        withOrt([&] { fail(ErrorKind::Unsupported, ExportError); });
+      std::vector<std::string> Names;
+      for (const ir::Value *V : G->inputs())
+        Names.push_back(V->name());
+      P.say("starting ONNX Runtime on " + OrtModel);
+      withOrt([&] {
+        Peer = OrtPeer::start(PO, Names, R.Inputs, R.Ort->Reason);
+        R.Ort->Available = Peer != nullptr;
+        if (Peer) {
+          R.Ort->Version = Peer->version();
+          R.Ort->CompileMs = Peer->compileMs();
+        }
+      });
+    }
+
+    std::string Engines = Peer ? "nngraph and ONNX Runtime" : "nngraph";
+    auto Pause = [&] {
+      if (Peer)
+        std::this_thread::sleep_for(std::chrono::milliseconds(O.PauseMs));
+    };
+    if (O.Warmup > 0) {
+      P.say("warming up " + Engines + " (" + std::to_string(O.Warmup) +
+            " runs)");
+      for (int I = 0; I < O.Warmup; ++I)
+        R.Outputs = Exe->run(R.Inputs);
+      Pause();
+      if (Peer)
+        withOrt([&] { Peer->run(O.Warmup); });
+    }
+    for (int K = 0; K < O.Rounds; ++K) {
+      Pause();
+      std::vector<double> Round;
+      for (int I = 0; I < O.Runs; ++I) {
+        Start = std::chrono::steady_clock::now();
+        R.Outputs = Exe->run(R.Inputs);
+        Round.push_back(millisSince(Start));
+      }
+      R.RunMs.insert(R.RunMs.end(), Round.begin(), Round.end());
+      std::string Line = "round " + std::to_string(K + 1) + "/" +
+                         std::to_string(O.Rounds) + ": nngraph median " +
+                         fixed(summarize(Round).P50) + " ms";
+      Pause();
+      if (Peer)
+        withOrt([&] {
+          std::vector<double> Theirs = Peer->run(O.Runs);
+          R.Ort->RunMs.insert(R.Ort->RunMs.end(), Theirs.begin(), Theirs.end());
+          Line +=
+              ", ONNX Runtime median " + fixed(summarize(Theirs).P50) + " ms";
+        });
+      P.say(Line);
+    }
+#if NNGRAPH_HAVE_ONEDNN
+    R.Cpu = backends::cpuExecutableStats(*Exe);
+#endif
+    if (Peer)
+      withOrt([&] {
+        P.say("comparing the outputs");
+        R.Ort->Outputs =
+            compareOutputs(*G, R.Outputs, Peer->outputs(), O.Tolerance);
+        R.Ort->PeakRss = Peer->quit();
+        Peer.reset();
+      });
+    R.PeakRss = memoryBytes("VmHWM");
+  } catch (const std::exception &E) {
+    P.clear();
+    Peer.reset();
+    printError(Err, ToolName, E);
+    return ExitInputError;
+  }
+  P.clear();
+  if (O.Json)
+    printJson(Out, O, *G, Dims, R);
+  else
+    printText(Out, O, *G, Dims, R);
+  Out.flush();
+  if (R.Ort && R.Ort->Failed) {
+    Err << ToolName << ": error: " << R.Ort->Reason << "\n";
+    return ExitInputError;
+  }
+  if (R.Ort && !R.Ort->Available) {
+    Err << ToolName << ": ONNX Runtime is not available: " << R.Ort->Reason
+        << "\n";
+    return ExitOrtUnavailable;
+  }
+  if (R.Ort && !R.Ort->Outputs.Agree)
+    return ExitOutputsDiffer;
+  return ExitSuccess;
+}
+
+} // namespace nng::tools

@@ -1,0 +1,90 @@
+//===- CpuStatsReport.cpp - The cpu backend's --stats, as text and JSON ---===//
+//
+// The stats block of nngraph-run and nngraph-bench (CpuStatsReport.h).
+//
+//===----------------------------------------------------------------------===//
+
+#include "CpuStatsReport.h"
+
+#if NNGRAPH_HAVE_ONEDNN
+#include "nngraph/backends/cpu/KernelJit.h"
+
+#include <cstdio>
+
+namespace nng::tools {
+
+namespace {
+
+/// What the JIT did in this process, as JSON.
+nlohmann::json jitJson() {
+  backends::cpu::JitStats J = backends::cpu::KernelJit::global().stats();
+  return {{"compiled", J.Compiled},
+          {"disk_hits", J.DiskHits},
+          {"memory_hits", J.MemoryHits},
+          {"corrupt_entries", J.CorruptEntries},
+          {"ms", J.CompileMs + J.LoadMs + J.LinkMs}};
+}
+
+} // namespace
+
+void printCpuStats(std::ostream &Out, const backends::CpuExecutableStats &S) {
+  if (!S.Compiled) {
+    Out << "stats: node by node (a shape depends on the data)\n";
+    return;
+  }
+  Out << "stats: " << S.Steps << " steps per run (" << S.DnnlSteps
+      << " oneDNN, " << S.OwnKernels << " own loops, " << S.Fallbacks.size()
+      << " node kernels), " << S.Reorders << " layout reorders, "
+      << S.FusedNodes << " nodes fused, " << S.AliasNodes << " views, "
+      << S.FoldedNodes << " folded at compile time\n";
+  Out << "memory: arena " << S.ArenaBytes << " bytes (" << S.NaiveBytes
+      << " without reuse), packed weights " << S.WeightBytes << " bytes, "
+      << S.Specializations << " shape signature(s) compiled\n";
+  if (S.ProvenClamps || S.Guards || S.ExactReruns)
+    Out << "speculation: " << S.ProvenClamps
+        << " clamps by oneDNN on operands proven finite, " << S.WinogradConvs
+        << " Winograd convolutions, " << S.Guards << " guards per run, "
+        << S.ExactReruns
+        << " runs redone exactly (a guard met a NaN or an out-of-range "
+           "value)\n";
+  if (S.JitKernels) {
+    backends::cpu::JitStats J = backends::cpu::KernelJit::global().stats();
+    char Buf[200];
+    std::snprintf(Buf, sizeof(Buf),
+                  "jit: %lld fused-region kernels per run; %lld compiled, "
+                  "%lld from the disk cache (%s), %lld reused; %.1f ms\n",
+                  static_cast<long long>(S.JitKernels),
+                  static_cast<long long>(J.Compiled),
+                  static_cast<long long>(J.DiskHits),
+                  backends::cpu::KernelJit::global().cacheDir().c_str(),
+                  static_cast<long long>(J.MemoryHits),
+                  J.CompileMs + J.LoadMs + J.LinkMs);
+    Out << Buf;
+  }
+  for (const std::string &F : S.Fallbacks)
+    Out << "fallback: " << F << "\n";
+}
+
+nlohmann::json cpuStatsJson(const backends::CpuExecutableStats &S) {
+  return {{"compiled", S.Compiled},
+          {"steps", S.Steps},
+          {"onednn_steps", S.DnnlSteps},
+          {"own_loops", S.OwnKernels},
+          {"reorders", S.Reorders},
+          {"fused_nodes", S.FusedNodes},
+          {"views", S.AliasNodes},
+          {"folded_nodes", S.FoldedNodes},
+          {"arena_bytes", S.ArenaBytes},
+          {"arena_bytes_without_reuse", S.NaiveBytes},
+          {"packed_weight_bytes", S.WeightBytes},
+          {"proven_clamps", S.ProvenClamps},
+          {"winograd_convs", S.WinogradConvs},
+          {"guards", S.Guards},
+          {"jit_kernels", S.JitKernels},
+          {"jit", jitJson()},
+          {"exact_reruns", S.ExactReruns},
+          {"fallbacks", S.Fallbacks}};
+}
+
+} // namespace nng::tools
+#endif
