@@ -18,11 +18,15 @@
 #include "nngraph/frontend/nn/RNN.h"
 #include "nngraph/frontend/nn/Transformer.h"
 #include "nngraph/frontend/nn/utils/SkipInit.h"
+#include "nngraph/frontend/weights/Formats.h"
+#include "nngraph/frontend/weights/Load.h"
 #include "nngraph/frontend/zoo/Zoo.h"
 
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <filesystem>
+#include <unistd.h>
 
 using namespace nng;
 using nng::nn::testing::errorText;
@@ -249,4 +253,39 @@ TEST(MetaDevice, SkipInitAllocatesWithoutInitializing) {
   auto C = nn::utils::skip_init<nn::Conv2d>(3, 4, 3);
   EXPECT_EQ(C->weight.shape(), Shape({4, 3, 3, 3}));
   EXPECT_EQ(get_default_device(), Device::cpu());
+}
+
+TEST(MetaDevice, DocsExampleLoadsAMappedCheckpointWithoutCopying) {
+  // docs/modules.md, "Building big models", with a real checkpoint file.
+  std::string Path = (std::filesystem::temp_directory_path() /
+                      ("nngraph-meta-" + std::to_string(::getpid()) +
+                       ".safetensors"))
+                         .string();
+  auto Reference = zoo::create("resnet18");
+  Reference->eval();
+  weights::writeSafetensors(Path, weights::fromStateDict(Reference->state_dict()));
+
+  std::shared_ptr<nn::ModuleBase> model;
+  {
+    DefaultDeviceGuard meta(Device::meta());
+    model = zoo::create("resnet18"); // instant, no memory
+  }
+  model->eval();
+  Tensor out =
+      model->call({nn::Value(empty({8, 3, 224, 224}, Device::meta()))});
+  EXPECT_EQ(out.toString(), "tensor(..., device='meta', size=(8, 1000))");
+  nn::StateDict sd =
+      weights::toStateDict(weights::readStateDict(Path));
+  model->load_state_dict(sd, /*strict=*/true, /*assign=*/true);
+
+  for (const auto &[Key, T] : model->state_dict()) {
+    EXPECT_FALSE(T.is_meta()) << Key;
+    // The parameters are the mapped file's tensors: no copy was made.
+    EXPECT_EQ(T.data().storage(), sd.at(Key).data().storage()) << Key;
+  }
+  Tensor X = randn({1, 3, 64, 64});
+  EXPECT_TRUE(allclose(model->call({nn::Value(X)}).toTensor(),
+                       Reference->call({nn::Value(X)}).toTensor(), 1e-5,
+                       1e-6));
+  std::filesystem::remove(Path);
 }

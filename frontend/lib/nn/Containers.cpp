@@ -127,7 +127,7 @@ Sequential &Sequential::insert(int64_t Index, ModulePtr M) {
     fail(ErrorKind::InvalidArgument, "Sequential.insert: a module cannot "
                                      "contain itself");
   // PyTorch: entries "i" for i > Pos move to "i+1"; the new one is "Pos".
-  NamedModules New = Children;
+  NamedModules New = Children.items();
   New.insert(New.begin() + static_cast<std::ptrdiff_t>(Pos),
              {std::to_string(Pos), M});
   for (size_t I = Pos + 1; I < New.size(); ++I)
@@ -139,8 +139,8 @@ Sequential &Sequential::insert(int64_t Index, ModulePtr M) {
 
 ModulePtr Sequential::pop(int64_t Index) {
   size_t Pos = normIndex(*this, Index, Children.size());
-  ModulePtr M = Children[Pos].second;
-  NamedModules New = Children;
+  ModulePtr M = Children.items()[Pos].second;
+  NamedModules New = Children.items();
   New.erase(New.begin() + static_cast<std::ptrdiff_t>(Pos));
   setChildren(renumbered(New));
   return M;
@@ -149,17 +149,16 @@ ModulePtr Sequential::pop(int64_t Index) {
 void Sequential::set(int64_t Index, ModulePtr M) {
   checkModule(*this, M, "set");
   size_t Pos = normIndex(*this, Index, Children.size());
-  replace_module(Children[Pos].first, std::move(M));
+  replace_module(Children.items()[Pos].first, std::move(M));
 }
 
 ModulePtr Sequential::operator[](int64_t Index) const {
-  return Children[normIndex(*this, Index, Children.size())].second;
+  return Children.items()[normIndex(*this, Index, Children.size())].second;
 }
 
 ModulePtr Sequential::operator[](const std::string &Name) const {
-  for (const auto &[N, M] : Children)
-    if (N == Name)
-      return M;
+  if (const ModulePtr *M = Children.find(Name))
+    return *M;
   fail(ErrorKind::InvalidArgument, "Sequential has no entry named '", Name,
        "' (it has ", Children.size(), " entries)");
 }
@@ -168,7 +167,7 @@ std::shared_ptr<Sequential> Sequential::slice(int64_t Start, int64_t End,
                                               int64_t Step) const {
   NamedModules Picked;
   for (size_t I : slicePositions(*this, Start, End, Step, Children.size()))
-    Picked.push_back(Children[I]);
+    Picked.push_back(Children.items()[I]);
   return std::make_shared<Sequential>(Picked);
 }
 
@@ -196,7 +195,7 @@ ModuleList &ModuleList::insert(int64_t Index, ModulePtr M) {
     fail(ErrorKind::InvalidArgument,
          "ModuleList.insert: a module cannot contain itself");
   size_t Pos = insertIndex(*this, Index, Children.size(), true);
-  NamedModules New = Children;
+  NamedModules New = Children.items();
   New.insert(New.begin() + static_cast<std::ptrdiff_t>(Pos), {"", M});
   setChildren(renumbered(New));
   return *this;
@@ -204,8 +203,8 @@ ModuleList &ModuleList::insert(int64_t Index, ModulePtr M) {
 
 ModulePtr ModuleList::pop(int64_t Index) {
   size_t Pos = normIndex(*this, Index, Children.size());
-  ModulePtr M = Children[Pos].second;
-  NamedModules New = Children;
+  ModulePtr M = Children.items()[Pos].second;
+  NamedModules New = Children.items();
   New.erase(New.begin() + static_cast<std::ptrdiff_t>(Pos));
   setChildren(renumbered(New));
   return M;
@@ -214,20 +213,42 @@ ModulePtr ModuleList::pop(int64_t Index) {
 void ModuleList::set(int64_t Index, ModulePtr M) {
   checkModule(*this, M, "set");
   size_t Pos = normIndex(*this, Index, Children.size());
-  replace_module(Children[Pos].first, std::move(M));
+  replace_module(Children.items()[Pos].first, std::move(M));
 }
 
 ModulePtr ModuleList::operator[](int64_t Index) const {
-  return Children[normIndex(*this, Index, Children.size())].second;
+  return Children.items()[normIndex(*this, Index, Children.size())].second;
 }
 
 std::shared_ptr<ModuleList> ModuleList::slice(int64_t Start, int64_t End,
                                               int64_t Step) const {
   std::vector<ModulePtr> Picked;
   for (size_t I : slicePositions(*this, Start, End, Step, Children.size()))
-    Picked.push_back(Children[I].second);
+    Picked.push_back(Children.items()[I].second);
   return std::make_shared<ModuleList>(Picked);
 }
+
+// --- ModuleDict and ParameterDict: Python dicts over the module's slots ----------
+
+namespace {
+/// Slots[Key]; Type names the container in the error.
+template <typename V>
+const V &entryAt(const OrderedMap<V> &Slots, const std::string &Key,
+                 const char *Type) {
+  if (const V *E = Slots.find(Key))
+    return *E;
+  fail(ErrorKind::InvalidArgument, Type, " has no key '", Key, "'");
+}
+
+/// The values of Slots, in order.
+template <typename V> std::vector<V> valuesOf(const OrderedMap<V> &Slots) {
+  std::vector<V> R;
+  R.reserve(Slots.size());
+  for (const auto &[K, E] : Slots)
+    R.push_back(E);
+  return R;
+}
+} // namespace
 
 // --- ModuleDict ---------------------------------------------------------------------------
 
@@ -249,44 +270,23 @@ ModuleDict &ModuleDict::update(const NamedModules &Modules) {
 }
 
 ModulePtr ModuleDict::operator[](const std::string &Key) const {
-  for (const auto &[K, M] : Children)
-    if (K == Key)
-      return M;
-  fail(ErrorKind::InvalidArgument, "ModuleDict has no key '", Key, "'");
+  return entryAt(Children, Key, "ModuleDict");
 }
 
 bool ModuleDict::contains(const std::string &Key) const {
-  for (const auto &[K, M] : Children)
-    if (K == Key)
-      return true;
-  return false;
+  return Children.contains(Key);
 }
 
 ModulePtr ModuleDict::pop(const std::string &Key) {
-  ModulePtr M = (*this)[Key];
-  NamedModules New;
-  for (const auto &E : Children)
-    if (E.first != Key)
-      New.push_back(E);
-  setChildren(std::move(New));
-  return M;
+  entryAt(Children, Key, "ModuleDict");
+  return remove_module(Key);
 }
 
 void ModuleDict::clear() { setChildren({}); }
 
-std::vector<std::string> ModuleDict::keys() const {
-  std::vector<std::string> R;
-  for (const auto &[K, M] : Children)
-    R.push_back(K);
-  return R;
-}
+std::vector<std::string> ModuleDict::keys() const { return Children.keys(); }
 
-std::vector<ModulePtr> ModuleDict::values() const {
-  std::vector<ModulePtr> R;
-  for (const auto &[K, M] : Children)
-    R.push_back(M);
-  return R;
-}
+std::vector<ModulePtr> ModuleDict::values() const { return valuesOf(Children); }
 
 // --- ParameterList and ParameterDict -----------------------------------------------
 
@@ -389,15 +389,15 @@ ParameterList &ParameterList::extend(const std::vector<Tensor> &Ps) {
 
 void ParameterList::set(int64_t Index, Tensor P) {
   size_t Pos = normIndex(*this, Index, Params.size());
-  replace_parameter(Params[Pos].first, std::move(P));
+  replace_parameter(Params.items()[Pos].first, std::move(P));
 }
 
 Tensor ParameterList::operator[](int64_t Index) const {
-  return Params[normIndex(*this, Index, Params.size())].second;
+  return Params.items()[normIndex(*this, Index, Params.size())].second;
 }
 
 std::string ParameterList::extra_repr() const {
-  return paramLines(Params, false);
+  return paramLines(Params.items(), false);
 }
 
 ParameterDict::ParameterDict(const NamedTensors &Ps) { update(Ps); }
@@ -420,43 +420,26 @@ ParameterDict &ParameterDict::update(const NamedTensors &Ps) {
 }
 
 Tensor ParameterDict::operator[](const std::string &Key) const {
-  for (const auto &[K, P] : Params)
-    if (K == Key)
-      return P;
-  fail(ErrorKind::InvalidArgument, "ParameterDict has no key '", Key, "'");
+  return entryAt(Params, Key, "ParameterDict");
 }
 
 bool ParameterDict::contains(const std::string &Key) const {
-  for (const auto &[K, P] : Params)
-    if (K == Key)
-      return true;
-  return false;
+  return Params.contains(Key);
 }
 
 Tensor ParameterDict::pop(const std::string &Key) {
-  Tensor P = (*this)[Key];
-  std::erase_if(Params, [&](const auto &E) { return E.first == Key; });
-  return P;
+  entryAt(Params, Key, "ParameterDict");
+  return remove_parameter(Key);
 }
 
-void ParameterDict::clear() { Params.clear(); }
+void ParameterDict::clear() { Params = OrderedMap<Tensor>(); }
 
-std::vector<std::string> ParameterDict::keys() const {
-  std::vector<std::string> R;
-  for (const auto &[K, P] : Params)
-    R.push_back(K);
-  return R;
-}
+std::vector<std::string> ParameterDict::keys() const { return Params.keys(); }
 
-std::vector<Tensor> ParameterDict::values() const {
-  std::vector<Tensor> R;
-  for (const auto &[K, P] : Params)
-    R.push_back(P);
-  return R;
-}
+std::vector<Tensor> ParameterDict::values() const { return valuesOf(Params); }
 
 std::string ParameterDict::extra_repr() const {
-  return paramLines(Params, true);
+  return paramLines(Params.items(), true);
 }
 
 } // namespace nng::nn

@@ -75,16 +75,10 @@ void ModuleBase::checkNewName(const std::string &Name, const char *What) const {
     fail(ErrorKind::InvalidArgument, TypeName, ": ", What, " name '", Name,
          "' can't contain \".\" (dots separate the levels of "
          "state_dict keys): use '_' instead");
-  const char *Taken = nullptr;
-  for (const auto &[N, T] : Params)
-    if (N == Name)
-      Taken = "parameter";
-  for (const BufferSlot &B : Buffers)
-    if (B.Name == Name)
-      Taken = "buffer";
-  for (const auto &[N, C] : Children)
-    if (N == Name)
-      Taken = "submodule";
+  const char *Taken = Params.contains(Name)     ? "parameter"
+                      : Buffers.contains(Name)  ? "buffer"
+                      : Children.contains(Name) ? "submodule"
+                                                : nullptr;
   if (Taken)
     fail(ErrorKind::InvalidArgument, TypeName, ": cannot register ", What,
          " '", Name, "': the name is already taken by a ", Taken,
@@ -111,7 +105,7 @@ RegisteredTensor ModuleBase::register_parameter(const std::string &Name,
     Param.requires_grad_(RequiresGrad);
     Param = registrationHooks(Name, std::move(Param), /*IsParam=*/true);
   }
-  Params.emplace_back(Name, Param);
+  Params.insert(Name, Param);
   return registered(Name, std::move(Param));
 }
 
@@ -120,7 +114,7 @@ RegisteredTensor ModuleBase::register_buffer(const std::string &Name,
   checkNewName(Name, "buffer");
   if (Buffer.defined())
     Buffer = registrationHooks(Name, std::move(Buffer), /*IsParam=*/false);
-  Buffers.push_back({Name, Buffer, Persistent});
+  Buffers.insert(Name, {Buffer, Persistent});
   return registered(Name, std::move(Buffer));
 }
 
@@ -178,7 +172,7 @@ ModulePtr ModuleBase::addChild(const std::string &Name, ModulePtr Module) {
     ++Module->NumParents;
     Module->LastName = Name;
   }
-  Children.emplace_back(Name, Module);
+  Children.insert(Name, Module);
   return Module;
 }
 
@@ -186,18 +180,17 @@ ModulePtr ModuleBase::replaceChild(const std::string &Name, ModulePtr Module) {
   if (Module.get() == this)
     fail(ErrorKind::InvalidArgument, TypeName, ": cannot register module '",
          Name, "' as a submodule of itself");
-  for (auto &[N, C] : Children)
-    if (N == Name) {
-      Module = registrationHooks(Name, std::move(Module));
-      if (Module) {
-        ++Module->NumParents;
-        Module->LastName = Name;
-      }
-      if (C)
-        --C->NumParents;
-      C = Module;
-      return Module;
+  if (ModulePtr *C = Children.find(Name)) {
+    Module = registrationHooks(Name, std::move(Module));
+    if (Module) {
+      ++Module->NumParents;
+      Module->LastName = Name;
     }
+    if (*C)
+      --(*C)->NumParents;
+    *C = Module;
+    return Module;
+  }
   fail(ErrorKind::InvalidArgument, TypeName, ": replace_module('", Name,
        "'): there is no submodule of that name; use register_module to add "
        "one");
@@ -209,29 +202,30 @@ void ModuleBase::setChildren(std::vector<std::pair<std::string, ModulePtr>> New)
       ++C->NumParents;
       C->LastName = N;
     }
-  for (auto &[N, C] : Children)
+  for (const auto &[N, C] : Children)
     if (C)
       --C->NumParents;
-  Children = std::move(New);
+  Children = OrderedMap<ModulePtr>();
+  for (auto &[N, C] : New)
+    Children.insert(N, std::move(C));
 }
 
 RegisteredTensor ModuleBase::replace_parameter(const std::string &Name,
                                                Tensor Param,
                                                bool RequiresGrad) {
-  for (auto &[N, T] : Params)
-    if (N == Name) {
-      if (Param.defined()) {
-        if (Param.grad_fn())
-          fail(ErrorKind::InvalidArgument, TypeName,
-               ": cannot use a non-leaf tensor as parameter '", Name,
-               "' (it has a grad_fn); pass .detach() of it");
-        if (RequiresGrad != Param.requires_grad())
-          Param.requires_grad_(RequiresGrad);
-        Param = registrationHooks(Name, std::move(Param), /*IsParam=*/true);
-      }
-      T = Param;
-      return registered(Name, std::move(Param));
+  if (Tensor *T = Params.find(Name)) {
+    if (Param.defined()) {
+      if (Param.grad_fn())
+        fail(ErrorKind::InvalidArgument, TypeName,
+             ": cannot use a non-leaf tensor as parameter '", Name,
+             "' (it has a grad_fn); pass .detach() of it");
+      if (RequiresGrad != Param.requires_grad())
+        Param.requires_grad_(RequiresGrad);
+      Param = registrationHooks(Name, std::move(Param), /*IsParam=*/true);
     }
+    *T = Param;
+    return registered(Name, std::move(Param));
+  }
   fail(ErrorKind::InvalidArgument, TypeName, ": replace_parameter('", Name,
        "'): there is no parameter of that name; use register_parameter to "
        "add one");
@@ -239,65 +233,51 @@ RegisteredTensor ModuleBase::replace_parameter(const std::string &Name,
 
 RegisteredTensor ModuleBase::replace_buffer(const std::string &Name,
                                             Tensor Buffer) {
-  for (BufferSlot &B : Buffers)
-    if (B.Name == Name) {
-      if (Buffer.defined())
-        Buffer = registrationHooks(Name, std::move(Buffer), /*IsParam=*/false);
-      B.Value = Buffer;
-      return registered(Name, std::move(Buffer));
-    }
+  if (BufferSlot *B = Buffers.find(Name)) {
+    if (Buffer.defined())
+      Buffer = registrationHooks(Name, std::move(Buffer), /*IsParam=*/false);
+    B->Value = Buffer;
+    return registered(Name, std::move(Buffer));
+  }
   fail(ErrorKind::InvalidArgument, TypeName, ": replace_buffer('", Name,
        "'): there is no buffer of that name; use register_buffer to add one");
 }
 
 ModulePtr ModuleBase::remove_module(const std::string &Name) {
-  std::vector<std::pair<std::string, ModulePtr>> Kept;
-  ModulePtr Removed;
-  bool Found = false;
-  for (const auto &[N, C] : Children)
-    if (N == Name && !Found) {
-      Removed = C;
-      Found = true;
-    } else {
-      Kept.emplace_back(N, C);
-    }
-  if (!Found)
+  const ModulePtr *C = Children.find(Name);
+  if (!C)
     fail(ErrorKind::InvalidArgument, TypeName, ": remove_module('", Name,
          "'): there is no submodule of that name");
-  setChildren(std::move(Kept));
+  ModulePtr Removed = *C;
+  if (Removed)
+    --Removed->NumParents;
+  Children.erase(Name);
   return Removed;
 }
 
 Tensor ModuleBase::remove_parameter(const std::string &Name) {
   adoptMembers();
-  for (auto It = Params.begin(); It != Params.end(); ++It)
-    if (It->first == Name) {
-      Tensor T = std::move(It->second);
-      Params.erase(It);
-      return T;
-    }
+  if (const Tensor *P = Params.find(Name)) {
+    Tensor T = *P;
+    Params.erase(Name);
+    return T;
+  }
   fail(ErrorKind::InvalidArgument, TypeName, ": remove_parameter('", Name,
        "'): there is no parameter of that name",
-       std::any_of(Buffers.begin(), Buffers.end(),
-                   [&](const BufferSlot &B) { return B.Name == Name; })
-           ? " (it is a buffer: use remove_buffer)"
-           : "");
+       Buffers.contains(Name) ? " (it is a buffer: use remove_buffer)" : "");
 }
 
 Tensor ModuleBase::remove_buffer(const std::string &Name) {
   adoptMembers();
-  for (auto It = Buffers.begin(); It != Buffers.end(); ++It)
-    if (It->Name == Name) {
-      Tensor T = std::move(It->Value);
-      Buffers.erase(It);
-      return T;
-    }
+  if (const BufferSlot *B = Buffers.find(Name)) {
+    Tensor T = B->Value;
+    Buffers.erase(Name);
+    return T;
+  }
   fail(ErrorKind::InvalidArgument, TypeName, ": remove_buffer('", Name,
        "'): there is no buffer of that name",
-       std::any_of(Params.begin(), Params.end(),
-                   [&](const auto &P) { return P.first == Name; })
-           ? " (it is a parameter: use remove_parameter)"
-           : "");
+       Params.contains(Name) ? " (it is a parameter: use remove_parameter)"
+                             : "");
 }
 
 // --- Member bindings ---------------------------------------------------------
@@ -324,12 +304,10 @@ Tensor &ModuleBase::bind_member(const std::string &Name, Tensor &Member) {
     return B.first == Name || B.second == &Member;
   });
   Members.emplace_back(Name, &Member);
-  for (const auto &[N, T] : Params)
-    if (N == Name)
-      Member = T;
-  for (const BufferSlot &B : Buffers)
-    if (B.Name == Name)
-      Member = B.Value;
+  if (const Tensor *T = Params.find(Name))
+    Member = *T;
+  if (const BufferSlot *B = Buffers.find(Name))
+    Member = B->Value;
   return Member;
 }
 
@@ -352,12 +330,10 @@ void ModuleBase::adoptMembers() const {
     // or reports it); the slot keeps the real tensor.
     if (Handle->defined() && Handle->is_proxy())
       continue;
-    for (BufferSlot &B : Self.Buffers)
-      if (B.Name == Name && !B.Value.is_same(*Handle))
-        B.Value = *Handle;
-    for (auto &[N, P] : Self.Params) {
-      if (N != Name || P.is_same(*Handle))
-        continue;
+    if (BufferSlot *B = Self.Buffers.find(Name); B && !B->Value.is_same(*Handle))
+      B->Value = *Handle;
+    if (Tensor *Slot = Self.Params.find(Name); Slot && !Slot->is_same(*Handle)) {
+      Tensor &P = *Slot;
       if (Handle->defined() &&
           (Handle->grad_fn() || !Handle->requires_grad())) {
         // Put the member back, so the module stays usable after the error.
@@ -379,14 +355,12 @@ void ModuleBase::adoptMembers() const {
 }
 
 void ModuleBase::set_attr(const std::string &Name, const Tensor &Value) {
-  for (const BufferSlot &B : Buffers)
-    if (B.Name == Name) {
-      replace_buffer(Name, Value);
-      return;
-    }
-  for (const auto &[N, T] : Params)
-    if (N == Name)
-      fail(ErrorKind::InvalidArgument, TypeName, ": set_attr('", Name,
+  if (Buffers.contains(Name)) {
+    replace_buffer(Name, Value);
+    return;
+  }
+  if (Params.contains(Name))
+    fail(ErrorKind::InvalidArgument, TypeName, ": set_attr('", Name,
            "'): '", Name,
            "' is a parameter; use replace_parameter to swap it (PyTorch "
            "only accepts an nn.Parameter there)");
@@ -463,8 +437,8 @@ ModuleBase::named_buffers(const std::string &Prefix, bool Recurse,
   return namedMembers(*this, Prefix, Recurse, RemoveDuplicate,
                       [](const ModuleBase &Mod, auto Emit) {
                         Mod.adoptMembers();
-                        for (const BufferSlot &B : Mod.Buffers)
-                          Emit(B.Name, B.Value);
+                        for (const auto &[N, B] : Mod.Buffers)
+                          Emit(N, B.Value);
                       });
 }
 
@@ -509,7 +483,7 @@ void collectModules(const ModulePtr &M, const std::string &Prefix,
 
 const std::vector<std::pair<std::string, ModulePtr>> &
 ModuleBase::childSlots(const ModuleBase &M) {
-  return M.Children;
+  return M.Children.items();
 }
 
 std::vector<std::pair<std::string, ModulePtr>>
@@ -539,10 +513,8 @@ ModulePtr ModuleBase::get_submodule(const std::string &Target) const {
     std::string Part = Target.substr(Start, Dot == std::string::npos
                                                 ? std::string::npos
                                                 : Dot - Start);
-    ModulePtr Next;
-    for (const auto &[N, C] : Cur->Children)
-      if (N == Part)
-        Next = C;
+    const ModulePtr *Found = Cur->Children.find(Part);
+    ModulePtr Next = Found ? *Found : nullptr;
     if (!Next)
       fail(ErrorKind::InvalidArgument, "get_submodule('", Target, "'): ",
            Path.empty() ? TypeName : Path + " (" + Cur->TypeName + ")",
@@ -568,13 +540,12 @@ Tensor ModuleBase::get_parameter(const std::string &Target) const {
   auto [ModPath, Name] = splitLast(Target);
   ModulePtr M = get_submodule(ModPath);
   M->adoptMembers();
-  for (const auto &[N, T] : M->Params)
-    if (N == Name) {
-      if (!T.defined())
-        fail(ErrorKind::InvalidArgument, "get_parameter('", Target,
-             "'): the parameter is reserved but empty (undefined)");
-      return T;
-    }
+  if (const Tensor *T = M->Params.find(Name)) {
+    if (!T->defined())
+      fail(ErrorKind::InvalidArgument, "get_parameter('", Target,
+           "'): the parameter is reserved but empty (undefined)");
+    return *T;
+  }
   fail(ErrorKind::InvalidArgument, "get_parameter('", Target, "'): ",
        M->TypeName, " has no parameter '", Name, "'");
 }
@@ -583,13 +554,12 @@ Tensor ModuleBase::get_buffer(const std::string &Target) const {
   auto [ModPath, Name] = splitLast(Target);
   ModulePtr M = get_submodule(ModPath);
   M->adoptMembers();
-  for (const BufferSlot &B : M->Buffers)
-    if (B.Name == Name) {
-      if (!B.Value.defined())
-        fail(ErrorKind::InvalidArgument, "get_buffer('", Target,
-             "'): the buffer is reserved but empty (undefined)");
-      return B.Value;
-    }
+  if (const BufferSlot *B = M->Buffers.find(Name)) {
+    if (!B->Value.defined())
+      fail(ErrorKind::InvalidArgument, "get_buffer('", Target,
+           "'): the buffer is reserved but empty (undefined)");
+    return B->Value;
+  }
   fail(ErrorKind::InvalidArgument, "get_buffer('", Target, "'): ",
        M->TypeName, " has no buffer '", Name, "'");
 }

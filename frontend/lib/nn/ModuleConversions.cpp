@@ -54,9 +54,9 @@ ModuleBase &ModuleBase::to(DType T) {
     NoGradGuard NoGrad;
     for (const ModulePtr &M : modules()) {
       M->adoptMembers();
-      for (auto &[N, P] : M->Params)
+      for (const auto &[N, P] : M->Params)
         planConversion(P, T, Plan);
-      for (BufferSlot &B : M->Buffers)
+      for (const auto &[N, B] : M->Buffers)
         planConversion(B.Value, T, Plan);
     }
   }
@@ -102,9 +102,9 @@ std::vector<TensorImpl *> ModuleBase::tensorImpls() {
   };
   for (const ModulePtr &M : modules()) {
     M->adoptMembers();
-    for (auto &[N, P] : M->Params)
+    for (const auto &[N, P] : M->Params)
       Add(P);
-    for (BufferSlot &B : M->Buffers)
+    for (const auto &[N, B] : M->Buffers)
       Add(B.Value);
   }
   return R;

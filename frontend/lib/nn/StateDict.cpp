@@ -152,9 +152,9 @@ void ModuleBase::save_to_state_dict(StateDict &Destination,
   for (const auto &[N, T] : Params)
     if (T.defined())
       Destination.insert(Prefix + N, KeepVars ? T : T.detach());
-  for (const BufferSlot &B : Buffers)
+  for (const auto &[N, B] : Buffers)
     if (B.Value.defined() && B.Persistent)
-      Destination.insert(Prefix + B.Name,
+      Destination.insert(Prefix + N,
                          KeepVars ? B.Value : B.Value.detach());
   if (std::optional<Tensor> Extra = get_extra_state())
     Destination.insert(Prefix + ExtraStateSuffix, std::move(*Extra));
@@ -262,9 +262,9 @@ void ModuleBase::load_from_state_dict(StateDict &SD, const std::string &Prefix,
   for (const auto &[N, T] : Params)
     if (T.defined())
       LoadOne(N, T, true);
-  for (const BufferSlot &B : Buffers)
+  for (const auto &[N, B] : Buffers)
     if (B.Value.defined() && B.Persistent)
-      LoadOne(B.Name, B.Value, false);
+      LoadOne(N, B.Value, false);
 
   std::string ExtraKey = Prefix + ExtraStateSuffix;
   if (get_extra_state()) {

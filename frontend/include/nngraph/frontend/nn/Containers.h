@@ -180,7 +180,7 @@ public:
   void clear();
   std::vector<std::string> keys() const;
   std::vector<ModulePtr> values() const;
-  const NamedModules &items() const { return Children; }
+  const NamedModules &items() const { return Children.items(); }
 
   size_t size() const { return Children.size(); }
   bool empty() const { return Children.empty(); }
@@ -226,7 +226,7 @@ public:
   void clear();
   std::vector<std::string> keys() const;
   std::vector<Tensor> values() const;
-  const NamedTensors &items() const { return Params; }
+  const NamedTensors &items() const { return Params.items(); }
 
   size_t size() const { return Params.size(); }
   bool empty() const { return Params.empty(); }

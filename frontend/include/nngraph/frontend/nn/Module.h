@@ -459,16 +459,15 @@ protected:
     ObjectSize = Size;
   }
   struct BufferSlot {
-    std::string Name;
     Tensor Value;
     bool Persistent = true;
   };
-  /// The registered slots, in registration order (undefined tensor / null
-  /// module: a reserved name). Containers rewrite them (renumbering);
-  /// use setChildren to keep parent counts right.
-  std::vector<std::pair<std::string, Tensor>> Params;
-  std::vector<BufferSlot> Buffers;
-  std::vector<std::pair<std::string, ModulePtr>> Children;
+  /// The registered slots by name, in registration order (undefined tensor
+  /// / null module: a reserved name). Containers rewrite them
+  /// (renumbering); use setChildren to keep parent counts right.
+  OrderedMap<Tensor> Params;
+  OrderedMap<BufferSlot> Buffers;
+  OrderedMap<ModulePtr> Children;
   bool Training = true;
 
   /// Registers a child (validated name; the global module registration
