@@ -5,12 +5,14 @@
 set -euo pipefail
 
 # (oneDNN's CMake package needs the OpenCL headers and loader; the Python
-# module, python/, is built with pybind11 against python3-dev.)
+# module, python/, is built with pybind11 against python3-dev; dpkg-dev's
+# dpkg-shlibdeps and file compute the Debian package's Depends for
+# `cpack -G DEB`, cmake/Packaging.cmake.)
 BUILD_PKGS=(cmake g++ ninja-build ccache llvm-19-dev llvm-19-tools libdnnl-dev
   libonnx-dev libprotobuf-dev protobuf-compiler libfmt-dev libgtest-dev
   libgmock-dev libbenchmark-dev libcli11-dev nlohmann-json3-dev zlib1g-dev
   libomp-dev clang python3 ocl-icd-opencl-dev opencl-c-headers
-  python3-dev pybind11-dev python3-pybind11)
+  python3-dev pybind11-dev python3-pybind11 dpkg-dev file)
 # (chromium: headless, for the browser test of nngraph-view's page.)
 TEST_PKGS=(libonnx-testdata python3-torch python3-torchvision python3-onnx
   python3-numpy dataset-fashion-mnist libclang-rt-14-dev libopenblas0-openmp
