@@ -5,7 +5,8 @@
 # Builds the .deb of cmake/Packaging.cmake with cpack into WORK_DIR, checks
 # its name and control fields, unpacks it with `dpkg-deb -x` into a scratch
 # root and checks the root: every file under usr/, the tools, headers,
-# libraries, CMake package and Python module where Debian puts them, the
+# libraries, CMake package and Python module where Debian puts them, every
+# file a plain `cmake --install` of the tree installs, the
 # Depends naming the Debian package of every shared library a program links;
 # runs a tool and (with PYTHON) imports the Python module from the root; then
 # configures, builds and runs tests/install/consumer against <root>/usr.
@@ -28,6 +29,12 @@ if(NOT EXISTS ${BUILD_DIR}/CPackConfig.cmake)
   message(FATAL_ERROR "install.deb: ${BUILD_DIR}/CPackConfig.cmake is "
           "missing: reconfigure the build tree (cmake -S . -B build), which "
           "writes it from cmake/Packaging.cmake")
+endif()
+
+if(NOT EXISTS ${BUILD_DIR}/bin/nngraph-opt)
+  message(FATAL_ERROR "install.deb: ${BUILD_DIR}/bin/nngraph-opt is not "
+          "built: build the tree first (cmake --build ${BUILD_DIR}), then "
+          "package it")
 endif()
 
 set(_out ${WORK_DIR}/cpack)
@@ -114,7 +121,26 @@ foreach(_f ${_expected})
     fail("/${_f} is not in the package (${_n} files)")
   endif()
 endforeach()
-message(STATUS "install test: ${_n} files, all under /usr, the expected ones there")
+# Complete: everything a plain `cmake --install` of the tree installs (the
+# default component; it writes its own manifest, install_manifest_Unspecified.txt,
+# not the install_manifest.txt that install.consumer reads) is in the package.
+set(_plain ${WORK_DIR}/plain)
+execute_process(COMMAND ${CMAKE_COMMAND} --install ${BUILD_DIR}
+    --component Unspecified --prefix ${_plain}
+  OUTPUT_VARIABLE _log ERROR_VARIABLE _log RESULT_VARIABLE _rc)
+if(NOT _rc EQUAL 0)
+  fail("cmake --install ${BUILD_DIR} --prefix ${_plain} failed (${_rc}):\n${_log}")
+endif()
+file(GLOB_RECURSE _installed LIST_DIRECTORIES false RELATIVE ${_plain} ${_plain}/*)
+foreach(_f ${_installed})
+  if(NOT EXISTS ${_root}/usr/${_f})
+    fail("cmake --install installs ${_f} but the package has no /usr/${_f}")
+  endif()
+endforeach()
+file(REMOVE_RECURSE ${_plain})
+list(LENGTH _installed _m)
+message(STATUS "install test: ${_n} files, all under /usr, the expected ones "
+        "there, and the ${_m} files of a plain cmake --install")
 
 # regex_escape(OUT TEXT): TEXT as a regular expression matching itself
 # (library and package names have '+' and '.': libstdc++6, libstdc++.so.6).
