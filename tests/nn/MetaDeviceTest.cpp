@@ -273,7 +273,8 @@ TEST(MetaDevice, DocsExampleLoadsAMappedCheckpointWithoutCopying) {
   model->eval();
   Tensor out =
       model->call({nn::Value(empty({8, 3, 224, 224}, Device::meta()))});
-  EXPECT_EQ(out.toString(), "tensor(..., device='meta', size=(8, 1000))");
+  EXPECT_TRUE(out.is_meta());
+  EXPECT_EQ(out.shape(), Shape({8, 1000}));
   nn::StateDict sd =
       weights::toStateDict(weights::readStateDict(Path));
   model->load_state_dict(sd, /*strict=*/true, /*assign=*/true);
