@@ -3,7 +3,8 @@
 // Progress (tools/lib/Progress.h) on a stream that is not a terminal: plain
 // "TOOL: ..." lines, one per step and one per 10% milestone of counted work
 // (every item when there are ten or fewer), none with --quiet, none before
-// the delay has passed; never a carriage return or an escape sequence.
+// the delay has passed, then the step still running; never a carriage
+// return or an escape sequence.
 //
 //===----------------------------------------------------------------------===//
 
@@ -13,6 +14,7 @@
 
 #include <algorithm>
 #include <sstream>
+#include <thread>
 
 using namespace nng::tools;
 
@@ -71,4 +73,25 @@ TEST(ProgressTest, QuietAndDelayPrintNothing) {
   Progress P(Late, "tool", false, std::chrono::milliseconds(0));
   P.step("compiling");
   EXPECT_EQ(Late.str(), "tool: compiling\n");
+}
+
+TEST(ProgressTest, AStepStillRunningWhenTheDelayPassesShows) {
+  std::ostringstream Err;
+  {
+    Progress P(Err, "tool", false, std::chrono::milliseconds(50));
+    P.step("loading");   // Over before the delay: never shown.
+    P.step("compiling"); // Still running when the delay passes.
+    std::this_thread::sleep_for(std::chrono::milliseconds(400));
+  }
+  EXPECT_EQ(Err.str(), "tool: compiling\n");
+
+  // clear() (before the driver's own stderr output) withdraws it.
+  std::ostringstream Cleared;
+  {
+    Progress P(Cleared, "tool", false, std::chrono::milliseconds(50));
+    P.step("compiling");
+    P.clear();
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  }
+  EXPECT_EQ(Cleared.str(), "");
 }

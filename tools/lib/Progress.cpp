@@ -1,6 +1,7 @@
 //===- Progress.cpp - Progress of long operations on stderr --------------===//
 //
-// The in-place bar on a terminal, plain step and milestone lines otherwise
+// The in-place bar on a terminal, plain step and milestone lines otherwise,
+// and the thread that prints a held-back line once the delay has passed
 // (Progress.h).
 //
 //===----------------------------------------------------------------------===//
@@ -17,15 +18,43 @@ Progress::Progress(std::ostream &Err, std::string_view Tool, bool Quiet,
                    std::chrono::milliseconds Delay)
     : Err(Err), Tool(Tool), Quiet(Quiet),
       Tty(&Err == &std::cerr && ::isatty(2)),
-      Start(std::chrono::steady_clock::now()), Delay(Delay) {}
+      Start(std::chrono::steady_clock::now()), Delay(Delay) {
+  if (!Quiet && !Tty && Delay.count() > 0)
+    Ticker = std::thread([this] { waitForDelay(); });
+}
+
+Progress::~Progress() {
+  {
+    std::lock_guard<std::mutex> L(M);
+    Stopping = true;
+  }
+  Wake.notify_all();
+  if (Ticker.joinable())
+    Ticker.join();
+  clear();
+}
+
+void Progress::waitForDelay() {
+  std::unique_lock<std::mutex> L(M);
+  Wake.wait_until(L, Start + Delay, [this] { return Stopping; });
+  if (!Stopping && !Pending.empty())
+    Err << Tool << ": " << Pending << "\n" << std::flush;
+  Pending.clear();
+}
 
 bool Progress::started() const {
   return Tty || std::chrono::steady_clock::now() - Start >= Delay;
 }
 
 void Progress::show(const std::string &Line) {
-  if (Quiet || !started())
+  if (Quiet)
     return;
+  std::lock_guard<std::mutex> L(M);
+  if (!started()) {
+    Pending = Line;
+    return;
+  }
+  Pending.clear();
   if (Tty) {
     Err << "\r\033[K" << Tool << ": " << Line << std::flush;
     Shown = true;
@@ -54,6 +83,13 @@ void Progress::advance(size_t Done, const std::string &Detail) {
                       (Unit.empty() ? "" : " " + Unit);
   int Percent = static_cast<int>(100 * Done / Total);
   if (Tty) {
+    // At most ten redraws a second: a loop of quick items (nngraph-run's
+    // --repeat) must not spend its time on the terminal.
+    auto Now = std::chrono::steady_clock::now();
+    if (Done != 0 && Done != Total &&
+        Now - LastDraw < std::chrono::milliseconds(100))
+      return;
+    LastDraw = Now;
     constexpr size_t Width = 24;
     size_t Fill = Width * Done / Total;
     show(Label + " [" + std::string(Fill, '=') +
@@ -70,6 +106,8 @@ void Progress::advance(size_t Done, const std::string &Detail) {
 }
 
 void Progress::clear() {
+  std::lock_guard<std::mutex> L(M);
+  Pending.clear();
   if (Shown)
     Err << "\r\033[K" << std::flush;
   Shown = false;

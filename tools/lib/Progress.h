@@ -5,16 +5,23 @@
 // calibration, a pass pipeline, a JIT compile, benchmark rounds). On a
 // terminal: one line redrawn in place (a bar for counted work), erased when
 // done. Otherwise: plain lines, one per step and, for counted work, one per
-// 10% milestone. With --quiet: nothing.
+// 10% milestone. With --quiet: nothing. A reporter with a delay holds its
+// plain lines back until the delay has passed; a small thread then prints
+// the line of the step still running, so a long step shows while it runs.
+// The driver calls clear() before it writes anything else to the error
+// stream; from then until the next step, the reporter writes nothing.
 //
 //===----------------------------------------------------------------------===//
 #pragma once
 
 #include <chrono>
+#include <condition_variable>
 #include <cstddef>
+#include <mutex>
 #include <ostream>
 #include <string>
 #include <string_view>
+#include <thread>
 
 namespace nng::tools {
 
@@ -28,7 +35,7 @@ public:
   /// logs and pipes; the terminal line shows at once.
   Progress(std::ostream &Err, std::string_view Tool, bool Quiet,
            std::chrono::milliseconds Delay = std::chrono::milliseconds(0));
-  ~Progress() { clear(); }
+  ~Progress();
   Progress(const Progress &) = delete;
   Progress &operator=(const Progress &) = delete;
 
@@ -50,6 +57,8 @@ public:
 private:
   bool started() const;
   void show(const std::string &Line);
+  /// The delay thread: prints the pending line once the delay has passed.
+  void waitForDelay();
 
   std::ostream &Err;
   std::string Tool;
@@ -59,6 +68,13 @@ private:
   std::string Label, Unit;
   size_t Total = 0;
   int LastMilestone = -1;
+  std::chrono::steady_clock::time_point LastDraw; ///< Of the terminal bar.
+  /// Guards the stream and Pending between the driver and Ticker.
+  std::mutex M;
+  std::condition_variable Wake;
+  bool Stopping = false;
+  std::string Pending; ///< The line held back by the delay.
+  std::thread Ticker;
 };
 
 } // namespace nng::tools
