@@ -625,6 +625,7 @@ int runConvertDriver(const std::vector<std::string> &Args, std::ostream &Out,
                "' is a checkpoint with no tensors at its root; pick the "
                "state dict with --select KEYPATH. Top-level keys: ",
                Keys);
+        P.clear();
         if (!O.Quiet)
           Err << ToolName << ": note: '" << O.Input
               << "' is a checkpoint with no tensors at its root; listing "

@@ -522,8 +522,13 @@ int runOptDriver(const std::vector<std::string> &Args, std::istream &In,
   PM.setVerifyEach(true);
 #endif
   auto Snapshot = std::make_shared<std::unique_ptr<ir::Graph>>();
-  // Quick runs (the usual case) print no progress lines into logs.
-  Progress Bar(Err, ToolName, O.Quiet, std::chrono::milliseconds(1000));
+  // Quick runs (the usual case) print no progress lines into logs. The
+  // passes' own output on stderr (--debug-only, --print-ir-after*) is the
+  // progress there.
+  bool PassOutput = !O.DebugOnly.empty() || !O.PrintIRAfter.empty() ||
+                    O.PrintIRAfterAll;
+  Progress Bar(Err, ToolName, O.Quiet || PassOutput,
+               std::chrono::milliseconds(1000));
   instrument(PM, O, Err, Snapshot, Bar);
   if (!O.DebugOnly.empty()) {
     passes::setDebugOnly(O.DebugOnly);
