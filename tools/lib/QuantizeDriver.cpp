@@ -295,10 +295,10 @@ int run(const QuantizeCli &O, std::ostream &Out, std::ostream &Err) {
     };
     Quantize();
     bool Measure = O.Sensitivity || O.KeepSensitive > 0 || O.TargetSqnr > 0;
-    if (Measure)
+    if (Measure) {
       P.step("measuring the sensitivity of each quantized layer");
-    if (Measure)
       Sens = quant::measureSensitivity(*Float, *G, Rep, Batches, O.Backend);
+    }
     if (O.KeepSensitive > 0) {
       auto Ranked = bySensitivity(*Sens);
       for (size_t I = 0;
@@ -319,8 +319,10 @@ int run(const QuantizeCli &O, std::ostream &Out, std::ostream &Err) {
         break;
       }
       QO.KeepFloat.push_back(Ranked.front()->Node);
-      P.step("output SQNR " + std::to_string(Sens->OutputSqnrDb) +
-             " dB; keeping " + Ranked.front()->Node + " float");
+      char Db[32];
+      std::snprintf(Db, sizeof Db, "%.1f", Sens->OutputSqnrDb);
+      P.step("output SQNR " + std::string(Db) + " dB; keeping " +
+             Ranked.front()->Node + " float");
       Quantize();
       Sens = quant::measureSensitivity(*Float, *G, Rep, Batches, O.Backend);
     }
