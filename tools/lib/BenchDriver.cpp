@@ -15,6 +15,7 @@
 #include "CommandLine.h"
 #include "CpuStatsReport.h"
 #include "OrtPeer.h"
+#include "Progress.h"
 #include "nngraph/backends/Backend.h"
 #include "nngraph/frontend/ModelIO.h"
 #include "nngraph/passes/PassManager.h"
@@ -152,17 +153,21 @@ void describeOptions(CLI::App &App, BenchOptions &O) {
                "Print one JSON object (latency_ms with min/p50/p90/p99/max/"
                "mean and every run, throughput, memory, time_ms, ort) "
                "instead of text.");
-  App.add_flag("-q,--quiet", O.Quiet, "No progress lines on stderr.");
+  addQuietFlag(App, O.Quiet);
   App.set_version_flag("--version",
                        std::string(ToolName) + " " +
                            std::string(toolsVersion()) + "\n" +
                            nng::buildDescription(),
                        "Print the version and exit.");
-  App.footer("Exit status: 0 success; 1 the model or --inputs cannot be "
-             "loaded or run (by nngraph, or by ONNX Runtime with --vs-ort); "
-             "2 bad command line; 3 --vs-ort but ONNX Runtime is not "
-             "installed (nngraph's part is still reported); 4 --vs-ort and "
-             "the outputs differ beyond --tolerance.");
+  addExitStatusHelp(
+      App,
+      "the model or --inputs cannot be loaded or run (by nngraph, or by ONNX "
+      "Runtime with --vs-ort)",
+      "",
+      {{ExitOrtUnavailable, "--vs-ort but ONNX Runtime is not installed "
+                            "(nngraph's part is still reported)"},
+       {ExitOutputsDiffer,
+        "--vs-ort and the outputs differ beyond --tolerance"}});
 }
 
 double millisSince(std::chrono::steady_clock::time_point Start) {
@@ -222,34 +227,6 @@ int64_t memoryBytes(const std::string &Key) {
   getrusage(RUSAGE_SELF, &U);
   return static_cast<int64_t>(U.ru_maxrss) * 1024;
 }
-
-/// Progress on the error stream: one line redrawn in place on a terminal,
-/// plain lines otherwise, nothing with --quiet.
-class Progress {
-public:
-  Progress(std::ostream &Err, bool Quiet)
-      : Err(Err), Quiet(Quiet), Tty(&Err == &std::cerr && isatty(2)) {}
-  ~Progress() { clear(); }
-  void say(const std::string &Text) {
-    if (Quiet)
-      return;
-    if (Tty) {
-      Err << "\r\033[K" << ToolName << ": " << Text << std::flush;
-      Shown = true;
-    } else {
-      Err << ToolName << ": " << Text << "\n" << std::flush;
-    }
-  }
-  void clear() {
-    if (Shown)
-      Err << "\r\033[K" << std::flush;
-    Shown = false;
-  }
-
-private:
-  std::ostream &Err;
-  bool Quiet, Tty, Shown = false;
-};
 
 std::string fixed(double V, int Digits = 3) {
   char Buf[48];
@@ -570,7 +547,7 @@ int runBenchDriver(const std::vector<std::string> &Args, std::ostream &Out,
     return ExitUsageError;
   }
 
-  Progress P(Err, O.Quiet);
+  Progress P(Err, ToolName, O.Quiet);
   std::unique_ptr<ir::Graph> G;
   std::unique_ptr<TempDir> Work;
   std::unique_ptr<OrtPeer> Peer;
@@ -589,7 +566,7 @@ int runBenchDriver(const std::vector<std::string> &Args, std::ostream &Out,
     }
   };
   try {
-    P.say("loading " + O.Model);
+    P.step("loading " + O.Model);
     G = frontend::loadModel(O.Model);
     checkDimBindings(*G, Dims);
     std::optional<InputData> Data;
@@ -603,7 +580,7 @@ int runBenchDriver(const std::vector<std::string> &Args, std::ostream &Out,
       Work = std::make_unique<TempDir>();
       if (frontend::formatForPath(O.Model) != frontend::ModelFormat::Onnx) {
         OrtModel = (fs::path(Work->path()) / "model.onnx").string();
-        P.say("exporting " + O.Model + " to ONNX for ONNX Runtime");
+        P.step("exporting " + O.Model + " to ONNX for ONNX Runtime");
         try {
           frontend::saveModel(*G, OrtModel);
         } catch (const Error &E) {
@@ -613,7 +590,7 @@ int runBenchDriver(const std::vector<std::string> &Args, std::ostream &Out,
       }
     }
     if (O.OptLevel > 0) {
-      P.say("optimizing (-O" + std::to_string(O.OptLevel) + ")");
+      P.step("optimizing (-O" + std::to_string(O.OptLevel) + ")");
       auto Start = std::chrono::steady_clock::now();
       passes::PassManager PM;
       PM.addPipeline(passes::presetPipeline(O.OptLevel));
@@ -622,7 +599,7 @@ int runBenchDriver(const std::vector<std::string> &Args, std::ostream &Out,
     }
     R.Inputs = Data ? inputsInGraphOrder(*G, *Data)
                     : makeDeterministicInputs(*G, Dims, O.Seed);
-    P.say("compiling on " + O.Backend);
+    P.step("compiling on " + O.Backend);
     auto Start = std::chrono::steady_clock::now();
     std::unique_ptr<backends::Executable> Exe = B->compile(*G);
     Exe->prepare(R.Inputs);
@@ -644,7 +621,7 @@ int runBenchDriver(const std::vector<std::string> &Args, std::ostream &Out,
       std::vector<std::string> Names;
       for (const ir::Value *V : G->inputs())
         Names.push_back(V->name());
-      P.say("starting ONNX Runtime on " + OrtModel);
+      P.step("starting ONNX Runtime on " + OrtModel);
       withOrt([&] {
         Peer = OrtPeer::start(PO, Names, R.Inputs, R.Ort->Reason);
         R.Ort->Available = Peer != nullptr;
@@ -661,8 +638,8 @@ int runBenchDriver(const std::vector<std::string> &Args, std::ostream &Out,
         std::this_thread::sleep_for(std::chrono::milliseconds(O.PauseMs));
     };
     if (O.Warmup > 0) {
-      P.say("warming up " + Engines + " (" + std::to_string(O.Warmup) +
-            " runs)");
+      P.step("warming up " + Engines + " (" + std::to_string(O.Warmup) +
+             " runs)");
       for (int I = 0; I < O.Warmup; ++I)
         R.Outputs = Exe->run(R.Inputs);
       Pause();
@@ -689,14 +666,14 @@ int runBenchDriver(const std::vector<std::string> &Args, std::ostream &Out,
           Line +=
               ", ONNX Runtime median " + fixed(summarize(Theirs).P50) + " ms";
         });
-      P.say(Line);
+      P.step(Line);
     }
 #if NNGRAPH_HAVE_ONEDNN
     R.Cpu = backends::cpuExecutableStats(*Exe);
 #endif
     if (Peer)
       withOrt([&] {
-        P.say("comparing the outputs");
+        P.step("comparing the outputs");
         R.Ort->Outputs =
             compareOutputs(*G, R.Outputs, Peer->outputs(), O.Tolerance);
         R.Ort->PeakRss = Peer->quit();

@@ -4,18 +4,21 @@
 // test_data_set_*) under the given suite folders -> for each test: skip it
 // when its model uses an operator of the skip file, else import the model,
 // compile it on the backend, run every data set and compare the outputs ->
-// one line per test, per-folder summaries, optional JSON report and
-// baseline check. With --isolate each test runs in a child process (this
-// program with the hidden --run-one option), so a crash or a hang in one
-// kernel fails that test only; --jobs runs tests concurrently. With
-// --pipeline (e.g. O2) each imported model is optimized before it runs, so
-// the suite checks that the passes keep the expected outputs.
+// one line per test, per-folder summaries, optional JSON report (to a file,
+// or with --json - on stdout instead of the text) and baseline check;
+// progress over the tests on stderr (Progress.h). With --isolate each test
+// runs in a child process (this program with the hidden --run-one option), so
+// a crash or a hang in one kernel fails that test only; --jobs runs tests
+// concurrently. With --pipeline (e.g. O2) each imported model is optimized
+// before it runs, so the suite checks that the passes keep the expected
+// outputs.
 //
 //===----------------------------------------------------------------------===//
 
 #include "nngraph/tools/ConformanceDriver.h"
 #include "CommandLine.h"
 #include "Conformance.h"
+#include "Progress.h"
 #include "nngraph/backends/Backend.h"
 #include "nngraph/frontend/onnx/OnnxImport.h"
 #include "nngraph/frontend/onnx/OnnxTensor.h"
@@ -226,11 +229,19 @@ std::string summary(const Counts &C, bool WithNodes = false) {
   return S;
 }
 
-void writeJson(const std::string &Path, const Options &O,
+/// A folder whose pass count differs from its --baseline count.
+struct BaselineChange {
+  std::string Folder;
+  int Passed = 0, Baseline = 0;
+};
+
+/// The JSON report; with --json - printed on Out instead of the text.
+void writeJson(const std::string &Path, std::ostream &Stdout, const Options &O,
                const std::vector<TestCase> &Tests,
                const std::vector<Outcome> &Results,
                const std::map<std::string, Counts> &PerFolder,
-               const Counts &Total) {
+               const Counts &Total, double Seconds,
+               const std::vector<BaselineChange> &Changes) {
   using nlohmann::json;
   json J;
   std::time_t Now = std::time(nullptr);
@@ -262,6 +273,20 @@ void writeJson(const std::string &Path, const Options &O,
                           {"status", statusName(Results[I].S)},
                           {"message", Results[I].Message},
                           {"seconds", Results[I].Seconds}});
+  J["seconds"] = Seconds;
+  if (!O.Baseline.empty()) {
+    J["baseline"] = {{"file", O.Baseline}, {"changes", json::array()}};
+    for (const BaselineChange &C : Changes)
+      J["baseline"]["changes"].push_back(
+          {{"folder", C.Folder},
+           {"passed", C.Passed},
+           {"baseline", C.Baseline},
+           {"status", C.Passed < C.Baseline ? "regression" : "raised"}});
+  }
+  if (Path == "-") {
+    Stdout << J.dump(1) << "\n";
+    return;
+  }
   std::ofstream Out(Path, std::ios::trunc);
   Out << J.dump(1) << "\n";
   if (!Out)
@@ -286,8 +311,12 @@ void describeOptions(CLI::App &App, Options &O) {
                  "Run only tests whose name ('node/test_abs') matches REGEX.\n"
                  "  e.g. --filter 'node/test_conv'")
       ->option_text("REGEX");
-  App.add_option("--json", O.Json, "Also write a JSON report to FILE.")
-      ->option_text("FILE");
+  App.add_option("--json", O.Json,
+                 "Also write a JSON report (date, backend, total and per-"
+                 "folder counts, every test's status, baseline changes) to "
+                 "FILE; with '-', print it on stdout instead of the text "
+                 "report.")
+      ->option_text("FILE|-");
   App.add_option("--skips", O.Skips,
                  "Skip file: 'OP[, OP...]: reason' lines naming operators "
                  "deliberately out of scope" +
@@ -313,16 +342,16 @@ void describeOptions(CLI::App &App, Options &O) {
       ->option_text("S");
   App.add_option("--rtol", O.Rtol, "Relative tolerance; default 1e-3.");
   App.add_option("--atol", O.Atol, "Absolute tolerance; default 1e-7.");
-  App.add_flag("-q,--quiet", O.Quiet, "Print only FAIL lines and summaries.");
+  addQuietFlag(App, O.Quiet, "of the per-test lines, only FAIL lines print");
   App.add_option("--pipeline", O.Pipeline,
                  "Run these passes (or a preset: O0, O1, O2) on each model "
                  "before it runs; a model that fails to import is skipped. "
                  "Summaries add node totals before and after.")
       ->type_name("PIPELINE");
   App.add_option("--run-one", O.RunOne)->group(""); // Internal (--isolate).
-  App.footer("Exit status: 0 all passed or skipped (with --baseline: no "
-             "folder below its baseline); 1 failures or a regression; 2 bad "
-             "command line.");
+  addExitStatusHelp(App, "a test failed (with --baseline: a folder passes "
+                         "fewer tests than its baseline), or a report "
+                         "cannot be written");
 }
 
 } // namespace
@@ -491,6 +520,9 @@ int runConformanceDriver(const std::vector<std::string> &Args,
     Pool.emplace_back(Worker);
   std::map<std::string, Counts> PerFolder;
   Counts Total;
+  bool JsonOut = O.Json == "-";
+  Progress P(Err, ToolName, O.Quiet);
+  P.begin("running tests", Tests.size(), "tests");
   for (size_t I = 0; I < Tests.size(); ++I) {
     {
       std::unique_lock<std::mutex> L(M);
@@ -499,13 +531,16 @@ int runConformanceDriver(const std::vector<std::string> &Args,
     const Outcome &R = Results[I];
     PerFolder[Tests[I].Folder].add(R);
     Total.add(R);
-    if (O.Quiet && R.S != Status::Fail)
-      continue;
-    Out << statusName(R.S) << " " << Tests[I].Name;
-    if (!R.Message.empty())
-      Out << ": " << R.Message;
-    Out << "\n";
+    if (!JsonOut && (!O.Quiet || R.S == Status::Fail)) {
+      P.clear();
+      Out << statusName(R.S) << " " << Tests[I].Name;
+      if (!R.Message.empty())
+        Out << ": " << R.Message;
+      Out << "\n" << std::flush;
+    }
+    P.advance(I + 1, Tests[I].Name);
   }
+  P.clear();
   for (std::thread &T : Pool)
     T.join();
   double Seconds =
@@ -513,14 +548,16 @@ int runConformanceDriver(const std::vector<std::string> &Args,
           .count();
 
   int Status = Total.Fail ? ExitInputError : ExitSuccess;
+  // The text report goes to a buffer that --json - drops.
+  std::ostringstream Text;
+  bool TextShown = false;
   try {
     for (const auto &[F, C] : PerFolder)
-      Out << F << ": " << summary(C, !O.Pipeline.empty()) << "\n";
+      Text << F << ": " << summary(C, !O.Pipeline.empty()) << "\n";
     char Buf[64];
     std::snprintf(Buf, sizeof(Buf), " (%.1f s)", Seconds);
-    Out << summary(Total, !O.Pipeline.empty()) << Buf << "\n";
-    if (!O.Json.empty())
-      writeJson(O.Json, O, Tests, Results, PerFolder, Total);
+    Text << summary(Total, !O.Pipeline.empty()) << Buf << "\n";
+    std::vector<BaselineChange> Changes;
     if (!O.Baseline.empty()) {
       std::map<std::string, int> Base = loadBaseline(O.Baseline);
       Status = ExitSuccess;
@@ -528,16 +565,18 @@ int runConformanceDriver(const std::vector<std::string> &Args,
       for (const auto &[F, C] : PerFolder) {
         auto It = Base.find(F);
         int Want = It == Base.end() ? 0 : It->second;
+        if (C.Pass != Want)
+          Changes.push_back({F, C.Pass, Want});
         if (C.Pass < Want) {
-          Out << "REGRESSION " << F << ": " << C.Pass << " passed, baseline "
-              << Want << "\n";
+          Text << "REGRESSION " << F << ": " << C.Pass << " passed, baseline "
+               << Want << "\n";
           Status = ExitInputError;
         } else if (C.Pass > Want) {
-          Out << "baseline " << F << ": " << C.Pass << " passed > " << Want
-              << (O.UpdateBaseline ? " (raised)"
-                                   : " (raise it with "
-                                     "--update-baseline)")
-              << "\n";
+          Text << "baseline " << F << ": " << C.Pass << " passed > " << Want
+               << (O.UpdateBaseline ? " (raised)"
+                                    : " (raise it with "
+                                      "--update-baseline)")
+               << "\n";
           Base[F] = C.Pass;
           Raised = true;
         }
@@ -545,7 +584,15 @@ int runConformanceDriver(const std::vector<std::string> &Args,
       if (O.UpdateBaseline && Raised)
         saveBaseline(O.Baseline, Base);
     }
+    if (!JsonOut)
+      Out << Text.str();
+    TextShown = true;
+    if (!O.Json.empty())
+      writeJson(O.Json, Out, O, Tests, Results, PerFolder, Total, Seconds,
+                Changes);
   } catch (const Error &E) {
+    if (!JsonOut && !TextShown) // The summaries, up to where it failed.
+      Out << Text.str();
     Err << ToolName << ": error: " << E.what() << "\n";
     return ExitInputError;
   }

@@ -9,12 +9,15 @@
 // touched on failure. Graph export (--arch NAME --weights W -o MODEL.onnx):
 // build the zoo model -> load W strictly (with --select and the remapping) ->
 // eval -> symbolic_trace with the zoo's input shape, batch dim "N" or --batch N
-// -> save .onnx / .nng atomically.
+// -> save .onnx / .nng atomically. Steps that take long (reading or writing
+// a large file, tracing) show as progress on stderr (Progress.h); --quiet
+// leaves out progress and notes.
 //
 //===----------------------------------------------------------------------===//
 
 #include "nngraph/tools/ConvertDriver.h"
 #include "CommandLine.h"
+#include "Progress.h"
 #include "nngraph/frontend/fx/Trace.h"
 #include "nngraph/frontend/weights/Formats.h"
 #include "nngraph/frontend/weights/Load.h"
@@ -28,6 +31,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <chrono>
 #include <filesystem>
 #include <iostream>
 #include <optional>
@@ -38,11 +42,16 @@ namespace {
 
 constexpr const char *ToolName = "nngraph-convert";
 
+/// Progress lines in logs start after this long: converting a small file
+/// prints nothing but its result.
+constexpr std::chrono::milliseconds ProgressDelay{1000};
+
 struct ConvertOptions {
   std::string Input;
   std::string Output;
   bool List = false;
   bool Json = false;
+  bool Quiet = false;
   std::string Select;
   std::string StripPrefix;
   std::string AddPrefix;
@@ -91,6 +100,8 @@ void describeOptions(CLI::App &App, ConvertOptions &O) {
                "key/dtype/shape/numel/bytes, totals, the remap report, "
                "skipped entries) instead of text.\n"
                "  e.g. nngraph-convert model.npz --list --json");
+  addQuietFlag(App, O.Quiet,
+               "warnings (a rename that changed nothing) still print");
   App.add_option("--select", O.Select,
                  "Take the state dict under KEYPATH of a .pt checkpoint, "
                  "'/' between nested keys (integer keys as digits). Needed "
@@ -163,13 +174,16 @@ void describeOptions(CLI::App &App, ConvertOptions &O) {
       "Keys are remapped in the order --strip-prefix, each --rename, "
       "--add-prefix; a step that changes no key is reported on stderr; two "
       "keys that end up equal are an error naming both.\n"
-      "\nExit status: 0 success; 1 bad input (unreadable or malformed file, "
-      "bad --select path, a dtype OUT's format cannot hold, a key "
-      "collision; with --arch: weights that do not fit the architecture "
-      "(missing or unexpected keys, shape mismatches, all listed), a "
-      "failed trace); nothing is written; 2 bad command line (unknown "
-      "extension, bad --rename rule, IN == OUT without --in-place, an "
-      "unknown --arch name, a bad --batch).\n"
+      "\n" +
+      exitStatusHelp(
+          "bad input (unreadable or malformed file, bad --select path, a "
+          "dtype OUT's format cannot hold, a key collision; with --arch: "
+          "weights that do not fit the architecture (missing or unexpected "
+          "keys, shape mismatches, all listed), a failed trace); nothing is "
+          "written",
+          "unknown extension, bad --rename rule, IN == OUT without "
+          "--in-place, an unknown --arch name, a bad --batch") +
+      "\n"
       "\nExamples:\n"
       "  nngraph-convert resnet18.pt --list\n"
       "  nngraph-convert resnet18.pt resnet18.safetensors\n"
@@ -416,7 +430,10 @@ int runArchMode(const ConvertOptions &O, std::ostream &Out, std::ostream &Err) {
 
   try {
     // --- Build, load strictly, eval. ---------------------------------------
+    Progress P(Err, ToolName, O.Quiet, ProgressDelay);
+    P.step("building " + O.Arch);
     nn::ModulePtr Model = zoo::create(O.Arch);
+    P.step("loading " + O.Weights);
     weights::LoadOptions LO;
     LO.KeyPath = O.Select;
     LO.Strict = true;
@@ -441,6 +458,7 @@ int runArchMode(const ConvertOptions &O, std::ostream &Out, std::ostream &Err) {
       if (O.StrictRename)
         fail(ErrorKind::InvalidArgument, "key remapping: ", OS.str(),
              " changed no key of '", O.Weights, "' (--strict-rename)");
+      P.clear();
       Err << ToolName << ": warning: " << OS.str() << " changed no key of '"
           << O.Weights << "'\n";
     }
@@ -451,6 +469,7 @@ int runArchMode(const ConvertOptions &O, std::ostream &Out, std::ostream &Err) {
     Dims.push_back(Batch ? fx::Dim(*Batch) : fx::Dim("N"));
     for (size_t I = 1; I < Info->InputShape.size(); ++I)
       Dims.push_back(fx::Dim(Info->InputShape[I]));
+    P.step("tracing " + O.Arch);
     fx::GraphModule Traced = [&] {
       try {
         return fx::symbolic_trace(*Model, {fx::InputSpec(Dims)});
@@ -462,7 +481,9 @@ int runArchMode(const ConvertOptions &O, std::ostream &Out, std::ostream &Err) {
     Traced.graph().setName(O.Arch);
 
     // --- Write. -------------------------------------------------------------
+    P.step("writing " + O.ArchOutput);
     Traced.save(O.ArchOutput);
+    P.clear();
 
     // --- Report. ------------------------------------------------------------
     const ir::Graph &G = Traced.graph();
@@ -508,9 +529,9 @@ int runArchMode(const ConvertOptions &O, std::ostream &Out, std::ostream &Err) {
       Out << J.dump(2) << "\n";
       return ExitSuccess;
     }
-    if (!Loaded.Remap.Steps.empty())
+    if (!Loaded.Remap.Steps.empty() && !O.Quiet)
       Err << Loaded.Remap.toString();
-    if (!Loaded.Skipped.empty())
+    if (!Loaded.Skipped.empty() && !O.Quiet)
       Err << ToolName << ": note: skipped " << Loaded.Skipped.size()
           << " non-tensor entr" << (Loaded.Skipped.size() == 1 ? "y" : "ies")
           << " of '" << O.Weights << "'\n";
@@ -593,6 +614,8 @@ int runConvertDriver(const std::vector<std::string> &Args, std::ostream &Out,
     // --- Read and select. -------------------------------------------------
     std::vector<std::string> Skipped;
     weights::TensorMap Tensors;
+    Progress P(Err, ToolName, O.Quiet, ProgressDelay);
+    P.step("reading " + O.Input);
     if (InFormat == weights::Format::Pt) {
       weights::Object Root = weights::readPt(O.Input);
       if (O.Select.empty() && isCheckpointWithoutRootTensors(Root)) {
@@ -602,11 +625,13 @@ int runConvertDriver(const std::vector<std::string> &Args, std::ostream &Out,
                "' is a checkpoint with no tensors at its root; pick the "
                "state dict with --select KEYPATH. Top-level keys: ",
                Keys);
-        Err << ToolName << ": note: '" << O.Input
-            << "' is a checkpoint with no tensors at its root; listing "
-               "every nested tensor (pick one state dict with --select). "
-               "Top-level keys: "
-            << Keys << "\n";
+        P.clear();
+        if (!O.Quiet)
+          Err << ToolName << ": note: '" << O.Input
+              << "' is a checkpoint with no tensors at its root; listing "
+                 "every nested tensor (pick one state dict with --select). "
+                 "Top-level keys: "
+              << Keys << "\n";
       }
       try {
         Tensors = weights::selectTensors(Root, O.Select, &Skipped);
@@ -631,6 +656,7 @@ int runConvertDriver(const std::vector<std::string> &Args, std::ostream &Out,
         fail(ErrorKind::InvalidArgument, "key remapping: ", OS.str(),
              " changed no key of '", O.Input,
              "' (--strict-rename); check the rules against --list");
+      P.clear();
       Err << ToolName << ": warning: " << OS.str() << " changed no key of '"
           << O.Input << "'\n";
     }
@@ -640,9 +666,11 @@ int runConvertDriver(const std::vector<std::string> &Args, std::ostream &Out,
     std::vector<std::string> Converted;
     if (!O.Output.empty()) {
       Tensors = fitToFormat(std::move(Tensors), OutFormat, O, Converted);
+      P.step("writing " + O.Output);
       weights::writeStateDict(O.Output, Tensors);
     }
-    if (!Skipped.empty() && !O.Json) {
+    P.clear();
+    if (!Skipped.empty() && !O.Json && !O.Quiet) {
       Err << ToolName << ": note: skipped " << Skipped.size()
           << " non-tensor entr" << (Skipped.size() == 1 ? "y" : "ies") << ":";
       for (size_t I = 0; I < Skipped.size() && I < 10; ++I)
@@ -697,9 +725,9 @@ int runConvertDriver(const std::vector<std::string> &Args, std::ostream &Out,
     }
     if (O.List)
       printListing(Out, Tensors);
-    if (!Report.Steps.empty())
+    if (!Report.Steps.empty() && !O.Quiet)
       Err << Report.toString();
-    if (!Converted.empty())
+    if (!Converted.empty() && !O.Quiet)
       Err << ToolName << ": note: stored " << Converted.size() << " bf16 tensor"
           << (Converted.size() == 1 ? "" : "s") << " as f32 (--bf16-to-f32)\n";
     if (!O.Output.empty())

@@ -9,12 +9,14 @@
 // and a per-layer table by module scope (node name where there is none), as
 // torchinfo shows a PyTorch model. The model's shape arithmetic is folded
 // for the given dims first (canonicalize), so counts are of the graph as
-// loaded, not optimized.
+// loaded, not optimized. Loading and shape inference of a large model show
+// progress on stderr (Progress.h).
 //
 //===----------------------------------------------------------------------===//
 
 #include "nngraph/tools/InspectDriver.h"
 #include "CommandLine.h"
+#include "Progress.h"
 #include "nngraph/frontend/ModelIO.h"
 #include "nngraph/ir/ShapeInference.h"
 #include "nngraph/passes/PassManager.h"
@@ -36,6 +38,7 @@ struct InspectOptions {
   std::string Model;
   std::vector<std::string> DimTexts;
   bool Json = false;
+  bool Quiet = false;
 };
 
 /// A layer of the per-layer table: the nodes of one scope (or one node).
@@ -208,8 +211,9 @@ void describeOptions(CLI::App &App, InspectOptions &O) {
                        std::string(ToolName) + " " +
                            std::string(toolsVersion()),
                        "Print the version and exit.");
-  App.footer("Exit status: 0 success; 1 the model cannot be loaded or its "
-             "shapes inferred; 2 bad command line.");
+  addQuietFlag(App, O.Quiet);
+  addExitStatusHelp(App, "the model cannot be loaded or its shapes "
+                         "inferred");
 }
 
 void printText(std::ostream &Out, const InspectOptions &O, const ir::Graph &G,
@@ -337,10 +341,15 @@ int runInspectDriver(const std::vector<std::string> &Args, std::ostream &Out,
     printError(Err, ToolName, E);
     return ExitUsageError;
   }
+  // Quick runs print no progress lines into logs.
+  Progress P(Err, ToolName, O.Quiet, std::chrono::milliseconds(1000));
   try {
+    P.step("loading " + O.Model);
     std::unique_ptr<ir::Graph> G = frontend::loadModel(O.Model);
     std::vector<std::string> Syms = inputSymbols(*G);
+    P.step("inferring shapes and counting");
     Summary S = prepareAndSummarize(*G, Dims);
+    P.clear();
     if (O.Json)
       Out << summaryJson(O.Model, *G, Syms, Dims, S).dump(2) << "\n";
     else
@@ -348,6 +357,7 @@ int runInspectDriver(const std::vector<std::string> &Args, std::ostream &Out,
     Out.flush();
     return Out ? ExitSuccess : ExitInputError;
   } catch (const std::exception &E) {
+    P.clear();
     printError(Err, ToolName, E);
     return ExitInputError;
   }

@@ -6,18 +6,21 @@
 // and statistics around each) -> print text, ONNX or Graphviz dot to stdout
 // or write -o FILE atomically. Every failure is one message on stderr
 // ("nngraph-opt: error: ...", or the parser's "FILE:LINE:COL: error: ...")
-// and an exit status; nothing is written on failure.
+// and an exit status; nothing is written on failure. A pipeline that runs
+// long shows pass-by-pass progress on stderr (Progress.h). No --json: the
+// output is the model itself; the --stats and --time-passes reports go to
+// stderr as mlir-opt prints them.
 //
 //===----------------------------------------------------------------------===//
 
-#include "nngraph/runtime/BuildInfo.h"
 #include "nngraph/tools/OptDriver.h"
 #include "CommandLine.h"
+#include "Progress.h"
 #include "nngraph/backends/cpu/KernelJit.h"
 #include "nngraph/backends/kernel/RegionKernel.h"
 #include "nngraph/frontend/ModelIO.h"
-#include "nngraph/ir/FusedRegion.h"
 #include "nngraph/frontend/onnx/OnnxExport.h"
+#include "nngraph/ir/FusedRegion.h"
 #include "nngraph/ir/OpDocs.h"
 #include "nngraph/ir/Printer.h"
 #include "nngraph/ir/Verifier.h"
@@ -26,6 +29,7 @@
 #include "nngraph/passes/PassManager.h"
 #include "nngraph/passes/PassRegistry.h"
 #include "nngraph/passes/Pipelines.h"
+#include "nngraph/runtime/BuildInfo.h"
 #include "nngraph/runtime/Error.h"
 
 #include <algorithm>
@@ -56,6 +60,7 @@ struct OptOptions {
   bool Stats = false;
   std::vector<std::string> DebugOnly;
   int CheckNumerics = 0; ///< Trials; 0 is off.
+  bool Quiet = false;
 };
 
 /// Short pass listing for --help's footer.
@@ -173,6 +178,7 @@ void describeOptions(CLI::App &App, OptOptions &O) {
                  "--debug-only=fold-conv-bn")
       ->delimiter(',')
       ->option_text("PASS[,PASS]");
+  addQuietFlag(App, O.Quiet);
   App.add_flag("--check-numerics{1}", O.CheckNumerics,
                "Run the graph on the reference backend before and after "
                "every pass with TRIALS sets of deterministic inputs (default "
@@ -190,10 +196,10 @@ void describeOptions(CLI::App &App, OptOptions &O) {
       "--version", std::string(ToolName) + " " + std::string(toolsVersion()) + "\n" +
           nng::buildDescription(),
       "Print the version and exit.");
-  App.footer(passListing() + "\nPresets:\n" + passes::describePresets() +
-             "\nExit status: 0 success; 1 bad input or verification failure "
-             "(no output file is written); 2 bad command line.\n"
-             "\nExamples:\n"
+  App.footer(passListing() + "\nPresets:\n" + passes::describePresets() + "\n" +
+             exitStatusHelp("bad input, a verification failure or a failed "
+                            "--check-numerics (no output file is written)") +
+             "\n\nExamples:\n"
              "  nngraph-opt examples/models/small_cnn.nng\n"
              "  nngraph-opt model.nng -p dce -o model.opt.nng\n"
              "  nngraph-opt model.onnx -o model.nng\n"
@@ -423,21 +429,29 @@ void printTimings(std::ostream &OS, const passes::PassManager &PM) {
   OS << Line;
 }
 
-/// Installs the instrumentation for --print-ir-after*, --check-numerics.
+/// Installs the instrumentation for --print-ir-after*, --check-numerics and
+/// the progress over the passes.
 void instrument(passes::PassManager &PM, const OptOptions &O, std::ostream &Err,
-                std::shared_ptr<std::unique_ptr<ir::Graph>> Snapshot) {
+                std::shared_ptr<std::unique_ptr<ir::Graph>> Snapshot,
+                Progress &Bar) {
   passes::PassInstrumentation I;
   std::set<std::string, std::less<>> PrintAfter(O.PrintIRAfter.begin(),
                                                 O.PrintIRAfter.end());
   bool PrintAll = O.PrintIRAfterAll;
   int Trials = O.CheckNumerics;
   int64_t InlineLimit = O.InlineLimit;
-  if (Trials > 0)
-    I.BeforePass = [Snapshot](const passes::Pass &, const ir::Graph &G) {
+  auto Done = std::make_shared<size_t>(0);
+  I.BeforePass = [Snapshot, Trials, Done, &Bar](const passes::Pass &P,
+                                                const ir::Graph &G) {
+    Bar.advance(*Done, std::string(P.name()));
+    if (Trials > 0)
       *Snapshot = G.clone();
-    };
-  I.AfterPass = [=, &Err](const passes::Pass &P, const ir::Graph &G, bool) {
+  };
+  I.AfterPass = [=, &Err, &Bar](const passes::Pass &P, const ir::Graph &G,
+                                bool) {
+    Bar.advance(++*Done);
     if (PrintAll || PrintAfter.count(P.name())) {
+      Bar.clear();
       ir::PrintOptions PO;
       PO.InlineLimit = InlineLimit;
       Err << "// -----// IR after " << P.name() << " //----- //\n"
@@ -508,23 +522,34 @@ int runOptDriver(const std::vector<std::string> &Args, std::istream &In,
   PM.setVerifyEach(true);
 #endif
   auto Snapshot = std::make_shared<std::unique_ptr<ir::Graph>>();
-  instrument(PM, O, Err, Snapshot);
+  // Quick runs (the usual case) print no progress lines into logs. The
+  // passes' own output on stderr (--debug-only, --print-ir-after*) is the
+  // progress there.
+  bool PassOutput = !O.DebugOnly.empty() || !O.PrintIRAfter.empty() ||
+                    O.PrintIRAfterAll;
+  Progress Bar(Err, ToolName, O.Quiet || PassOutput,
+               std::chrono::milliseconds(1000));
+  instrument(PM, O, Err, Snapshot, Bar);
   if (!O.DebugOnly.empty()) {
     passes::setDebugOnly(O.DebugOnly);
     passes::setDebugStream(&Err);
   }
 
   try {
+    Bar.step("reading " + (O.Input == "-" ? "stdin" : O.Input));
     std::unique_ptr<ir::Graph> G = readInput(O.Input, In);
     GraphSummary Before;
     if (O.Stats)
       Before = summarize(*G);
+    Bar.begin("running passes", PM.size(), "passes");
     try {
       PM.run(*G);
     } catch (...) {
+      Bar.clear();
       resetDebug(O);
       throw;
     }
+    Bar.clear();
     resetDebug(O);
     if (!PM.verifyEach() && PM.size()) {
       try {
@@ -565,6 +590,7 @@ int runOptDriver(const std::vector<std::string> &Args, std::istream &In,
       return Out ? ExitSuccess : ExitInputError;
     }
     if (ToFile) {
+      Bar.step("writing " + O.Output);
       frontend::SaveOptions SO;
       SO.InlineLimit = O.InlineLimit;
       SO.Format =
@@ -587,6 +613,7 @@ int runOptDriver(const std::vector<std::string> &Args, std::istream &In,
       fail(ErrorKind::IO, "cannot write the output to stdout");
     return ExitSuccess;
   } catch (const std::exception &E) {
+    Bar.clear();
     return reportError(Err, E);
   }
 }

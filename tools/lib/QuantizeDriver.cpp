@@ -13,13 +13,15 @@
 //    com.microsoft.DynamicQuantizeLSTM (standard ops only with
 //    --no-contrib-ops: weight-only, as for GRU);
 // and writes OUT (.onnx: standard QDQ that ONNX Runtime runs; .nng: the
-// text format). Nothing is written when anything fails. A progress line
-// over the calibration batches goes to stderr.
+// text format). Nothing is written when anything fails. Progress over the
+// calibration batches (and the sensitivity runs) goes to stderr
+// (Progress.h), none with --quiet.
 //
 //===----------------------------------------------------------------------===//
 
 #include "nngraph/tools/QuantizeDriver.h"
 #include "CommandLine.h"
+#include "Progress.h"
 #include "nngraph/backends/Inputs.h"
 #include "nngraph/frontend/ModelIO.h"
 #include "nngraph/passes/PassManager.h"
@@ -32,12 +34,9 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
-#include <optional>
 #include <cstdio>
 #include <fstream>
-#include <iostream>
-
-#include <unistd.h>
+#include <optional>
 
 namespace nng::tools {
 namespace {
@@ -55,6 +54,7 @@ struct QuantizeCli {
   std::string Mode = "static", Method = "minmax", Backend = "cpu";
   double Percentile = 99.999;
   bool PerTensor = false, SignedActivations = false, Json = false;
+  bool Quiet = false;
   bool NoContribOps = false;
   bool Sensitivity = false;
   int64_t KeepSensitive = 0;
@@ -147,32 +147,10 @@ void describeOptions(CLI::App &App, QuantizeCli &O) {
                  "each calibrated range and the weight sizes as JSON.")
       ->option_text("FILE.json");
   App.add_flag("--json", O.Json, "Print the summary as JSON on stdout.");
+  addQuietFlag(App, O.Quiet);
+  addExitStatusHelp(App, "bad input (model, calibration data, nothing "
+                         "quantizable) or the output cannot be written");
 }
-
-/// A progress line over calibration batches on stderr: redrawn in place on
-/// a terminal, one line per pass otherwise.
-class Progress {
-public:
-  explicit Progress(std::ostream &Err)
-      : Err(Err), Tty(&Err == &std::cerr && isatty(2)) {}
-  void operator()(int Pass, size_t Done, size_t Total) {
-    bool Last = Done == Total;
-    if (!Tty && !Last)
-      return;
-    int Width = 24, Fill = static_cast<int>(Width * Done / Total);
-    Err << (Tty ? "\r" : "") << "calibration pass " << Pass << " ["
-        << std::string(static_cast<size_t>(Fill), '=')
-        << std::string(static_cast<size_t>(Width - Fill), ' ') << "] "
-        << Done << "/" << Total << " batches";
-    if (Last)
-      Err << "\n";
-    Err.flush();
-  }
-
-private:
-  std::ostream &Err;
-  bool Tty;
-};
 
 std::vector<passes::quant::Batch> randomBatches(const ir::Graph &G,
                                                 const QuantizeCli &O) {
@@ -256,6 +234,7 @@ int run(const QuantizeCli &O, std::ostream &Out, std::ostream &Err) {
   namespace quant = passes::quant;
   using Clock = std::chrono::steady_clock;
   auto Start = Clock::now();
+  Progress P(Err, ToolName, O.Quiet);
   NNG_CHECK(O.Mode == "dynamic" || !O.Calibration.empty() ||
                 O.RandomSamples > 0,
             "static quantization needs calibration data: give --calibration "
@@ -297,8 +276,17 @@ int run(const QuantizeCli &O, std::ostream &Out, std::ostream &Err) {
               "' is quantizable (no Conv, MatMul, Gemm, Add, pooling or "
               "Concat with f32 activations",
               O.KeepFloat.empty() ? "" : " outside --keep-float", ")");
-    Progress P(Err);
-    Ranges = quant::calibrate(*G, Names, Batches, QO, O.Backend, P);
+    int Pass = 0;
+    Ranges = quant::calibrate(
+        *G, Names, Batches, QO, O.Backend,
+        [&](int N, size_t Done, size_t Total) {
+          if (N != Pass) {
+            Pass = N;
+            P.begin("calibration pass " + std::to_string(N), Total, "batches");
+          }
+          P.advance(Done);
+        });
+    P.clear();
     std::unique_ptr<ir::Graph> Float = G->clone();
     auto Quantize = [&] {
       G = Float->clone();
@@ -307,8 +295,10 @@ int run(const QuantizeCli &O, std::ostream &Out, std::ostream &Err) {
     };
     Quantize();
     bool Measure = O.Sensitivity || O.KeepSensitive > 0 || O.TargetSqnr > 0;
-    if (Measure)
+    if (Measure) {
+      P.step("measuring the sensitivity of each quantized layer");
       Sens = quant::measureSensitivity(*Float, *G, Rep, Batches, O.Backend);
+    }
     if (O.KeepSensitive > 0) {
       auto Ranked = bySensitivity(*Sens);
       for (size_t I = 0;
@@ -320,17 +310,24 @@ int run(const QuantizeCli &O, std::ostream &Out, std::ostream &Err) {
     while (O.TargetSqnr > 0 && Sens->OutputSqnrDb < O.TargetSqnr) {
       auto Ranked = bySensitivity(*Sens);
       if (Ranked.size() <= 1) {
-        Err << ToolName << ": note: the output SQNR is "
-            << Sens->OutputSqnrDb << " dB with " << Ranked.size()
-            << " layer(s) quantized; the target " << O.TargetSqnr
-            << " dB is not reached\n";
+        P.clear();
+        if (!O.Quiet)
+          Err << ToolName << ": note: the output SQNR is " << Sens->OutputSqnrDb
+              << " dB with " << Ranked.size()
+              << " layer(s) quantized; the target " << O.TargetSqnr
+              << " dB is not reached\n";
         break;
       }
       QO.KeepFloat.push_back(Ranked.front()->Node);
+      char Db[32];
+      std::snprintf(Db, sizeof Db, "%.1f", Sens->OutputSqnrDb);
+      P.step("output SQNR " + std::string(Db) + " dB; keeping " +
+             Ranked.front()->Node + " float");
       Quantize();
       Sens = quant::measureSensitivity(*Float, *G, Rep, Batches, O.Backend);
     }
   }
+  P.clear();
   frontend::saveModel(*G, O.Output);
   if (!O.Report.empty()) {
     nlohmann::json J = reportJson(Rep, O, Ranges);

@@ -11,12 +11,13 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "nngraph/runtime/BuildInfo.h"
 #include "nngraph/tools/RunDriver.h"
 #include "CommandLine.h"
 #include "CpuStatsReport.h"
+#include "Progress.h"
 #include "nngraph/backends/Backend.h"
 #include "nngraph/runtime/BuildConfig.h"
+#include "nngraph/runtime/BuildInfo.h"
 #if NNGRAPH_HAVE_ONEDNN
 #include "nngraph/backends/cpu/CpuBackend.h"
 #endif
@@ -59,6 +60,7 @@ struct RunOptions {
   int OptLevel = 2;
   int IdleMs = 0;
   int Threads = 0; ///< 0: the process default (nng::defaultNumThreads).
+  bool Quiet = false;
 };
 
 void describeOptions(CLI::App &App, RunOptions &O) {
@@ -153,8 +155,9 @@ void describeOptions(CLI::App &App, RunOptions &O) {
       "--version", std::string(ToolName) + " " + std::string(toolsVersion()) + "\n" +
           nng::buildDescription(),
       "Print the version and exit.");
-  App.footer("Exit status: 0 success; 1 the model or --inputs cannot be "
-             "loaded, do not fit, or the run fails; 2 bad command line.");
+  addQuietFlag(App, O.Quiet);
+  addExitStatusHelp(App, "the model or --inputs cannot be loaded, do not "
+                         "fit, or the run fails");
 }
 
 double millisSince(std::chrono::steady_clock::time_point Start) {
@@ -392,7 +395,11 @@ int runRunDriver(const std::vector<std::string> &Args, std::ostream &Out,
     return ExitUsageError;
   }
 
+  // A large model's compile and long --repeat runs show progress; quick runs
+  // print no progress lines into logs.
+  Progress P(Err, ToolName, O.Quiet, std::chrono::milliseconds(1000));
   try {
+    P.step("loading " + O.Model);
     std::unique_ptr<ir::Graph> G = frontend::loadModel(O.Model);
     checkDimBindings(*G, Dims);
     std::optional<InputData> Data;
@@ -404,6 +411,7 @@ int runRunDriver(const std::vector<std::string> &Args, std::ostream &Out,
     RunResult R;
     R.LoadedNodes = G->numNodes();
     if (O.OptLevel > 0) {
+      P.step("optimizing (-O" + std::to_string(O.OptLevel) + ")");
       auto Start = std::chrono::steady_clock::now();
       passes::PassManager PM;
       PM.addPipeline(passes::presetPipeline(O.OptLevel));
@@ -412,6 +420,7 @@ int runRunDriver(const std::vector<std::string> &Args, std::ostream &Out,
     }
     R.Inputs = Data ? inputsInGraphOrder(*G, *Data)
                     : makeDeterministicInputs(*G, Dims, O.Seed);
+    P.step("compiling on " + O.Backend);
     auto Start = std::chrono::steady_clock::now();
     std::unique_ptr<backends::Executable> Exe = B->compile(*G);
     Exe->prepare(R.Inputs); // Specialise for these inputs (JIT included).
@@ -425,11 +434,14 @@ int runRunDriver(const std::vector<std::string> &Args, std::ostream &Out,
       fail(ErrorKind::InvalidArgument, "--profile needs the cpu backend, and "
            "this build has none (built without oneDNN)");
 #endif
+    P.begin("running", static_cast<size_t>(O.Repeat), "runs");
     for (int I = 0; I < O.Repeat; ++I) {
       Start = std::chrono::steady_clock::now();
       R.Outputs = Exe->run(R.Inputs);
       R.RunMs.push_back(millisSince(Start));
+      P.advance(static_cast<size_t>(I + 1));
     }
+    P.clear();
     if (O.IdleMs > 0) {
       double Before = processCpuMs();
       std::this_thread::sleep_for(std::chrono::milliseconds(O.IdleMs));
@@ -452,6 +464,7 @@ int runRunDriver(const std::vector<std::string> &Args, std::ostream &Out,
     Out.flush();
     return ExitSuccess;
   } catch (const std::exception &E) {
+    P.clear();
     printError(Err, ToolName, E);
     return ExitInputError;
   }

@@ -70,7 +70,7 @@ void describeOptions(CLI::App &App, ViewOptions &O) {
   App.add_flag("--json", O.Json,
                "Print a JSON summary (output, nodes, scopes, initializers, "
                "bytes) instead of the line.");
-  App.add_flag("-q,--quiet", O.Quiet, "Print nothing on success.");
+  addQuietFlag(App, O.Quiet, "with it nothing prints on success");
   App.set_version_flag("--version",
                        std::string(ToolName) + " " +
                            std::string(toolsVersion()) + "\n" +
@@ -82,9 +82,9 @@ void describeOptions(CLI::App &App, ViewOptions &O) {
              "type in the search box and press Enter to go to the next "
              "match. "
              "The URL hash #select=NAME selects a node, #search=TEXT "
-             "searches, #collapse=all collapses every scope.\n"
-             "Exit status: 0 success; 1 the model cannot be loaded or the "
-             "page cannot be written; 2 bad command line.");
+             "searches, #collapse=all collapses every scope.\n" +
+             exitStatusHelp("the model cannot be loaded or the page cannot "
+                            "be written"));
 }
 
 /// Text with the characters that would end a <script> or <title> element,

@@ -23,7 +23,9 @@ namespace nng::tools {
 /// This layer names the runtime's data tensor plainly.
 using rt::Tensor;
 
-/// Exit statuses of the tools.
+/// Exit statuses of every tool (docs/tools.md). A tool's own statuses
+/// start at 3 (nngraph-bench's BenchExitCode); every --help lists them
+/// (exitStatusHelp in tools/lib/CommandLine.h).
 enum ExitCode : int {
   ExitSuccess = 0,    ///< Done.
   ExitInputError = 1, ///< Bad input file, verification or run failure.
