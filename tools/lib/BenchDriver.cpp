@@ -16,6 +16,7 @@
 #include "CpuStatsReport.h"
 #include "OrtPeer.h"
 #include "Progress.h"
+#include "RunSetup.h"
 #include "nngraph/backends/Backend.h"
 #include "nngraph/frontend/ModelIO.h"
 #include "nngraph/passes/PassManager.h"
@@ -170,12 +171,6 @@ void describeOptions(CLI::App &App, BenchOptions &O) {
         "--vs-ort and the outputs differ beyond --tolerance"}});
 }
 
-double millisSince(std::chrono::steady_clock::time_point Start) {
-  return std::chrono::duration<double, std::milli>(
-             std::chrono::steady_clock::now() - Start)
-      .count();
-}
-
 /// Latency statistics of a list of run times.
 struct Latency {
   double Min = 0, Max = 0, Mean = 0, P50 = 0, P90 = 0, P99 = 0;
@@ -315,15 +310,6 @@ std::string mib(int64_t Bytes) {
   return fixed(static_cast<double>(Bytes) / (1024.0 * 1024.0), 1) + " MiB";
 }
 
-json dimsJson(const ir::Graph &G, const DimBindings &Dims) {
-  json J = json::object();
-  for (const std::string &S : inputSymbols(G)) {
-    auto It = Dims.find(S);
-    J[S] = It == Dims.end() ? 1 : It->second;
-  }
-  return J;
-}
-
 void printText(std::ostream &Out, const BenchOptions &O, const ir::Graph &G,
                const DimBindings &Dims, const BenchResult &R) {
   Out << "model: " << O.Model << " (graph \"" << G.name() << "\", "
@@ -331,21 +317,10 @@ void printText(std::ostream &Out, const BenchOptions &O, const ir::Graph &G,
       << " nodes)\n";
   Out << "backend: " << O.Backend << " (" << nng::numThreads()
       << (nng::numThreads() == 1 ? " thread" : " threads") << ")";
-  std::vector<std::string> Syms = inputSymbols(G);
-  if (!Syms.empty()) {
-    Out << ", dims:";
-    for (const std::string &S : Syms) {
-      auto It = Dims.find(S);
-      Out << " " << S << "=" << (It == Dims.end() ? 1 : It->second);
-    }
-  }
+  if (std::string D = dimsText(G, Dims); !D.empty())
+    Out << ", dims:" << D;
   Out << "\n";
-  for (size_t I = 0; I < R.Inputs.size(); ++I)
-    Out << "input %" << G.inputs()[I]->name() << ": "
-        << dtypeName(R.Inputs[I].dtype()) << R.Inputs[I].shape().toString()
-        << (O.InputsPath.empty() ? " (seed " + std::to_string(O.Seed) + ")"
-                                 : " (from " + O.InputsPath + ")")
-        << "\n";
+  printInputLines(Out, G, R.Inputs, O.InputsPath, O.Seed);
   Out << "compile: optimize " << fixed(R.OptimizeMs) << " ms, compile "
       << fixed(R.CompileMs) << " ms\n";
   Latency L = summarize(R.RunMs);
@@ -422,27 +397,8 @@ void printText(std::ostream &Out, const BenchOptions &O, const ir::Graph &G,
 
 void printJson(std::ostream &Out, const BenchOptions &O, const ir::Graph &G,
                const DimBindings &Dims, const BenchResult &R) {
-  json J;
-  J["model"] = O.Model;
-  J["graph"] = G.name();
-  J["backend"] = O.Backend;
-  J["threads"] = nng::numThreads();
-  J["opt_level"] = O.OptLevel;
-  J["nodes"] = {{"loaded", R.LoadedNodes}, {"compiled", G.numNodes()}};
-  J["dims"] = dimsJson(G, Dims);
-  if (O.InputsPath.empty()) {
-    J["input_source"] = "random";
-    J["seed"] = O.Seed;
-  } else {
-    J["input_source"] = "file";
-    J["inputs_file"] = O.InputsPath;
-  }
-  J["inputs"] = json::array();
-  for (size_t I = 0; I < R.Inputs.size(); ++I)
-    J["inputs"].push_back(
-        {{"name", G.inputs()[I]->name()},
-         {"dtype", std::string(dtypeName(R.Inputs[I].dtype()))},
-         {"shape", R.Inputs[I].shape().dims()}});
+  json J = setupJson(O.Model, G, Dims, {O.OptLevel, O.Seed, O.Backend},
+                     R.LoadedNodes, R.Inputs, O.InputsPath);
   J["warmup"] = O.Warmup;
   J["rounds"] = O.Rounds;
   J["runs_per_round"] = O.Runs;
@@ -537,11 +493,10 @@ int runBenchDriver(const std::vector<std::string> &Args, std::ostream &Out,
   if (O.Threads > 0)
     nng::setNumThreads(O.Threads);
   DimBindings Dims;
-  backends::Backend *B = nullptr;
   try {
     for (const std::string &D : O.DimTexts)
       parseDimBinding(D, Dims);
-    B = &backends::getBackend(O.Backend);
+    backends::getBackend(O.Backend); // Throws listing the known ones.
   } catch (const Error &E) {
     printError(Err, ToolName, E);
     return ExitUsageError;
@@ -566,15 +521,8 @@ int runBenchDriver(const std::vector<std::string> &Args, std::ostream &Out,
     }
   };
   try {
-    P.step("loading " + O.Model);
-    G = frontend::loadModel(O.Model);
-    checkDimBindings(*G, Dims);
-    std::optional<InputData> Data;
-    if (!O.InputsPath.empty()) {
-      Data = loadInputData(O.InputsPath, *G);
-      bindDimsFromData(*Data, Dims);
-    }
-    R.LoadedNodes = G->numNodes();
+    LoadedModel M = loadForRun(O.Model, O.InputsPath, Dims, P);
+    R.LoadedNodes = M.LoadedNodes;
     std::string OrtModel = O.Model, ExportError;
     if (O.VsOrt) {
       Work = std::make_unique<TempDir>();
@@ -582,28 +530,20 @@ int runBenchDriver(const std::vector<std::string> &Args, std::ostream &Out,
         OrtModel = (fs::path(Work->path()) / "model.onnx").string();
         P.step("exporting " + O.Model + " to ONNX for ONNX Runtime");
         try {
-          frontend::saveModel(*G, OrtModel);
+          frontend::saveModel(*M.Graph, OrtModel);
         } catch (const Error &E) {
           ExportError = "cannot export " + O.Model +
                         " to ONNX for ONNX Runtime: " + E.what();
         }
       }
     }
-    if (O.OptLevel > 0) {
-      P.step("optimizing (-O" + std::to_string(O.OptLevel) + ")");
-      auto Start = std::chrono::steady_clock::now();
-      passes::PassManager PM;
-      PM.addPipeline(passes::presetPipeline(O.OptLevel));
-      PM.run(*G);
-      R.OptimizeMs = millisSince(Start);
-    }
-    R.Inputs = Data ? inputsInGraphOrder(*G, *Data)
-                    : makeDeterministicInputs(*G, Dims, O.Seed);
-    P.step("compiling on " + O.Backend);
-    auto Start = std::chrono::steady_clock::now();
-    std::unique_ptr<backends::Executable> Exe = B->compile(*G);
-    Exe->prepare(R.Inputs);
-    R.CompileMs = millisSince(Start);
+    CompiledModel C =
+        optimizeAndCompile(M, Dims, {O.OptLevel, O.Seed, O.Backend}, P);
+    G = std::move(M.Graph);
+    std::unique_ptr<backends::Executable> Exe = std::move(C.Exe);
+    R.Inputs = std::move(C.Inputs);
+    R.OptimizeMs = C.OptimizeMs;
+    R.CompileMs = C.CompileMs;
 
     if (O.VsOrt) {
       R.Ort.emplace();
@@ -650,7 +590,7 @@ int runBenchDriver(const std::vector<std::string> &Args, std::ostream &Out,
       Pause();
       std::vector<double> Round;
       for (int I = 0; I < O.Runs; ++I) {
-        Start = std::chrono::steady_clock::now();
+        auto Start = std::chrono::steady_clock::now();
         R.Outputs = Exe->run(R.Inputs);
         Round.push_back(millisSince(Start));
       }

@@ -15,6 +15,7 @@
 #include "CommandLine.h"
 #include "CpuStatsReport.h"
 #include "Progress.h"
+#include "RunSetup.h"
 #include "nngraph/backends/Backend.h"
 #include "nngraph/runtime/BuildConfig.h"
 #include "nngraph/runtime/BuildInfo.h"
@@ -160,12 +161,6 @@ void describeOptions(CLI::App &App, RunOptions &O) {
                          "fit, or the run fails");
 }
 
-double millisSince(std::chrono::steady_clock::time_point Start) {
-  return std::chrono::duration<double, std::milli>(
-             std::chrono::steady_clock::now() - Start)
-      .count();
-}
-
 /// User plus system CPU time of the process (all threads), in ms.
 double processCpuMs() {
   rusage U{};
@@ -250,21 +245,9 @@ void printText(std::ostream &Out, const RunOptions &O, const ir::Graph &G,
         << (G.numNodes() == 1 ? " node\n" : " nodes\n");
   Out << "backend: " << O.Backend << " (" << nng::numThreads()
       << (nng::numThreads() == 1 ? " thread" : " threads") << ")\n";
-  std::vector<std::string> Syms = inputSymbols(G);
-  if (!Syms.empty()) {
-    Out << "dims:";
-    for (const std::string &S : Syms) {
-      auto It = Dims.find(S);
-      Out << " " << S << "=" << (It == Dims.end() ? 1 : It->second);
-    }
-    Out << "\n";
-  }
-  for (size_t I = 0; I < R.Inputs.size(); ++I)
-    Out << "input %" << G.inputs()[I]->name() << ": "
-        << dtypeName(R.Inputs[I].dtype()) << R.Inputs[I].shape().toString()
-        << (O.InputsPath.empty() ? " (seed " + std::to_string(O.Seed) + ")"
-                                 : " (from " + O.InputsPath + ")")
-        << "\n";
+  if (std::string D = dimsText(G, Dims); !D.empty())
+    Out << "dims:" << D << "\n";
+  printInputLines(Out, G, R.Inputs, O.InputsPath, O.Seed);
   for (size_t I = 0; I < R.Outputs.size(); ++I) {
     const Tensor &T = R.Outputs[I];
     Out << "output %" << G.outputs()[I]->name() << ": " << dtypeName(T.dtype())
@@ -310,30 +293,8 @@ void printJson(std::ostream &Out, const RunOptions &O, const ir::Graph &G,
                 {"dtype", std::string(dtypeName(T.dtype()))},
                 {"shape", T.shape().dims()}};
   };
-  json J;
-  J["model"] = O.Model;
-  J["graph"] = G.name();
-  J["backend"] = O.Backend;
-  J["threads"] = nng::numThreads();
-  J["opt_level"] = O.OptLevel;
-  J["nodes"] = {{"loaded", R.LoadedNodes}, {"compiled", G.numNodes()}};
-  // Where the inputs came from: "random" (with the seed) or "file".
-  if (O.InputsPath.empty()) {
-    J["input_source"] = "random";
-    J["seed"] = O.Seed;
-  } else {
-    J["input_source"] = "file";
-    J["inputs_file"] = O.InputsPath;
-  }
-  json DimsJ = json::object();
-  for (const std::string &S : inputSymbols(G)) {
-    auto It = Dims.find(S);
-    DimsJ[S] = It == Dims.end() ? 1 : It->second;
-  }
-  J["dims"] = DimsJ;
-  J["inputs"] = json::array();
-  for (size_t I = 0; I < R.Inputs.size(); ++I)
-    J["inputs"].push_back(Describe(G.inputs()[I], R.Inputs[I]));
+  json J = setupJson(O.Model, G, Dims, {O.OptLevel, O.Seed, O.Backend},
+                     R.LoadedNodes, R.Inputs, O.InputsPath);
   J["outputs"] = json::array();
   for (size_t I = 0; I < R.Outputs.size(); ++I) {
     json OJ = Describe(G.outputs()[I], R.Outputs[I]);
@@ -378,7 +339,6 @@ int runRunDriver(const std::vector<std::string> &Args, std::ostream &Out,
   if (O.Threads > 0)
     nng::setNumThreads(O.Threads);
   DimBindings Dims;
-  backends::Backend *B = nullptr;
   try {
     for (const std::string &D : O.DimTexts)
       parseDimBinding(D, Dims);
@@ -389,7 +349,7 @@ int runRunDriver(const std::vector<std::string> &Args, std::ostream &Out,
               "--save-outputs '", O.SaveOutputsPath,
               "': the outputs are saved as an .npz archive; name the file "
               "FILE.npz");
-    B = &backends::getBackend(O.Backend);
+    backends::getBackend(O.Backend); // Throws listing the known ones.
   } catch (const Error &E) {
     printError(Err, ToolName, E);
     return ExitUsageError;
@@ -399,32 +359,16 @@ int runRunDriver(const std::vector<std::string> &Args, std::ostream &Out,
   // print no progress lines into logs.
   Progress P(Err, ToolName, O.Quiet, std::chrono::milliseconds(1000));
   try {
-    P.step("loading " + O.Model);
-    std::unique_ptr<ir::Graph> G = frontend::loadModel(O.Model);
-    checkDimBindings(*G, Dims);
-    std::optional<InputData> Data;
-    if (!O.InputsPath.empty()) {
-      Data = loadInputData(O.InputsPath, *G);
-      bindDimsFromData(*Data, Dims);
-    }
-
+    LoadedModel M = loadForRun(O.Model, O.InputsPath, Dims, P);
+    std::unique_ptr<ir::Graph> &G = M.Graph;
     RunResult R;
-    R.LoadedNodes = G->numNodes();
-    if (O.OptLevel > 0) {
-      P.step("optimizing (-O" + std::to_string(O.OptLevel) + ")");
-      auto Start = std::chrono::steady_clock::now();
-      passes::PassManager PM;
-      PM.addPipeline(passes::presetPipeline(O.OptLevel));
-      PM.run(*G);
-      R.OptimizeMs = millisSince(Start);
-    }
-    R.Inputs = Data ? inputsInGraphOrder(*G, *Data)
-                    : makeDeterministicInputs(*G, Dims, O.Seed);
-    P.step("compiling on " + O.Backend);
-    auto Start = std::chrono::steady_clock::now();
-    std::unique_ptr<backends::Executable> Exe = B->compile(*G);
-    Exe->prepare(R.Inputs); // Specialise for these inputs (JIT included).
-    R.CompileMs = millisSince(Start);
+    R.LoadedNodes = M.LoadedNodes;
+    CompiledModel C =
+        optimizeAndCompile(M, Dims, {O.OptLevel, O.Seed, O.Backend}, P);
+    std::unique_ptr<backends::Executable> Exe = std::move(C.Exe);
+    R.Inputs = std::move(C.Inputs);
+    R.OptimizeMs = C.OptimizeMs;
+    R.CompileMs = C.CompileMs;
 #if NNGRAPH_HAVE_ONEDNN
     if (O.Profile && !backends::setCpuProfiling(*Exe, true))
       fail(ErrorKind::InvalidArgument, "--profile times the cpu backend's "
@@ -436,7 +380,7 @@ int runRunDriver(const std::vector<std::string> &Args, std::ostream &Out,
 #endif
     P.begin("running", static_cast<size_t>(O.Repeat), "runs");
     for (int I = 0; I < O.Repeat; ++I) {
-      Start = std::chrono::steady_clock::now();
+      auto Start = std::chrono::steady_clock::now();
       R.Outputs = Exe->run(R.Inputs);
       R.RunMs.push_back(millisSince(Start));
       P.advance(static_cast<size_t>(I + 1));
