@@ -106,7 +106,11 @@ set(_expected
   usr/lib/libnngraph_runtime.a usr/lib/libnngraph_frontend.a
   usr/lib/cmake/nngraph/nngraphConfig.cmake
   usr/lib/cmake/nngraph/nngraphConfigVersion.cmake
-  usr/lib/cmake/nngraph/nngraphTargets.cmake)
+  usr/lib/cmake/nngraph/nngraphTargets.cmake
+  usr/share/nngraph/conformance/skips.txt
+  usr/share/nngraph/tools/nngraph-bench/ort_peer.mjs
+  usr/share/nngraph/tests/ort/load_ort.mjs
+  usr/share/nngraph/tests/ort/tensor_dir.mjs)
 set(_site usr/lib/python3/dist-packages)
 if(PYTHON)
   list(APPEND _expected ${_site}/nngraph/__init__.py

@@ -11,6 +11,10 @@
 
 #include <gtest/gtest.h>
 
+#include <filesystem>
+#include <fstream>
+#include <unistd.h>
+
 using namespace nng;
 using namespace nng::tools;
 
@@ -61,4 +65,21 @@ TEST(ToolSupportTest, InputsFollowTheGraph) {
   EXPECT_EQ(In[0].shape(), (Shape{3, 2}));
   EXPECT_EQ(In[1].shape(), (Shape{7}));
   EXPECT_EQ(In[1].dtype(), DType::I64);
+}
+
+TEST(ToolSupportTest, DataFilesComeFromTheSourceTreeElseTheInstalledShare) {
+  namespace fs = std::filesystem;
+  // The source tree's copy wins when it exists.
+  std::string Source = std::string(NNGRAPH_SOURCE_DIR) + "/tests/conformance/skips.txt";
+  EXPECT_EQ(dataFile(Source, "conformance/skips.txt"), Source);
+  // Without it, <program dir>/../share/nngraph/<file> (an installed tree).
+  fs::path Exe = fs::read_symlink("/proc/self/exe");
+  std::string Rel = "probe-" + std::to_string(::getpid()) + "/data.txt";
+  fs::path Installed = Exe.parent_path().parent_path() / "share" / "nngraph" / Rel;
+  fs::create_directories(Installed.parent_path());
+  std::ofstream(Installed) << "x\n";
+  EXPECT_EQ(dataFile("/nonexistent/data.txt", Rel), Installed.string());
+  fs::remove_all(Installed.parent_path());
+  // Neither: the source path, for the message.
+  EXPECT_EQ(dataFile("/nonexistent/data.txt", Rel), "/nonexistent/data.txt");
 }

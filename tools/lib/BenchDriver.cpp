@@ -446,14 +446,14 @@ void printJson(std::ostream &Out, const BenchOptions &O, const ir::Graph &G,
   Out << J.dump(2) << "\n";
 }
 
-/// The ONNX Runtime script: --ort-script, $NNGRAPH_ORT_SCRIPT, or the
-/// source tree's.
+/// The ONNX Runtime script: --ort-script, $NNGRAPH_ORT_SCRIPT, the source
+/// tree's, or the installed one (share/nngraph).
 std::string ortScript(const BenchOptions &O) {
   if (!O.OrtScript.empty())
     return O.OrtScript;
   if (const char *S = std::getenv("NNGRAPH_ORT_SCRIPT"); S && *S)
     return S;
-  return NNGRAPH_ORT_PEER_SCRIPT;
+  return dataFile(NNGRAPH_ORT_PEER_SCRIPT, "tools/nngraph-bench/ort_peer.mjs");
 }
 
 /// A fresh temporary folder, removed when this goes out of scope.

@@ -455,11 +455,14 @@ int runConformanceDriver(const std::vector<std::string> &Args,
   std::string Exe;
   try {
     backends::getBackend(O.Backend);
-    // The compiled-in default is the source tree's list; an installed
-    // program without it runs with no skips.
+    // The compiled-in default is the source tree's list, else the installed
+    // one (share/nngraph/conformance/skips.txt); without either, no skips.
     std::error_code Ec;
-    if (O.Skips == DefaultSkips && !fs::exists(O.Skips, Ec))
-      O.Skips.clear();
+    if (O.Skips == DefaultSkips) {
+      O.Skips = dataFile(DefaultSkips, "conformance/skips.txt");
+      if (!fs::exists(O.Skips, Ec))
+        O.Skips.clear();
+    }
     Skips = loadSkips(O.Skips);
     if (!O.RunOne.empty()) {
       fs::path P = fs::absolute(O.RunOne).lexically_normal();

@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <filesystem>
 #include <set>
 
 #ifndef NNGRAPH_VERSION_STRING
@@ -56,5 +57,21 @@ void checkDimBindings(const ir::Graph &G, const DimBindings &Dims) {
 }
 
 std::string_view toolsVersion() { return NNGRAPH_VERSION_STRING; }
+
+std::string dataFile(const std::string &SourcePath,
+                     const std::string &Installed) {
+  namespace fs = std::filesystem;
+  std::error_code Ec;
+  if (fs::exists(SourcePath, Ec))
+    return SourcePath;
+  fs::path Exe = fs::read_symlink("/proc/self/exe", Ec);
+  if (!Ec) {
+    fs::path P = Exe.parent_path().parent_path() / "share" / "nngraph" /
+                 Installed;
+    if (fs::exists(P, Ec))
+      return P.string();
+  }
+  return SourcePath;
+}
 
 } // namespace nng::tools

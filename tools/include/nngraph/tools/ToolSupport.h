@@ -52,4 +52,11 @@ void checkDimBindings(const ir::Graph &G, const DimBindings &Dims);
 /// The version string of the tools ("0.1.0").
 std::string_view toolsVersion();
 
+/// A data file a tool ships with: SourcePath (the source tree's copy,
+/// compiled in) when it exists, else the installed copy
+/// `<program dir>/../share/nngraph/<Installed>` when that exists, else
+/// SourcePath (so a message names where it was looked for).
+std::string dataFile(const std::string &SourcePath,
+                     const std::string &Installed);
+
 } // namespace nng::tools
