@@ -10,6 +10,7 @@
 #include "Arrays.h"
 
 #include "nngraph/runtime/Error.h"
+#include "nngraph/tools/InputData.h"
 #include "nngraph/runtime/Storage.h"
 
 #include <optional>
@@ -60,36 +61,15 @@ std::optional<DType> dtypeForNumpy(char Kind, ssize_t ItemSize) {
   return std::nullopt;
 }
 
-/// NumPy's name of a numeric dtype other than bf16.
-const char *numpyName(DType T) {
-  switch (T) {
-  case DType::F32:
-    return "float32";
-  case DType::F64:
-    return "float64";
-  case DType::F16:
-    return "float16";
-  case DType::I8:
-    return "int8";
-  case DType::U8:
-    return "uint8";
-  case DType::I16:
-    return "int16";
-  case DType::U16:
-    return "uint16";
-  case DType::I32:
-    return "int32";
-  case DType::U32:
-    return "uint32";
-  case DType::I64:
-    return "int64";
-  case DType::U64:
-    return "uint64";
-  case DType::Bool:
+/// NumPy's dtype name of a numeric dtype other than bf16 (the tools'
+/// table, which spells bool as the attribute numpy.bool_).
+std::string numpyNameOf(DType T) {
+  if (T == DType::Bool)
     return "bool";
-  default:
+  std::string N = tools::numpyName(T);
+  if (N.empty())
     fail(ErrorKind::Internal, "no NumPy dtype for ", dtypeName(T));
-  }
+  return N;
 }
 
 py::module_ numpy() { return py::module_::import("numpy"); }
@@ -120,7 +100,7 @@ std::string numpyDTypeName(DType T) {
     return "bfloat16";
   if (T == DType::String)
     return "str";
-  return numpyName(T);
+  return numpyNameOf(T);
 }
 
 rt::Tensor tensorFromArray(py::handle Obj, const std::string &What) {
@@ -176,7 +156,7 @@ py::array arrayFromTensor(const rt::Tensor &T, Sharing S) {
   }
   if (T.dtype() == DType::BF16) // NumPy has no bfloat16: widen (exact).
     return arrayFromTensor(T.to(DType::F32), Sharing::Writable);
-  py::dtype Dt(numpyName(T.dtype()));
+  py::dtype Dt(numpyNameOf(T.dtype()));
   std::vector<ssize_t> Dims, ByteStrides;
   for (int64_t D : T.shape().dims())
     Dims.push_back(static_cast<ssize_t>(D));

@@ -24,37 +24,6 @@ std::string quotedList(const std::vector<std::string> &Names) {
   return R;
 }
 
-/// numpy's name of T, for messages that tell how to convert an array.
-std::string numpyName(DType T) {
-  switch (T) {
-  case DType::F32:
-    return "float32";
-  case DType::F64:
-    return "float64";
-  case DType::F16:
-    return "float16";
-  case DType::I8:
-    return "int8";
-  case DType::U8:
-    return "uint8";
-  case DType::I16:
-    return "int16";
-  case DType::U16:
-    return "uint16";
-  case DType::I32:
-    return "int32";
-  case DType::U32:
-    return "uint32";
-  case DType::I64:
-    return "int64";
-  case DType::U64:
-    return "uint64";
-  case DType::Bool:
-    return "bool_";
-  default:
-    return "";
-  }
-}
 
 /// Fails unless every graph input has an array and every array feeds a
 /// graph input.
@@ -101,6 +70,37 @@ void checkNames(const weights::TensorMap &Arrays, const ir::Graph &G,
 }
 
 } // namespace
+
+std::string numpyName(DType T) {
+  switch (T) {
+  case DType::F32:
+    return "float32";
+  case DType::F64:
+    return "float64";
+  case DType::F16:
+    return "float16";
+  case DType::I8:
+    return "int8";
+  case DType::U8:
+    return "uint8";
+  case DType::I16:
+    return "int16";
+  case DType::U16:
+    return "uint16";
+  case DType::I32:
+    return "int32";
+  case DType::U32:
+    return "uint32";
+  case DType::I64:
+    return "int64";
+  case DType::U64:
+    return "uint64";
+  case DType::Bool:
+    return "bool_";
+  default:
+    return "";
+  }
+}
 
 InputData matchInputData(const weights::TensorMap &Arrays, const ir::Graph &G,
                          const std::string &Source) {
