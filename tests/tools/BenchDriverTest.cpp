@@ -12,6 +12,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "nngraph/tools/BenchDriver.h"
+#include "DriverTestUtils.h"
 #include "common/TempDirTest.h"
 #include "nngraph/frontend/ModelIO.h"
 #include "nngraph/runtime/BuildConfig.h"
@@ -27,19 +28,11 @@ using nlohmann::json;
 
 namespace {
 
-const std::string SmallCnn =
-    std::string(NNGRAPH_SOURCE_DIR) + "/examples/models/small_cnn.nng";
-
-struct Result {
-  int Status;
-  std::string Out, Err;
-};
+using test::SmallCnn;
+using Result = test::DriverResult;
 
 Result runBench(std::vector<std::string> Args) {
-  Args.insert(Args.begin(), "nngraph-bench");
-  std::ostringstream Out, Err;
-  int Status = tools::runBenchDriver(Args, Out, Err);
-  return {Status, Out.str(), Err.str()};
+  return test::runDriver(tools::runBenchDriver, "nngraph-bench", std::move(Args));
 }
 
 /// Checks the ordering of a latency_ms object with Runs entries.

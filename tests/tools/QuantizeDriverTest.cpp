@@ -12,6 +12,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "nngraph/tools/QuantizeDriver.h"
+#include "DriverTestUtils.h"
 #include "nngraph/backends/Inputs.h"
 #include "nngraph/backends/reference/ReferenceBackend.h"
 #include "nngraph/frontend/ModelIO.h"
@@ -31,19 +32,11 @@ namespace fs = std::filesystem;
 
 namespace {
 
-const std::string SmallCnn =
-    std::string(NNGRAPH_SOURCE_DIR) + "/examples/models/small_cnn.nng";
-
-struct Result {
-  int Status;
-  std::string Out, Err;
-};
+using test::SmallCnn;
+using Result = test::DriverResult;
 
 Result runQuantize(std::vector<std::string> Args) {
-  Args.insert(Args.begin(), "nngraph-quantize");
-  std::ostringstream Out, Err;
-  int Status = tools::runQuantizeDriver(Args, Out, Err);
-  return {Status, Out.str(), Err.str()};
+  return test::runDriver(tools::runQuantizeDriver, "nngraph-quantize", std::move(Args));
 }
 
 class QuantizeDriverTest : public ::testing::Test {

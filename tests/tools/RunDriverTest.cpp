@@ -10,6 +10,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "nngraph/tools/RunDriver.h"
+#include "DriverTestUtils.h"
 #include "common/TempDirTest.h"
 #include "nngraph/backends/Inputs.h"
 #include "nngraph/backends/reference/ReferenceBackend.h"
@@ -28,19 +29,11 @@ using namespace nng;
 
 namespace {
 
-const std::string SmallCnn =
-    std::string(NNGRAPH_SOURCE_DIR) + "/examples/models/small_cnn.nng";
-
-struct Result {
-  int Status;
-  std::string Out, Err;
-};
+using test::SmallCnn;
+using Result = test::DriverResult;
 
 Result runRun(std::vector<std::string> Args) {
-  Args.insert(Args.begin(), "nngraph-run");
-  std::ostringstream Out, Err;
-  int Status = tools::runRunDriver(Args, Out, Err);
-  return {Status, Out.str(), Err.str()};
+  return test::runDriver(tools::runRunDriver, "nngraph-run", std::move(Args));
 }
 
 /// The "output ..." lines of a text report (everything but the times).

@@ -10,6 +10,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "DriverTestUtils.h"
 #include "nngraph/frontend/weights/Formats.h"
 #include "nngraph/runtime/Tensor.h"
 #include "nngraph/tools/BenchDriver.h"
@@ -36,17 +37,11 @@ namespace fs = std::filesystem;
 
 namespace {
 
-const std::string SmallCnn =
-    std::string(NNGRAPH_SOURCE_DIR) + "/examples/models/small_cnn.nng";
+using test::SmallCnn;
 const std::string NodeTests = "/usr/share/libonnx-testdata/data/node";
 
-struct Result {
-  int Status;
-  std::string Out, Err;
-};
-
-using Driver = std::function<int(const std::vector<std::string> &,
-                                 std::ostream &, std::ostream &)>;
+using Result = test::DriverResult;
+using Driver = test::DriverFn;
 
 struct Tool {
   const char *Name;
@@ -71,17 +66,10 @@ const std::vector<Tool> &allTools() {
   return All;
 }
 
-Result run(const Driver &D, const char *Name, std::vector<std::string> Args) {
-  Args.insert(Args.begin(), Name);
-  std::ostringstream Out, Err;
-  int Status = D(Args, Out, Err);
-  return {Status, Out.str(), Err.str()};
-}
-
 Result runTool(const char *Name, std::vector<std::string> Args) {
   for (const Tool &T : allTools())
     if (std::string_view(T.Name) == Name)
-      return run(T.Run, Name, std::move(Args));
+      return test::runDriver(T.Run, Name, std::move(Args));
   ADD_FAILURE() << "no tool " << Name;
   return {};
 }
@@ -124,7 +112,7 @@ protected:
 
 TEST_F(ToolConventionsTest, EveryHelpListsTheExitStatusesAndQuiet) {
   for (const Tool &T : allTools()) {
-    Result R = run(T.Run, T.Name, {"--help"});
+    Result R = test::runDriver(T.Run, T.Name, {"--help"});
     EXPECT_EQ(R.Status, 0) << T.Name;
     EXPECT_NE(R.Out.find("Exit status: 0 success; 1 "), std::string::npos)
         << T.Name << "\n"
@@ -134,7 +122,7 @@ TEST_F(ToolConventionsTest, EveryHelpListsTheExitStatusesAndQuiet) {
         << R.Out;
     EXPECT_NE(R.Out.find("-q,--quiet"), std::string::npos) << T.Name;
     // A flag no tool has is a usage error, status 2, on every tool.
-    Result Bad = run(T.Run, T.Name, {"--no-such-flag"});
+    Result Bad = test::runDriver(T.Run, T.Name, {"--no-such-flag"});
     EXPECT_EQ(Bad.Status, 2) << T.Name;
   }
   // nngraph-bench keeps its own statuses after the shared ones.

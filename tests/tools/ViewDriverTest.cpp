@@ -12,6 +12,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "nngraph/tools/ViewDriver.h"
+#include "DriverTestUtils.h"
 #include "common/TempDirTest.h"
 #include "nngraph/frontend/ModelIO.h"
 #include "nngraph/runtime/FileIO.h"
@@ -28,19 +29,11 @@ using nlohmann::json;
 
 namespace {
 
-const std::string SmallCnn =
-    std::string(NNGRAPH_SOURCE_DIR) + "/examples/models/small_cnn.nng";
-
-struct Result {
-  int Status;
-  std::string Out, Err;
-};
+using test::SmallCnn;
+using Result = test::DriverResult;
 
 Result runView(std::vector<std::string> Args) {
-  Args.insert(Args.begin(), "nngraph-view");
-  std::ostringstream Out, Err;
-  int Status = tools::runViewDriver(Args, Out, Err);
-  return {Status, Out.str(), Err.str()};
+  return test::runDriver(tools::runViewDriver, "nngraph-view", std::move(Args));
 }
 
 /// The JSON embedded in a page.
