@@ -103,7 +103,8 @@ set(_expected
   usr/bin/nngraph-bench
   usr/include/nngraph/ir/Graph.h usr/include/nngraph/runtime/BuildConfig.h
   usr/include/nngraph/frontend/nn/NN.h
-  usr/lib/libnngraph_runtime.a usr/lib/libnngraph_frontend.a
+  usr/lib/libnngraph_runtime.a usr/lib/libnngraph_eager.a
+  usr/lib/libnngraph_autograd.a usr/lib/libnngraph_nn.a usr/lib/libnngraph_fx.a
   usr/lib/cmake/nngraph/nngraphConfig.cmake
   usr/lib/cmake/nngraph/nngraphConfigVersion.cmake
   usr/lib/cmake/nngraph/nngraphTargets.cmake

@@ -14,7 +14,6 @@
 #include "../eager/EagerInternal.h"
 #include "Derivatives.h"
 #include "nngraph/frontend/Dispatch.h"
-#include "nngraph/frontend/Functional.h"
 #include "nngraph/frontend/TensorOps.h"
 
 #include "nngraph/runtime/Error.h"
@@ -54,7 +53,7 @@ Grads geluBackward(const BackwardContext &C) {
     // y = x/2 (1 + tanh(u)), u = k (x + c x^3).
     const double K = std::sqrt(2.0 / M_PI), Cc = 0.044715;
     Tensor X2 = X * X;
-    Tensor T = F::tanh(X * K + X * X2 * (K * Cc));
+    Tensor T = (X * K + X * X2 * (K * Cc)).tanh();
     Tensor DU = (X2 * (3.0 * Cc) + 1.0) * K;
     Tensor D = (T + 1.0) * 0.5 + X * 0.5 * (1.0 - T * T) * DU;
     return {G * D};

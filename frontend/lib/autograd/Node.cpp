@@ -1,7 +1,7 @@
 //===- Node.cpp - Backward-graph nodes and op recording ------------------===//
 //
 // Node bookkeeping (sequence numbers, hooks), the leaf accumulator, custom
-// function nodes, grad mode, and recordOp: the autograd half of a
+// function nodes, and recordOp: the autograd half of a
 // dispatched call, which wraps the op's registered backward formula in an
 // OpNode holding the saved inputs and outputs.
 //
@@ -18,7 +18,6 @@ namespace nng::autograd {
 
 namespace {
 std::atomic<uint64_t> NextSequenceNr{0};
-thread_local bool GradEnabled = true;
 
 std::vector<BackwardFn> &backwardTable() {
   static std::vector<BackwardFn> T(ir::allOpSchemas().size(), nullptr);
@@ -37,16 +36,6 @@ BackwardFn getBackward(ir::OpKind Op) {
 void setBackward(ir::OpKind Op, BackwardFn F) {
   backwardTable()[static_cast<size_t>(Op)] = F;
 }
-
-bool isGradEnabled() { return GradEnabled; }
-void setGradEnabled(bool On) { GradEnabled = On; }
-
-namespace {
-thread_local bool InferenceModeOn = false;
-} // namespace
-
-bool isInferenceModeEnabled() { return InferenceModeOn; }
-void setInferenceModeEnabled(bool On) { InferenceModeOn = On; }
 
 Node::Node(std::string Name)
     : Name(std::move(Name)), SequenceNr(NextSequenceNr++) {}
@@ -224,7 +213,7 @@ void setHistory(std::vector<Tensor> &Outputs, const std::shared_ptr<Node> &Fn) {
 
 void recordOp(ir::OpKind Op, const ir::AttrMap &Attrs,
               const std::vector<Tensor> &Inputs, std::vector<Tensor> &Outputs) {
-  if (!GradEnabled)
+  if (!isGradEnabled())
     return;
   std::vector<bool> Needs(Inputs.size());
   bool Any = false;

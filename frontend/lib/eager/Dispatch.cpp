@@ -14,13 +14,14 @@
 #include "nngraph/frontend/Dispatch.h"
 #include "nngraph/frontend/SingleOpCache.h"
 #include "EagerFastPath.h"
+#include "EagerHooks.h"
 #include "EagerInternal.h"
 #include "nngraph/backends/Backend.h"
 #include "nngraph/runtime/BuildConfig.h"
 #if NNGRAPH_HAVE_ONEDNN
 #include "nngraph/backends/cpu/CpuBackend.h"
 #endif
-#include "nngraph/frontend/Autograd.h"
+#include "nngraph/frontend/GradMode.h"
 #include "nngraph/ir/Graph.h"
 #include "nngraph/runtime/Error.h"
 
@@ -93,7 +94,7 @@ Tensor serveFast(ir::OpKind Op, const Tensor &A, const Tensor *B) {
     if (B)
       Inputs.push_back(*B);
     std::vector<Tensor> Outputs{R};
-    autograd::recordOp(Op, NoAttrs, Inputs, Outputs);
+    detail::recordAutograd(Op, NoAttrs, Inputs, Outputs);
   }
   return R;
 }
@@ -149,7 +150,7 @@ std::vector<Tensor> call(ir::OpKind Op, const std::vector<Tensor> &Inputs,
   Result.reserve(Outs.size());
   for (rt::Tensor &T : Outs)
     Result.emplace_back(std::move(T));
-  autograd::recordOp(Op, Attrs, Inputs, Result);
+  detail::recordAutograd(Op, Attrs, Inputs, Result);
   return Result;
 }
 

@@ -22,7 +22,7 @@ namespace nng::detail {
 Tensor i64Tensor(const std::vector<int64_t> &Values);
 /// The 1-D i64 shape operand for Sizes: a constant when every entry is
 /// concrete, else (during a trace) a proxy computed by Unsqueeze/Concat
-/// from the symbolic entries (fx/SymInt.cpp).
+/// from the symbolic entries (the tracer's hooks, EagerHooks.h).
 Tensor symShapeTensor(const SymIntList &Sizes);
 /// A 0-d tensor holding V in the dtype A computes with V: A's dtype when it
 /// can hold V (floating A, or an integral V with integral A), else f32.
@@ -33,6 +33,8 @@ Tensor scalarOf(DType T, Scalar V);
 int64_t normDim(int64_t D, int64_t Rank, const char *Op);
 /// "f32[2, 3]" for messages.
 std::string describe(const Tensor &T);
+/// X, or an error naming Op when X is undefined or not floating point.
+const Tensor &floatInput(const char *Op, const Tensor &X);
 /// Sums the broadcast axes of G away so that the result has shape S.
 Tensor sumToShape(const Tensor &G, const Shape &S);
 /// Casts T to D (no-op when it already has D).

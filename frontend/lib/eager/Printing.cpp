@@ -12,7 +12,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "nngraph/frontend/Autograd.h"
+#include "EagerHooks.h"
+#include "nngraph/frontend/GradMode.h"
 #include "nngraph/frontend/Tensor.h"
 #include "nngraph/runtime/Strings.h"
 
@@ -306,7 +307,9 @@ std::string Tensor::toString() const {
       Body = tensorStr(Fmt, D.shape(), 0, 0, Indent, Summarize);
   }
   if (grad_fn())
-    Suffixes.push_back("grad_fn=<" + grad_fn()->name() + ">");
+    Suffixes.push_back(
+        "grad_fn=<" + detail::autogradHooks("printing").NodeName(*grad_fn()) +
+        ">");
   else if (requires_grad())
     Suffixes.push_back("requires_grad=True");
   return addSuffixes(Prefix + Body, Suffixes, Indent);

@@ -10,7 +10,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "EagerInternal.h"
-#include "nngraph/frontend/Autograd.h"
+#include "nngraph/frontend/GradMode.h"
 #include "nngraph/frontend/Dispatch.h"
 #include "nngraph/frontend/TensorOps.h"
 #include "nngraph/runtime/Error.h"

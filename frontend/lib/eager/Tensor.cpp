@@ -11,7 +11,8 @@
 
 #include "EagerInternal.h"
 #include "nngraph/frontend/Tensor.h"
-#include "nngraph/frontend/Autograd.h"
+#include "EagerHooks.h"
+#include "nngraph/frontend/GradMode.h"
 #include "nngraph/frontend/Dispatch.h"
 #include "nngraph/frontend/Random.h"
 #include "nngraph/frontend/TensorOps.h"
@@ -153,11 +154,12 @@ void Tensor::retain_grad() {
   if (!Impl->GradFn)
     return; // Leaves keep their gradient anyway.
   Impl->RetainsGrad = true;
-  Impl->GradFn->Retained[Impl->OutputNr] = Impl;
+  detail::autogradHooks("retain_grad()").RetainGrad(*Impl->GradFn,
+                                                     Impl->OutputNr, Impl);
 }
 
 void Tensor::backward(const Tensor &Grad, bool RetainGraph) const {
-  autograd::backward({*this}, {Grad}, RetainGraph);
+  detail::autogradHooks("backward()").Backward({*this}, {Grad}, RetainGraph);
 }
 
 Tensor Tensor::detach() const {
@@ -174,7 +176,8 @@ int Tensor::register_hook(TensorHook H) {
     fail(ErrorKind::InvalidArgument,
          "register_hook() on a tensor that does not require grad");
   if (Impl->GradFn)
-    return Impl->GradFn->addTensorHook(Impl->OutputNr, std::move(H));
+    return detail::autogradHooks("register_hook()").AddTensorHook(
+        *Impl->GradFn, Impl->OutputNr, std::move(H));
   int Id = Impl->LeafHooks.empty() ? 0 : Impl->LeafHooks.back().first + 1;
   Impl->LeafHooks.emplace_back(Id, std::move(H));
   return Id;
@@ -182,7 +185,8 @@ int Tensor::register_hook(TensorHook H) {
 
 void Tensor::remove_hook(int Id) {
   if (Impl->GradFn)
-    return Impl->GradFn->removeTensorHook(Id);
+    return detail::autogradHooks("remove_hook()").RemoveTensorHook(
+        *Impl->GradFn, Id);
   std::erase_if(Impl->LeafHooks, [&](const auto &P) { return P.first == Id; });
 }
 

@@ -1,11 +1,13 @@
 //===- TensorMethods.cpp - Tensor methods forwarding to TensorOps.h -------===//
 //
 // The math and shape methods of nng::Tensor (t.view(...), t.sum(), ...),
-// each a one-line call of the free function of the same name.
+// each a one-line call of the free function of the same name; relu,
+// sigmoid and tanh (the activations F:: forwards to) dispatch their ops.
 //
 //===----------------------------------------------------------------------===//
 
-#include "nngraph/frontend/Functional.h"
+#include "EagerInternal.h"
+#include "nngraph/frontend/Dispatch.h"
 #include "nngraph/frontend/Tensor.h"
 #include "nngraph/frontend/TensorOps.h"
 #include "nngraph/runtime/Error.h"
@@ -65,12 +67,33 @@ Tensor Tensor::exp() const { return nng::exp(*this); }
 Tensor Tensor::log() const { return nng::log(*this); }
 Tensor Tensor::abs() const { return nng::abs(*this); }
 Tensor Tensor::neg() const { return nng::neg(*this); }
-Tensor Tensor::relu() const { return F::relu(*this); }
-Tensor Tensor::sigmoid() const { return F::sigmoid(*this); }
-Tensor Tensor::tanh() const { return F::tanh(*this); }
+Tensor Tensor::relu() const {
+  return dispatch::call1(ir::OpKind::Relu, {detail::floatInput("relu", *this)});
+}
+Tensor Tensor::sigmoid() const {
+  return dispatch::call1(ir::OpKind::Sigmoid,
+                         {detail::floatInput("sigmoid", *this)});
+}
+Tensor Tensor::tanh() const {
+  return dispatch::call1(ir::OpKind::Tanh, {detail::floatInput("tanh", *this)});
+}
 Tensor Tensor::softmax(int64_t D) const { return nng::softmax(*this, D); }
 Tensor Tensor::log_softmax(int64_t D) const {
   return nng::log_softmax(*this, D);
 }
+
+namespace detail {
+
+const Tensor &floatInput(const char *Op, const Tensor &X) {
+  if (!X.defined())
+    fail(ErrorKind::InvalidArgument, Op, ": the input is undefined");
+  if (!X.is_floating_point())
+    fail(ErrorKind::InvalidArgument, Op, ": expected a floating-point input, "
+                                         "got ",
+         describe(X));
+  return X;
+}
+
+} // namespace detail
 
 } // namespace nng

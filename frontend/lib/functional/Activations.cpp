@@ -2,7 +2,8 @@
 //
 // relu, gelu, silu, leaky_relu, sigmoid, tanh, softmax and log_softmax of
 // nng::F, each on the matching op of the op table (silu is x * sigmoid(x)).
-// Inputs must be floating point, as in PyTorch.
+// Inputs must be floating point, as in PyTorch; relu, sigmoid and tanh
+// are the tensor methods of the same name (eager).
 //
 //===----------------------------------------------------------------------===//
 
@@ -16,23 +17,9 @@ namespace nng::F {
 
 using ir::OpKind;
 
-namespace {
+using nng::detail::floatInput;
 
-const Tensor &floatInput(const char *Op, const Tensor &X) {
-  if (!X.defined())
-    fail(ErrorKind::InvalidArgument, Op, ": the input is undefined");
-  if (!X.is_floating_point())
-    fail(ErrorKind::InvalidArgument, Op, ": expected a floating-point input, "
-                                         "got ",
-         detail::describe(X));
-  return X;
-}
-
-} // namespace
-
-Tensor relu(const Tensor &X) {
-  return dispatch::call1(OpKind::Relu, {floatInput("relu", X)});
-}
+Tensor relu(const Tensor &X) { return X.relu(); }
 
 Tensor gelu(const Tensor &X, const std::string &Approximate) {
   if (Approximate != "none" && Approximate != "tanh")
@@ -51,13 +38,9 @@ Tensor leaky_relu(const Tensor &X, double NegativeSlope) {
       dispatch::attrs({{"alpha", static_cast<float>(NegativeSlope)}}));
 }
 
-Tensor sigmoid(const Tensor &X) {
-  return dispatch::call1(OpKind::Sigmoid, {floatInput("sigmoid", X)});
-}
+Tensor sigmoid(const Tensor &X) { return X.sigmoid(); }
 
-Tensor tanh(const Tensor &X) {
-  return dispatch::call1(OpKind::Tanh, {floatInput("tanh", X)});
-}
+Tensor tanh(const Tensor &X) { return X.tanh(); }
 
 Tensor softmax(const Tensor &X, int64_t Dim) { return nng::softmax(X, Dim); }
 

@@ -13,8 +13,7 @@
 // results, which may be shapes; results inference leaves open; results of
 // constants alone, which a hook may keep) it runs eagerly on the example
 // data.
-// Also here: the thread's active trace, TraceError, isTracing, and the
-// seams of Tensor.h (size(i) of a proxy, reading a proxy's data).
+// Also here: the thread's active trace, TraceError and isTracing.
 //
 //===----------------------------------------------------------------------===//
 
@@ -60,6 +59,7 @@ void setCurrent(TraceState *S) { Current = S; }
 
 TraceState::TraceState(Tracer &T, nn::ModuleBase &Root)
     : TheTracer(T), Root(Root), G(std::make_shared<ir::Graph>()) {
+  installTraceHooks();
   G->setName(Root.type_name());
   // Initializers in state_dict order (a shared tensor once, under its first
   // key), then buffers left out of the state dict (non-persistent ones).
@@ -465,42 +465,3 @@ std::vector<Tensor> TraceState::call(const dispatch::OpCall &C) {
 bool isTracing() { return detail::activeTrace() != nullptr; }
 
 } // namespace nng::fx
-
-namespace nng::detail {
-
-void failProxyData(const Tensor &T, const char *What) {
-  fx::detail::TraceState *S = fx::detail::anyTrace();
-  std::string Where = S ? S->where() : std::string("<no trace running>");
-  if (!T.is_proxy())
-    throw fx::TraceError(
-        std::string(What) + " changes a tensor that is not traced (a "
-        "parameter, buffer or captured constant) in place while tracing "
-        "module " + Where + ": the graph cannot record it. Compute a new "
-        "tensor instead, skip the side effect when fx::isTracing(), or mark "
-        "the module as a leaf (override Tracer::is_leaf_module)");
-  std::string Val = "a traced tensor";
-  void *V = T.impl()->TraceValue;
-  if (S && S->ownsValue(V)) {
-    auto *IV = static_cast<ir::Value *>(V);
-    Val = "traced value '" + IV->name() + "' (" + IV->type().toString() + ")";
-    if (ir::Node *P = IV->producer())
-      Val += ", made by op " + std::string(P->schema().Name) +
-             (P->scope().Path.empty() ? "" : " in " + P->scope().Path);
-  }
-  throw fx::TraceError(
-      std::string(What) + " reads the data of " + Val + " while tracing "
-      "module " + Where + ": a trace has shapes but no values, so C++ that "
-      "depends on tensor data (item(), to_vector(), data_ptr(), bool "
-      "conversion, printing) cannot be recorded. Mark the module as a leaf "
-      "(subclass fx::Tracer and override is_leaf_module for its path) or "
-      "express the computation with tensor ops (e.g. nng::where)");
-}
-
-SymInt traceSize(const Tensor &T, int64_t D) {
-  fx::detail::TraceState *S = fx::detail::activeTrace();
-  if (!S || !S->ownsValue(T.impl()->TraceValue))
-    return SymInt(T.data().size(D));
-  return S->size(T, D);
-}
-
-} // namespace nng::detail

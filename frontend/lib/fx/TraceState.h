@@ -112,5 +112,7 @@ TraceState *anyTrace();
 void setCurrent(TraceState *S);
 /// Throws TraceError: What needs a value the trace does not have.
 [[noreturn]] void failTrace(const std::string &What);
+/// Installs the tracer's answers to eager tensors (TraceHooks.cpp).
+void installTraceHooks();
 
 } // namespace nng::fx::detail

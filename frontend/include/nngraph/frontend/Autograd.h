@@ -10,11 +10,13 @@
 // The gradient of an op of the op table is a formula (a BackwardFn) written
 // with tensor operations, registered per op in frontend/lib/autograd/
 // Derivatives*.cpp. Custom differentiable functions (module backward hooks,
-// user code) use FunctionNode with a std::function.
+// user code) use FunctionNode with a std::function. Grad mode and its
+// guards (NoGradGuard, InferenceMode) are in GradMode.h, included here.
 //
 //===----------------------------------------------------------------------===//
 #pragma once
 
+#include "nngraph/frontend/GradMode.h"
 #include "nngraph/frontend/Tensor.h"
 #include "nngraph/ir/Attribute.h"
 #include "nngraph/ir/OpSchema.h"
@@ -169,66 +171,4 @@ std::vector<Tensor> grad(const std::vector<Tensor> &Outputs,
                          const std::vector<Tensor> &GradOutputs = {},
                          bool RetainGraph = false, bool AllowUnused = false);
 
-/// Whether operations record backward nodes (thread-local; on by default).
-bool isGradEnabled();
-void setGradEnabled(bool On);
-/// Whether an InferenceMode scope is open on this thread.
-bool isInferenceModeEnabled();
-void setInferenceModeEnabled(bool On);
-
 } // namespace nng::autograd
-
-namespace nng {
-
-/// Disables gradient recording for its lifetime (torch.no_grad()).
-class NoGradGuard {
-public:
-  NoGradGuard() : Prev(autograd::isGradEnabled()) {
-    autograd::setGradEnabled(false);
-  }
-  ~NoGradGuard() { autograd::setGradEnabled(Prev); }
-  NoGradGuard(const NoGradGuard &) = delete;
-  NoGradGuard &operator=(const NoGradGuard &) = delete;
-
-private:
-  bool Prev;
-};
-
-/// torch.inference_mode(): no gradient recording for its lifetime, and
-/// autograd::isInferenceModeEnabled() says so (layers may skip work kept
-/// only for backward). Unlike PyTorch, tensors made inside are ordinary
-/// tensors (not "inference tensors" refused by autograd later).
-class InferenceMode {
-public:
-  InferenceMode()
-      : PrevGrad(autograd::isGradEnabled()),
-        PrevInference(autograd::isInferenceModeEnabled()) {
-    autograd::setGradEnabled(false);
-    autograd::setInferenceModeEnabled(true);
-  }
-  ~InferenceMode() {
-    autograd::setInferenceModeEnabled(PrevInference);
-    autograd::setGradEnabled(PrevGrad);
-  }
-  InferenceMode(const InferenceMode &) = delete;
-  InferenceMode &operator=(const InferenceMode &) = delete;
-
-private:
-  bool PrevGrad, PrevInference;
-};
-
-/// Enables gradient recording for its lifetime (torch.enable_grad()).
-class EnableGradGuard {
-public:
-  EnableGradGuard() : Prev(autograd::isGradEnabled()) {
-    autograd::setGradEnabled(true);
-  }
-  ~EnableGradGuard() { autograd::setGradEnabled(Prev); }
-  EnableGradGuard(const EnableGradGuard &) = delete;
-  EnableGradGuard &operator=(const EnableGradGuard &) = delete;
-
-private:
-  bool Prev;
-};
-
-} // namespace nng
