@@ -9,8 +9,8 @@
 
 #include "Arrays.h"
 
+#include "nngraph/runtime/DTypeNames.h"
 #include "nngraph/runtime/Error.h"
-#include "nngraph/tools/InputData.h"
 #include "nngraph/runtime/Storage.h"
 
 #include <optional>
@@ -61,13 +61,13 @@ std::optional<DType> dtypeForNumpy(char Kind, ssize_t ItemSize) {
   return std::nullopt;
 }
 
-/// NumPy's dtype name of a numeric dtype other than bf16 (the tools'
+/// NumPy's dtype name of a numeric dtype other than bf16 (runtime's
 /// table, which spells bool as the attribute numpy.bool_).
 std::string numpyNameOf(DType T) {
   if (T == DType::Bool)
     return "bool";
-  std::string N = tools::numpyName(T);
-  if (N.empty())
+  const char *N = numpyName(T);
+  if (!N)
     fail(ErrorKind::Internal, "no NumPy dtype for ", dtypeName(T));
   return N;
 }
