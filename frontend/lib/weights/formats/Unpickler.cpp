@@ -78,9 +78,9 @@ const char *kindName(const PyVal &V) {
   return "?";
 }
 
-/// torch's other names for dtypes that torch.<torchName> also names
-/// (torch.half is torch.float16), and its complex dtypes: accepted as
-/// globals, like the dtypes .pt files can hold.
+/// The torch dtypes accepted as globals besides those of the dtypes .pt
+/// files hold (torch.float16): their aliases (torch.half) and the complex
+/// dtypes.
 const char *const TorchDTypeAliases[] = {
     "half",  "float",     "double",    "long",      "int",
     "short", "complex32", "complex64", "complex128"};
