@@ -9,8 +9,8 @@
 
 #include "Arrays.h"
 
+#include "nngraph/runtime/DTypeNames.h"
 #include "nngraph/runtime/Error.h"
-#include "nngraph/tools/InputData.h"
 #include "nngraph/runtime/Storage.h"
 
 #include <optional>
@@ -20,54 +20,25 @@
 namespace nng::python {
 namespace {
 
-/// The nngraph dtype of a native-order NumPy dtype, if there is one.
+/// The nngraph dtype of a native-order NumPy dtype, if there is one: the
+/// one whose .npy descr ("<f4") has Kind and whose elements have ItemSize.
 std::optional<DType> dtypeForNumpy(char Kind, ssize_t ItemSize) {
-  switch (Kind) {
-  case 'f':
-    if (ItemSize == 4)
-      return DType::F32;
-    if (ItemSize == 8)
-      return DType::F64;
-    if (ItemSize == 2)
-      return DType::F16;
-    break;
-  case 'i':
-    if (ItemSize == 1)
-      return DType::I8;
-    if (ItemSize == 2)
-      return DType::I16;
-    if (ItemSize == 4)
-      return DType::I32;
-    if (ItemSize == 8)
-      return DType::I64;
-    break;
-  case 'u':
-    if (ItemSize == 1)
-      return DType::U8;
-    if (ItemSize == 2)
-      return DType::U16;
-    if (ItemSize == 4)
-      return DType::U32;
-    if (ItemSize == 8)
-      return DType::U64;
-    break;
-  case 'b':
-    if (ItemSize == 1)
-      return DType::Bool;
-    break;
-  default:
-    break;
+  for (int I = 0; I < NumDTypes; ++I) {
+    DType T = static_cast<DType>(I);
+    if (const char *D = numpyDescr(T);
+        D && D[1] == Kind && dtypeSize(T) == static_cast<size_t>(ItemSize))
+      return T;
   }
   return std::nullopt;
 }
 
-/// NumPy's dtype name of a numeric dtype other than bf16 (the tools'
+/// NumPy's dtype name of a numeric dtype other than bf16 (runtime's
 /// table, which spells bool as the attribute numpy.bool_).
 std::string numpyNameOf(DType T) {
   if (T == DType::Bool)
     return "bool";
-  std::string N = tools::numpyName(T);
-  if (N.empty())
+  const char *N = numpyName(T);
+  if (!N)
     fail(ErrorKind::Internal, "no NumPy dtype for ", dtypeName(T));
   return N;
 }

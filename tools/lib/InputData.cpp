@@ -9,6 +9,7 @@
 
 #include "nngraph/tools/InputData.h"
 #include "nngraph/frontend/weights/Formats.h"
+#include "nngraph/runtime/DTypeNames.h"
 #include "nngraph/runtime/Error.h"
 
 #include <algorithm>
@@ -71,37 +72,6 @@ void checkNames(const weights::TensorMap &Arrays, const ir::Graph &G,
 
 } // namespace
 
-std::string numpyName(DType T) {
-  switch (T) {
-  case DType::F32:
-    return "float32";
-  case DType::F64:
-    return "float64";
-  case DType::F16:
-    return "float16";
-  case DType::I8:
-    return "int8";
-  case DType::U8:
-    return "uint8";
-  case DType::I16:
-    return "int16";
-  case DType::U16:
-    return "uint16";
-  case DType::I32:
-    return "int32";
-  case DType::U32:
-    return "uint32";
-  case DType::I64:
-    return "int64";
-  case DType::U64:
-    return "uint64";
-  case DType::Bool:
-    return "bool_";
-  default:
-    return "";
-  }
-}
-
 InputData matchInputData(const weights::TensorMap &Arrays, const ir::Graph &G,
                          const std::string &Source) {
   const std::string Where = "'" + Source + "'";
@@ -116,12 +86,12 @@ InputData matchInputData(const weights::TensorMap &Arrays, const ir::Graph &G,
     const std::string What =
         Where + ": input '" + Name + "' (" + T.toString() + ")";
     if (A.dtype() != T.dtype()) {
-      std::string Np = numpyName(T.dtype());
+      const char *Np = numpyName(T.dtype());
       fail(ErrorKind::ShapeMismatch, What, ": the array is ",
            dtypeName(A.dtype()), " but the input is ", dtypeName(T.dtype()),
-           Np.empty() ? std::string("; numpy has no such dtype, so this "
-                                    "input cannot come from an .npz file")
-                      : "; convert it, e.g. array.astype(numpy." + Np + ")");
+           Np ? std::string("; convert it, e.g. array.astype(numpy.") + Np + ")"
+              : std::string("; numpy has no such dtype, so this input cannot "
+                            "come from an .npz file"));
     }
     if (T.hasRank()) {
       if (static_cast<int64_t>(A.rank()) != T.rank())

@@ -15,6 +15,7 @@
 #include "EagerHooks.h"
 #include "nngraph/frontend/GradMode.h"
 #include "nngraph/frontend/Tensor.h"
+#include "nngraph/runtime/DTypeNames.h"
 #include "nngraph/runtime/Strings.h"
 
 #include <algorithm>
@@ -205,38 +206,11 @@ std::string tensorStr(const Formatter &Fmt, const Shape &S, size_t Axis,
   return R;
 }
 
-const char *torchDTypeName(DType T) {
-  switch (T) {
-  case DType::F32:
-    return "torch.float32";
-  case DType::F64:
-    return "torch.float64";
-  case DType::F16:
-    return "torch.float16";
-  case DType::BF16:
-    return "torch.bfloat16";
-  case DType::I8:
-    return "torch.int8";
-  case DType::U8:
-    return "torch.uint8";
-  case DType::I16:
-    return "torch.int16";
-  case DType::U16:
-    return "torch.uint16";
-  case DType::I32:
-    return "torch.int32";
-  case DType::U32:
-    return "torch.uint32";
-  case DType::I64:
-    return "torch.int64";
-  case DType::U64:
-    return "torch.uint64";
-  case DType::Bool:
-    return "torch.bool";
-  case DType::String: // torch has none; numpy's name.
-    return "str";
-  }
-  return "?";
+/// torch's repr of T ("torch.float32").
+std::string torchDTypeName(DType T) {
+  if (const char *N = torchName(T))
+    return std::string("torch.") + N;
+  return std::string(dtypeName(T)); // str: torch has none; numpy's name.
 }
 
 std::string addSuffixes(const std::string &Body,

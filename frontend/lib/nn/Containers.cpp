@@ -9,6 +9,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "nngraph/frontend/nn/Containers.h"
+#include "nngraph/runtime/DTypeNames.h"
 #include "nngraph/runtime/Error.h"
 
 #include <algorithm>
@@ -304,57 +305,13 @@ std::string sizeString(const Tensor &T) {
 
 /// torch.float32 etc. (p.dtype) and torch.FloatTensor etc. (torch.typename).
 std::string torchDTypeName(DType T) {
-  switch (T) {
-  case DType::F32:
-    return "torch.float32";
-  case DType::F64:
-    return "torch.float64";
-  case DType::F16:
-    return "torch.float16";
-  case DType::BF16:
-    return "torch.bfloat16";
-  case DType::I8:
-    return "torch.int8";
-  case DType::U8:
-    return "torch.uint8";
-  case DType::I16:
-    return "torch.int16";
-  case DType::I32:
-    return "torch.int32";
-  case DType::I64:
-    return "torch.int64";
-  case DType::Bool:
-    return "torch.bool";
-  default:
-    return "torch." + std::string(dtypeName(T));
-  }
+  const char *N = torchName(T);
+  return "torch." + (N ? std::string(N) : std::string(dtypeName(T)));
 }
 
 std::string torchTypeName(DType T) {
-  switch (T) {
-  case DType::F32:
-    return "torch.FloatTensor";
-  case DType::F64:
-    return "torch.DoubleTensor";
-  case DType::F16:
-    return "torch.HalfTensor";
-  case DType::BF16:
-    return "torch.BFloat16Tensor";
-  case DType::I8:
-    return "torch.CharTensor";
-  case DType::U8:
-    return "torch.ByteTensor";
-  case DType::I16:
-    return "torch.ShortTensor";
-  case DType::I32:
-    return "torch.IntTensor";
-  case DType::I64:
-    return "torch.LongTensor";
-  case DType::Bool:
-    return "torch.BoolTensor";
-  default:
-    return torchDTypeName(T);
-  }
+  const char *N = torchTensorTypeName(T);
+  return N ? "torch." + std::string(N) : torchDTypeName(T);
 }
 
 std::string paramLines(const NamedTensors &Ps, bool TypeNames) {

@@ -11,7 +11,7 @@
 
 #include "Npy.h"
 
-#include "nngraph/runtime/DType.h"
+#include "nngraph/runtime/DTypeNames.h"
 #include "nngraph/runtime/Error.h"
 
 #include <algorithm>
@@ -31,18 +31,6 @@ constexpr size_t MagicLen = 6;
   fail(ErrorKind::Parse, What, ": ", Msg,
        "; the array is corrupt or was not written by numpy");
 }
-
-/// The descrs we read and write (the writer uses the first of each dtype).
-struct Descr {
-  const char *Text;
-  DType T;
-};
-constexpr Descr Descrs[] = {
-    {"<f8", DType::F64}, {"<f4", DType::F32}, {"<f2", DType::F16},
-    {"<i8", DType::I64}, {"<i4", DType::I32}, {"<i2", DType::I16},
-    {"|i1", DType::I8},  {"|u1", DType::U8},  {"<u2", DType::U16},
-    {"<u4", DType::U32}, {"<u8", DType::U64}, {"|b1", DType::Bool},
-};
 
 struct Header {
   std::string Descr;
@@ -213,21 +201,26 @@ std::pair<DType, bool> dtypeOfDescr(const std::string &D,
          "' is an object array (pickled Python objects), which nngraph "
          "refuses to load: it never unpickles .npy data; save numeric "
          "arrays instead");
+  // numpyDescr gives the little-endian descrs ('|' for single bytes); their
+  // '>' and '=' forms, and any order mark on single bytes, read too.
   if (D.size() == 3 &&
       (D[0] == '<' || D[0] == '>' || D[0] == '|' || D[0] == '=')) {
-    for (const Descr &K : Descrs) {
-      if (D.substr(1) != K.Text + 1)
+    for (int I = 0; I < NumDTypes; ++I) {
+      DType T = static_cast<DType>(I);
+      const char *Text = numpyDescr(T);
+      if (!Text || D.substr(1) != Text + 1)
         continue;
-      size_t Size = dtypeSize(K.T);
+      size_t Size = dtypeSize(T);
       if (Size == 1)
-        return {K.T, false};
+        return {T, false};
       if (D[0] != '|')
-        return {K.T, D[0] == '>'};
+        return {T, D[0] == '>'};
     }
   }
   std::string List;
-  for (const Descr &K : Descrs)
-    List += std::string(List.empty() ? "" : " ") + K.Text;
+  for (int I = 0; I < NumDTypes; ++I)
+    if (const char *Text = numpyDescr(static_cast<DType>(I)))
+      List += std::string(List.empty() ? "" : " ") + Text;
   fail(ErrorKind::Unsupported, What, ": descr '", D,
        "' is not supported (supported: ", List,
        ", and their big-endian forms); convert the array with "
@@ -326,12 +319,7 @@ std::string write(const Tensor &T, const std::string &What) {
   NNG_CHECK(T.defined(), What, ": the tensor is undefined");
   NNG_CHECK(T.device().isCPU(), What, ": the tensor is on ",
             T.device().toString(), "; copy it to the CPU first");
-  const char *D = nullptr;
-  for (const Descr &K : Descrs)
-    if (K.T == T.dtype()) {
-      D = K.Text;
-      break;
-    }
+  const char *D = numpyDescr(T.dtype());
   NNG_CHECK_KIND(D, Unsupported, What, ": dtype ", dtypeName(T.dtype()),
                  " has no numpy equivalent (numpy has no bfloat16); convert "
                  "it (e.g. to f32) or save as safetensors");

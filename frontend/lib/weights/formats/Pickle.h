@@ -47,10 +47,6 @@ struct Limits {
 Object unpickle(std::string_view Bytes, const std::string &Where,
                 const StorageLoader &Load, const Limits &L = {});
 
-/// The torch storage class name of T ("FloatStorage"), or null when .pt
-/// files cannot hold T.
-const char *storageTypeName(DType T);
-
 /// A storage referenced by a pickled tensor.
 struct StorageRef {
   std::string Key;

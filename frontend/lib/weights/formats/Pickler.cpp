@@ -11,6 +11,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "Pickle.h"
+#include "nngraph/runtime/DTypeNames.h"
 #include "nngraph/runtime/Error.h"
 
 #include <cstring>
@@ -81,7 +82,7 @@ private:
   }
   void saveTensor(const rt::Tensor &T) {
     TensorRef R = Describe(T);
-    const char *Type = storageTypeName(R.Storage.Type);
+    const char *Type = torchStorageName(R.Storage.Type);
     NNG_CHECK(Type, "writePt: tensor of dtype ", dtypeName(R.Storage.Type),
               " cannot be stored in a .pt file (supported: f32, f64, f16, "
               "bf16, i64, i32, i16, i8, u8, bool); convert it first");

@@ -17,6 +17,7 @@
 #include "Pickle.h"
 #include "Zip.h"
 #include "nngraph/frontend/weights/Formats.h"
+#include "nngraph/runtime/DTypeNames.h"
 #include "nngraph/runtime/Error.h"
 #include "nngraph/runtime/FileIO.h"
 
@@ -135,7 +136,7 @@ void collect(const Object &O, std::vector<TensorUse> &Uses, int Depth) {
     const rt::Tensor &T = O.toTensor();
     NNG_CHECK(T.defined(), "writePt: the object holds an undefined tensor");
     NNG_CHECK(T.device().isCPU(), "writePt: tensors must be on the CPU");
-    NNG_CHECK(pickle::storageTypeName(T.dtype()), "writePt: tensor of dtype ",
+    NNG_CHECK(torchStorageName(T.dtype()), "writePt: tensor of dtype ",
               dtypeName(T.dtype()),
               " cannot be stored in a .pt file (supported: f32, f64, f16, "
               "bf16, i64, i32, i16, i8, u8, bool); convert it first");

@@ -25,7 +25,7 @@
 #include "Json.h"
 
 #include "nngraph/frontend/weights/Formats.h"
-#include "nngraph/runtime/DType.h"
+#include "nngraph/runtime/DTypeNames.h"
 #include "nngraph/runtime/Error.h"
 #include "nngraph/runtime/FileIO.h"
 #include "nngraph/runtime/Storage.h"
@@ -41,37 +41,12 @@ namespace {
 
 using rt::Tensor;
 
-/// The safetensors dtype names and ours.
-struct DTypeName {
-  const char *Name;
-  DType T;
-};
-constexpr DTypeName DTypeNames[] = {
-    {"F64", DType::F64},   {"F32", DType::F32}, {"F16", DType::F16},
-    {"BF16", DType::BF16}, {"I64", DType::I64}, {"I32", DType::I32},
-    {"I16", DType::I16},   {"I8", DType::I8},   {"U8", DType::U8},
-    {"BOOL", DType::Bool}, {"U16", DType::U16}, {"U32", DType::U32},
-    {"U64", DType::U64},
-};
-
-std::optional<DType> dtypeFromName(std::string_view Name) {
-  for (const DTypeName &D : DTypeNames)
-    if (Name == D.Name)
-      return D.T;
-  return std::nullopt;
-}
-
-const char *nameOfDType(DType T) {
-  for (const DTypeName &D : DTypeNames)
-    if (D.T == T)
-      return D.Name;
-  return nullptr;
-}
-
+/// The safetensors dtype names nngraph reads, in enum order.
 std::string supportedList() {
   std::string S;
-  for (const DTypeName &D : DTypeNames)
-    S += std::string(S.empty() ? "" : ", ") + D.Name;
+  for (int I = 0; I < NumDTypes; ++I)
+    if (const char *N = safetensorsName(static_cast<DType>(I)))
+      S += std::string(S.empty() ? "" : ", ") + N;
   return S;
 }
 
@@ -111,7 +86,7 @@ Info parseInfo(const std::string &File, const std::string &Name,
             "\"");
   if (!DT->isString())
     bad(File, Name, "\"dtype\" is not a string");
-  std::optional<DType> T = dtypeFromName(DT->Text);
+  std::optional<DType> T = dtypeFromSafetensorsName(DT->Text);
   if (!T)
     fail(ErrorKind::Unsupported, "'", File, "': safetensors tensor '", Name,
          "' has dtype \"", DT->Text,
@@ -347,7 +322,7 @@ void writeSafetensors(const std::string &Path, const TensorMap &Tensors,
               "' is undefined");
     NNG_CHECK(T.device().isCPU(), "writing '", Path, "': tensor '", Key,
               "' is on ", T.device().toString(), "; copy it to the CPU first");
-    const char *DT = nameOfDType(T.dtype());
+    const char *DT = safetensorsName(T.dtype());
     NNG_CHECK_KIND(DT, Unsupported, "writing '", Path, "': tensor '", Key,
                    "' has dtype ", dtypeName(T.dtype()),
                    ", which safetensors cannot store");

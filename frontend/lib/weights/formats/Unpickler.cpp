@@ -14,6 +14,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "Pickle.h"
+#include "nngraph/runtime/DTypeNames.h"
 #include "nngraph/runtime/Error.h"
 
 #include <cstring>
@@ -77,22 +78,25 @@ const char *kindName(const PyVal &V) {
   return "?";
 }
 
-struct StorageClass {
-  const char *Name;
-  DType Type;
-};
-const StorageClass StorageClasses[] = {
-    {"FloatStorage", DType::F32},   {"DoubleStorage", DType::F64},
-    {"HalfStorage", DType::F16},    {"BFloat16Storage", DType::BF16},
-    {"LongStorage", DType::I64},    {"IntStorage", DType::I32},
-    {"ShortStorage", DType::I16},   {"CharStorage", DType::I8},
-    {"ByteStorage", DType::U8},     {"BoolStorage", DType::Bool},
-};
+/// The torch dtypes accepted as globals besides those of the dtypes .pt
+/// files hold (torch.float16): their aliases (torch.half) and the complex
+/// dtypes.
+const char *const TorchDTypeAliases[] = {
+    "half",  "float",     "double",    "long",      "int",
+    "short", "complex32", "complex64", "complex128"};
 
-const char *const TorchDTypes[] = {
-    "float16", "float32", "float64", "bfloat16", "int8", "int16", "int32",
-    "int64",   "uint8",   "bool",    "half",     "float", "double", "long",
-    "int",     "short",   "complex32", "complex64", "complex128"};
+/// Whether torch.Name is a torch dtype the unpickler accepts.
+bool isTorchDType(std::string_view Name) {
+  for (int I = 0; I < NumDTypes; ++I) {
+    DType T = static_cast<DType>(I);
+    if (const char *N = torchName(T); N && torchStorageName(T) && Name == N)
+      return true;
+  }
+  for (const char *A : TorchDTypeAliases)
+    if (Name == A)
+      return true;
+  return false;
+}
 
 class Unpickler {
 public:
@@ -224,15 +228,13 @@ Ref Unpickler::resolve(const std::string &Module, const std::string &Name) {
   } else if (Module == "torch") {
     if (Name == "device")
       return G(Global::Device);
-    for (const StorageClass &C : StorageClasses)
-      if (Name == C.Name) {
-        Ref R = G(Global::StorageType);
-        R->Type = C.Type;
-        return R;
-      }
-    for (const char *D : TorchDTypes)
-      if (Name == D)
-        return scalar(Object::string("torch." + Name));
+    if (std::optional<DType> T = dtypeFromTorchStorageName(Name)) {
+      Ref R = G(Global::StorageType);
+      R->Type = *T;
+      return R;
+    }
+    if (isTorchDType(Name))
+      return scalar(Object::string("torch." + Name));
   }
   error("the pickle names the global '" + Module + "." + Name +
         "', which is not allowed (only tensors, storages and plain "
@@ -707,13 +709,6 @@ Object unpickle(std::string_view Bytes, const std::string &Where,
                 const StorageLoader &Load, const Limits &L) {
   Unpickler U(Bytes, Where, Load, L);
   return U.run();
-}
-
-const char *storageTypeName(DType T) {
-  for (const StorageClass &C : StorageClasses)
-    if (C.Type == T)
-      return C.Name;
-  return nullptr;
 }
 
 } // namespace nng::weights::pickle

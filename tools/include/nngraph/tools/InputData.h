@@ -43,11 +43,6 @@ struct InputData {
   std::map<std::string, std::string, std::less<>> DimOrigins;
 };
 
-/// NumPy's name of T ("float32", "bool_"): for messages that tell how to
-/// convert an array, and for making NumPy dtypes; "" when NumPy has no such
-/// dtype (bf16, str).
-std::string numpyName(DType T);
-
 /// Reads the .npz file Path and checks it against G's inputs (see
 /// matchInputData). Throws nng::Error naming the file when it cannot be
 /// read or does not fit.
