@@ -80,7 +80,8 @@ bool removeDropout(ir::Node &N, PatternRewriter &R) {
   return R.replaceOp(N, X);
 }
 
-bool removeNoopReshape(ir::Node &N, PatternRewriter &R) {
+/// Removes N when its input and result have the same static shape.
+bool removeSameShape(ir::Node &N, PatternRewriter &R) {
   std::optional<Shape> In = N.input(0)->type().staticShape();
   std::optional<Shape> Out = N.output()->type().staticShape();
   if (!In || !Out)
@@ -120,13 +121,7 @@ bool removeNoopExpand(ir::Node &N, PatternRewriter &R) {
   if (To && In.hasRank() && static_cast<int64_t>(To->size()) <= In.rank() &&
       std::all_of(To->begin(), To->end(), [](int64_t D) { return D == 1; }))
     return R.replaceOp(N, N.input(0));
-  std::optional<Shape> InS = In.staticShape();
-  std::optional<Shape> OutS = N.output()->type().staticShape();
-  if (!InS || !OutS)
-    return R.decline(N, "shape is not static");
-  if (*InS != *OutS)
-    return R.decline(N, "changes the shape");
-  return R.replaceOp(N, N.input(0));
+  return removeSameShape(N, R);
 }
 
 /// Slice whose every sliced axis runs with step 1 from its start to its end.
@@ -287,7 +282,7 @@ private:
         // Dropout(x) -> x, mask -> ConstantOfShape(Shape(x), true) (inference)
         {OpKind::Dropout, "remove-dropout", removeDropout},
         // Reshape(x, s) -> x when s is x's static shape
-        {OpKind::Reshape, "remove-noop-reshape", removeNoopReshape},
+        {OpKind::Reshape, "remove-noop-reshape", removeSameShape},
         // Cast(x, t) -> x, CastLike(x, y) -> x when x's dtype is t
         {{OpKind::Cast, OpKind::CastLike}, "remove-noop-cast", removeNoopCast},
         // Pad(x, 0) -> x

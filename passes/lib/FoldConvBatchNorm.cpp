@@ -94,6 +94,7 @@ void finish(ir::Node &BN, ir::Node &P, PatternRewriter &R,
   R.owner().bumpStatistic(Stat);
 }
 
+/// Folds A into Conv or ConvTranspose P (weights per output channel, bias).
 bool foldConv(ir::Node &BN, ir::Node &P, const Affine &A, PatternRewriter &R) {
   bool Transposed = P.op() == OpKind::ConvTranspose;
   Tensor W = foldableF64(P.input(1));
@@ -140,6 +141,7 @@ Tensor scaleColumns(const Tensor &B, bool TransB, const Affine &A, DType T) {
   return makeTensor(V, B.shape(), T);
 }
 
+/// Folds A into Gemm P (columns of B, alpha and beta folded too).
 bool foldGemm(ir::Node &BN, ir::Node &P, const Affine &A, PatternRewriter &R) {
   bool TransB = P.attrInt("transB") != 0;
   Tensor B = foldableF64(P.input(1));
@@ -180,6 +182,7 @@ bool foldGemm(ir::Node &BN, ir::Node &P, const Affine &A, PatternRewriter &R) {
   return true;
 }
 
+/// Replaces 2-D MatMul P by a Gemm with A folded into B and a new bias.
 bool foldMatMul(ir::Node &BN, ir::Node &P, const Affine &A,
                 PatternRewriter &R) {
   const ir::TensorType &TA = P.input(0)->type();
@@ -214,6 +217,7 @@ bool foldMatMul(ir::Node &BN, ir::Node &P, const Affine &A,
   return true;
 }
 
+/// The rule: an inference BN whose input only its producer P reads.
 bool foldBatchNorm(ir::Node &BN, PatternRewriter &R) {
   ir::Graph &G = R.graph();
   if (BN.attrInt("training_mode") != 0)

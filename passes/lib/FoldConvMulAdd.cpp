@@ -22,21 +22,17 @@ namespace {
 using namespace fusion;
 using ir::OpKind;
 
+/// The rule at a Mul or Add one of whose operands is a single-use Conv.
 bool foldConvAffine(ir::Node &N, PatternRewriter &R) {
   ir::Graph &G = R.graph();
-  size_t ConvIdx = 2;
-  for (size_t I = 0; I < 2 && ConvIdx == 2; ++I) {
-    ir::Node *P = N.input(I)->producer();
-    if (P && P->op() == OpKind::Conv)
-      ConvIdx = I;
-  }
-  if (ConvIdx == 2)
+  std::optional<size_t> ConvIdx = operandProducedBy(N, OpKind::Conv);
+  if (!ConvIdx)
     return R.decline(N, "no operand is produced by a Conv");
-  ir::Value *Y = N.input(ConvIdx);
+  ir::Value *Y = N.input(*ConvIdx);
   ir::Node &Conv = *Y->producer();
   if (!hasSingleUse(G, Y))
     return R.decline(N, "Conv result has other consumers");
-  Tensor C = constantF64(N.input(1 - ConvIdx));
+  Tensor C = constantF64(N.input(1 - *ConvIdx));
   if (!C.defined())
     return R.decline(N, "other operand is not a floating-point constant");
   if (!isFloatingPoint(Y->type().dtype()) || !Y->type().hasRank())

@@ -35,17 +35,13 @@ bool broadcastsTo(const ir::TensorType &C, const ir::TensorType &Out) {
   return true;
 }
 
+/// The rule at an Add one of whose operands is a single-use MatMul.
 bool fuseMatMulAdd(ir::Node &Add, PatternRewriter &R) {
   ir::Graph &G = R.graph();
-  size_t MMIdx = 2;
-  for (size_t I = 0; I < 2 && MMIdx == 2; ++I) {
-    ir::Node *P = Add.input(I)->producer();
-    if (P && P->op() == OpKind::MatMul)
-      MMIdx = I;
-  }
-  if (MMIdx == 2)
+  std::optional<size_t> MMIdx = operandProducedBy(Add, OpKind::MatMul);
+  if (!MMIdx)
     return R.decline(Add, "no operand is produced by a MatMul");
-  ir::Value *Y = Add.input(MMIdx), *C = Add.input(1 - MMIdx);
+  ir::Value *Y = Add.input(*MMIdx), *C = Add.input(1 - *MMIdx);
   ir::Node &MM = *Y->producer();
   if (!hasSingleUse(G, Y))
     return R.decline(Add, "MatMul result has other consumers");

@@ -21,6 +21,7 @@ namespace {
 using namespace fusion;
 using ir::OpKind;
 
+/// The rule at a Conv whose input a Pad produces.
 bool fusePadIntoConv(ir::Node &Conv, PatternRewriter &R) {
   ir::Node *Pad = Conv.input(0)->producer();
   if (!Pad || Pad->op() != OpKind::Pad)

@@ -27,6 +27,7 @@ namespace {
 
 using namespace detail;
 
+/// True for the ops that only reinterpret the shape of row-major data.
 bool isReshapeLike(ir::OpKind Op) {
   return Op == ir::OpKind::Reshape || Op == ir::OpKind::Flatten ||
          Op == ir::OpKind::Squeeze || Op == ir::OpKind::Unsqueeze;
@@ -40,6 +41,7 @@ bool removeChain(ir::Node &N, ir::Value *X, PatternRewriter &R) {
   return true;
 }
 
+/// The rule at a reshape-like node (see the file comment).
 bool collapseReshapeChain(ir::Node &N, PatternRewriter &R) {
   ir::Node *P = N.input(0)->producer();
   const ir::TensorType &Out = N.output()->type();

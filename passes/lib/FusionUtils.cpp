@@ -114,6 +114,15 @@ std::string biasNameFor(const ir::Value *W) {
   return N + ".bias";
 }
 
+std::optional<size_t> operandProducedBy(const ir::Node &N, ir::OpKind K) {
+  for (size_t I = 0; I < 2 && I < N.numInputs(); ++I) {
+    const ir::Node *P = N.input(I) ? N.input(I)->producer() : nullptr;
+    if (P && P->op() == K)
+      return I;
+  }
+  return std::nullopt;
+}
+
 ir::Value *otherOperand(const ir::Node &N, const ir::Value *V) {
   if (N.numInputs() != 2)
     return nullptr;

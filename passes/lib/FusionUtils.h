@@ -58,6 +58,9 @@ ir::Value *foldedConstant(PatternRewriter &R, ir::Value *Old,
 /// "conv1.bias", else "<W>.bias").
 std::string biasNameFor(const ir::Value *W);
 
+/// The index (0 or 1) of the first of N's two operands that a node of op K
+/// produces; nullopt when neither is.
+std::optional<size_t> operandProducedBy(const ir::Node &N, ir::OpKind K);
 /// When N is binary with V as one operand, the other one; else null.
 ir::Value *otherOperand(const ir::Node &N, const ir::Value *V);
 /// When V is produced by an op K whose one operand is a constant scalar

@@ -104,6 +104,7 @@ ir::Node *productTail(const ir::Graph &G, ir::Value *X, ir::Value *C) {
   return nullptr;
 }
 
+/// The rule at the Erf or Tanh in the middle of a GELU chain.
 bool recoverGelu(ir::Node &N, PatternRewriter &R) {
   ir::Graph &G = R.graph();
   ir::Value *Arg = N.input(0);

@@ -55,6 +55,7 @@ int64_t trailingAxis(const ir::Node &RM, int64_t Rank) {
   return Axes.front();
 }
 
+/// The element count of S.
 int64_t shapeNumel(const Shape &S) { return S.numel(); }
 
 /// The constant other operand of N (whose one operand is V) when it
@@ -76,6 +77,7 @@ Tensor affineOperand(const ir::Node &N, const ir::Value *V, int64_t Axis) {
   return *T;
 }
 
+/// The rule at the Div that ends the chain.
 bool recoverLayerNorm(ir::Node &Div, PatternRewriter &R) {
   ir::Graph &G = R.graph();
   ir::Value *D = Div.input(0);
