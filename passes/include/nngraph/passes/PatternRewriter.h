@@ -1,5 +1,4 @@
-//===- PatternRewriter.h - Rewrite rules driven to a fixed point -*- C++
-//-*-===//
+//===- PatternRewriter.h - Rules driven to a fixed point --------*- C++ -*-===//
 //
 // Every local pass is a list of rewrite rules. A rule (RewritePattern) roots
 // at one op, a set of ops or any op; its match-and-rewrite function either
