@@ -21,43 +21,19 @@
 //===----------------------------------------------------------------------===//
 
 #include "RewriteUtils.h"
+#include "TransposeRules.h"
 #include "nngraph/ir/ShapeInference.h"
 #include "nngraph/passes/Passes.h"
+#include "nngraph/passes/RulePass.h"
 #include "nngraph/runtime/Error.h"
 
 #include <limits>
-#include <unordered_set>
 
 namespace nng::passes {
 namespace {
 
 using namespace detail;
 using ir::OpKind;
-using PatternList = std::vector<std::unique_ptr<RewritePattern>>;
-
-/// Replaces N's result Out by To and erases N, unless that would change the
-/// graph's interface.
-bool forward(ir::Node &N, ir::Value *Out, ir::Value *To, PatternRewriter &R) {
-  if (const char *Why = replaceBlocker(R.graph(), Out, To))
-    return R.decline(N, Why);
-  R.replaceValue(Out, To);
-  R.eraseNode(&N);
-  return true;
-}
-
-/// A pattern given as a function (most patterns are a few lines).
-class FnPattern final : public RewritePattern {
-public:
-  using Fn = bool (*)(ir::Node &, PatternRewriter &);
-  FnPattern(OpKind Root, std::string Name, Fn F)
-      : RewritePattern(Root, std::move(Name)), F(F) {}
-  bool matchAndRewrite(ir::Node &N, PatternRewriter &R) const override {
-    return F(N, R);
-  }
-
-private:
-  Fn F;
-};
 
 /// Constant {value_float | value_floats | value_int | value_ints} ->
 /// Constant {value = tensor}, the form constant folding understands.
@@ -73,7 +49,7 @@ bool canonicalConstant(ir::Node &N, PatternRewriter &R) {
 }
 
 bool removeIdentity(ir::Node &N, PatternRewriter &R) {
-  return forward(N, N.output(), N.input(0), R);
+  return R.replaceOp(N, N.input(0));
 }
 
 /// Dropout without training_mode, or with a constant false one, is the
@@ -99,60 +75,26 @@ bool removeDropout(ir::Node &N, PatternRewriter &R) {
     A.set("value", Tensor::fromVector<bool>({true}, Shape{1}));
     ir::Node *Ones = R.create(OpKind::ConstantOfShape, {Sh->output()},
                               {Mask->name()}, std::move(A), &N);
-    replaceWithNewValue(R, Mask, Ones->output());
+    R.replaceWithNewValue(Mask, Ones->output());
   }
-  R.replaceValue(N.output(), X);
-  R.eraseNode(&N);
-  return true;
+  return R.replaceOp(N, X);
 }
 
-bool removeNoopReshape(ir::Node &N, PatternRewriter &R) {
+/// Removes N when its input and result have the same static shape.
+bool removeSameShape(ir::Node &N, PatternRewriter &R) {
   std::optional<Shape> In = N.input(0)->type().staticShape();
   std::optional<Shape> Out = N.output()->type().staticShape();
   if (!In || !Out)
     return R.decline(N, "shape is not static");
   if (*In != *Out)
     return R.decline(N, "changes the shape");
-  return forward(N, N.output(), N.input(0), R);
-}
-
-bool removeIdentityTranspose(ir::Node &N, PatternRewriter &R) {
-  std::optional<std::vector<int64_t>> Perm = transposePerm(N);
-  if (!Perm)
-    return R.decline(N, "rank unknown");
-  if (!isIdentityPerm(*Perm))
-    return R.decline(N, "perm is not the identity");
-  return forward(N, N.output(), N.input(0), R);
-}
-
-/// Transpose(Transpose(x, p), q) -> Transpose(x, p∘q), or x.
-bool composeTransposes(ir::Node &N, PatternRewriter &R) {
-  ir::Node *P = N.input(0)->producer();
-  if (!P || P->op() != OpKind::Transpose)
-    return false;
-  std::optional<std::vector<int64_t>> Inner = transposePerm(*P);
-  std::optional<std::vector<int64_t>> Outer = transposePerm(N);
-  if (!Inner || !Outer)
-    return R.decline(N, "rank unknown");
-  if (Inner->size() != Outer->size())
-    return R.decline(N, "permutations of different ranks");
-  std::vector<int64_t> Perm = composePerms(*Inner, *Outer);
-  if (isIdentityPerm(Perm))
-    return forward(N, N.output(), P->input(0), R);
-  ir::AttrMap A;
-  A.set("perm", Perm);
-  ir::Node *T = R.create(OpKind::Transpose, {P->input(0)}, {N.output()->name()},
-                         std::move(A), &N);
-  T->setScope(N.scope());
-  replaceWithNewValue(R, N.output(), T->output());
-  R.eraseNode(&N);
-  return true;
+  return R.replaceOp(N, N.input(0));
 }
 
 bool removeNoopCast(ir::Node &N, PatternRewriter &R) {
   if (N.input(0)->type().dtype() != N.output()->type().dtype())
     return R.decline(N, "changes the dtype");
-  return forward(N, N.output(), N.input(0), R);
+  return R.replaceOp(N, N.input(0));
 }
 
 bool removeZeroPad(ir::Node &N, PatternRewriter &R) {
@@ -162,13 +104,13 @@ bool removeZeroPad(ir::Node &N, PatternRewriter &R) {
   for (int64_t P : *Pads)
     if (P != 0)
       return R.decline(N, "pads are not all zero");
-  return forward(N, N.output(), N.input(0), R);
+  return R.replaceOp(N, N.input(0));
 }
 
 bool removeSingleConcat(ir::Node &N, PatternRewriter &R) {
   if (N.numInputs() != 1)
     return false;
-  return forward(N, N.output(), N.input(0), R);
+  return R.replaceOp(N, N.input(0));
 }
 
 /// Expand to the same static shape, or to a shape of ones no longer than
@@ -178,14 +120,8 @@ bool removeNoopExpand(ir::Node &N, PatternRewriter &R) {
   std::optional<std::vector<int64_t>> To = constantInts(N.input(1));
   if (To && In.hasRank() && static_cast<int64_t>(To->size()) <= In.rank() &&
       std::all_of(To->begin(), To->end(), [](int64_t D) { return D == 1; }))
-    return forward(N, N.output(), N.input(0), R);
-  std::optional<Shape> InS = In.staticShape();
-  std::optional<Shape> OutS = N.output()->type().staticShape();
-  if (!InS || !OutS)
-    return R.decline(N, "shape is not static");
-  if (*InS != *OutS)
-    return R.decline(N, "changes the shape");
-  return forward(N, N.output(), N.input(0), R);
+    return R.replaceOp(N, N.input(0));
+  return removeSameShape(N, R);
 }
 
 /// Slice whose every sliced axis runs with step 1 from its start to its end.
@@ -218,7 +154,7 @@ bool removeFullSlice(ir::Node &N, PatternRewriter &R) {
     if (!FromStart || !ToEnd)
       return R.decline(N, "not the full range");
   }
-  return forward(N, N.output(), N.input(0), R);
+  return R.replaceOp(N, N.input(0));
 }
 
 /// The axes a Squeeze node removes, normalized against its input rank.
@@ -265,14 +201,14 @@ bool cancelSqueezePair(ir::Node &N, PatternRewriter &R) {
     return R.decline(N, "axes or rank unknown");
   if (*Removed != *Inserted)
     return R.decline(N, "axes differ");
-  return forward(N, N.output(), P->input(0), R);
+  return R.replaceOp(N, P->input(0));
 }
 
 bool removeDoubleNeg(ir::Node &N, PatternRewriter &R) {
   ir::Node *P = N.input(0)->producer();
   if (!P || P->op() != OpKind::Neg)
     return false;
-  return forward(N, N.output(), P->input(0), R);
+  return R.replaceOp(N, P->input(0));
 }
 
 /// True when broadcasting X's type against shape C gives X's shape.
@@ -288,14 +224,10 @@ bool broadcastKeepsShape(const ir::TensorType &X, const Shape &C) {
   return true;
 }
 
-/// x op c -> x (and c op x -> x when Commutes) when c is all Neutral.
-class NeutralOperandPattern final : public RewritePattern {
-public:
-  NeutralOperandPattern(OpKind Op, std::string Name, double Neutral,
-                        bool Commutes)
-      : RewritePattern(Op, std::move(Name)), Neutral(Neutral),
-        Commutes(Commutes) {}
-  bool matchAndRewrite(ir::Node &N, PatternRewriter &R) const override {
+/// The rule x op c -> x (and c op x -> x when Commutes) for a constant c
+/// that is all Neutral and leaves x's dtype and shape as they are.
+MatchAndRewriteFn removeNeutralOperand(double Neutral, bool Commutes) {
+  return [=](ir::Node &N, PatternRewriter &R) {
     const char *Why = nullptr;
     for (int Side : {1, 0}) {
       if (Side == 0 && !Commutes)
@@ -312,26 +244,23 @@ public:
       else if (!broadcastKeepsShape(X->type(), C->shape()))
         Why = "broadcasting changes the shape";
       else
-        return forward(N, N.output(), X, R);
+        return R.replaceOp(N, X);
     }
     return Why ? R.decline(N, Why) : false;
-  }
+  };
+}
 
-private:
-  double Neutral;
-  bool Commutes;
-};
-
-class CanonicalizePass final : public Pass {
+class CanonicalizePass final : public RulePass {
 public:
-  std::string_view name() const override { return "canonicalize"; }
-  std::string_view summary() const override {
-    return "fold constants, remove no-op nodes and simplify x*1, x+0, ...";
-  }
-
-  CanonicalizePass() {
+  CanonicalizePass()
+      : RulePass("canonicalize",
+                 "fold constants, remove no-op nodes and simplify x*1, x+0, "
+                 "...") {
     declareOption("max-folded-elements", int64_t(1) << 20,
                   "largest constant (in elements) that folding may create");
+    // Folding refines types (a folded shape makes a Reshape's result
+    // static), which can enable more rules: re-infer and go again.
+    setRounds(4);
   }
 
   bool run(ir::Graph &G) override {
@@ -340,64 +269,54 @@ public:
            "pass 'canonicalize': option 'max-folded-elements' must not be "
            "negative, got ",
            intOption("max-folded-elements"));
-    std::unordered_set<const ir::Value *> UnusedBefore;
-    for (ir::Value *V : G.initializers())
-      if (!V->hasUses() && !G.isOutput(V))
-        UnusedBefore.insert(V);
-    PatternList Patterns = buildPatterns();
-    bool Changed = false;
-    // Folding refines types (a folded shape makes a Reshape's result static),
-    // which can enable more patterns: re-infer and go again.
-    for (int Round = 0; Round < 4; ++Round) {
-      if (!applyPatternsGreedily(G, Patterns, *this))
-        break;
-      Changed = true;
-      ir::inferTypes(G);
-    }
-    std::vector<ir::Value *> Dead;
-    for (ir::Value *V : G.initializers())
-      if (!V->hasUses() && !G.isOutput(V) && !UnusedBefore.count(V))
-        Dead.push_back(V);
-    for (ir::Value *V : Dead)
-      G.eraseValue(V);
-    bumpStatistic("initializers-erased", static_cast<int64_t>(Dead.size()));
-    return Changed || !Dead.empty();
+    return RulePass::run(G);
   }
 
 private:
-  PatternList buildPatterns() const {
-    PatternList P;
-    auto Add = [&](OpKind Op, const char *Name, FnPattern::Fn F) {
-      P.push_back(std::make_unique<FnPattern>(Op, Name, F));
+  RewritePatternList rules() const override {
+    RewritePatternList Rules = {
+        // Constant{value_float(s) | value_int(s)} -> Constant{value = tensor}
+        {OpKind::Constant, "canonical-constant", canonicalConstant},
+        // Identity(x) -> x
+        {OpKind::Identity, "remove-identity", removeIdentity},
+        // Dropout(x) -> x, mask -> ConstantOfShape(Shape(x), true) (inference)
+        {OpKind::Dropout, "remove-dropout", removeDropout},
+        // Reshape(x, s) -> x when s is x's static shape
+        {OpKind::Reshape, "remove-noop-reshape", removeSameShape},
+        // Cast(x, t) -> x, CastLike(x, y) -> x when x's dtype is t
+        {{OpKind::Cast, OpKind::CastLike}, "remove-noop-cast", removeNoopCast},
+        // Pad(x, 0) -> x
+        {OpKind::Pad, "remove-zero-pad", removeZeroPad},
+        // Concat(x) -> x
+        {OpKind::Concat, "remove-single-concat", removeSingleConcat},
+        // Expand(x, s) -> x when s changes no shape
+        {OpKind::Expand, "remove-noop-expand", removeNoopExpand},
+        // Slice(x, full range, step 1) -> x
+        {OpKind::Slice, "remove-full-slice", removeFullSlice},
+        // Unsqueeze(Squeeze(x, a), a) -> x, Squeeze(Unsqueeze(x, a), a) -> x
+        {{OpKind::Squeeze, OpKind::Unsqueeze},
+         "cancel-squeeze-pair",
+         cancelSqueezePair},
+        // Neg(Neg(x)) -> x
+        {OpKind::Neg, "remove-double-neg", removeDoubleNeg},
+        // x + 0 -> x, 0 + x -> x
+        {OpKind::Add, "add-zero", removeNeutralOperand(0.0, true)},
+        // x - 0 -> x
+        {OpKind::Sub, "sub-zero", removeNeutralOperand(0.0, false)},
+        // x * 1 -> x, 1 * x -> x
+        {OpKind::Mul, "mul-one", removeNeutralOperand(1.0, true)},
+        // x / 1 -> x
+        {OpKind::Div, "div-one", removeNeutralOperand(1.0, false)},
     };
-    Add(OpKind::Constant, "canonical-constant", canonicalConstant);
-    Add(OpKind::Identity, "remove-identity", removeIdentity);
-    Add(OpKind::Dropout, "remove-dropout", removeDropout);
-    Add(OpKind::Reshape, "remove-noop-reshape", removeNoopReshape);
-    Add(OpKind::Transpose, "compose-transposes", composeTransposes);
-    Add(OpKind::Transpose, "remove-identity-transpose",
-        removeIdentityTranspose);
-    Add(OpKind::Cast, "remove-noop-cast", removeNoopCast);
-    Add(OpKind::CastLike, "remove-noop-cast", removeNoopCast);
-    Add(OpKind::Pad, "remove-zero-pad", removeZeroPad);
-    Add(OpKind::Concat, "remove-single-concat", removeSingleConcat);
-    Add(OpKind::Expand, "remove-noop-expand", removeNoopExpand);
-    Add(OpKind::Slice, "remove-full-slice", removeFullSlice);
-    Add(OpKind::Squeeze, "cancel-squeeze-pair", cancelSqueezePair);
-    Add(OpKind::Unsqueeze, "cancel-squeeze-pair", cancelSqueezePair);
-    Add(OpKind::Neg, "remove-double-neg", removeDoubleNeg);
-    auto Algebra = [&](OpKind Op, const char *Name, double V, bool Commutes) {
-      P.push_back(
-          std::make_unique<NeutralOperandPattern>(Op, Name, V, Commutes));
-    };
-    Algebra(OpKind::Add, "add-zero", 0.0, true);
-    Algebra(OpKind::Sub, "sub-zero", 0.0, false);
-    Algebra(OpKind::Mul, "mul-one", 1.0, true);
-    Algebra(OpKind::Div, "div-one", 1.0, false);
-    populateConstantFoldingPatterns(P, intOption("max-folded-elements"));
-    return P;
+    // Transpose(Transpose(x, p), q) -> Transpose(x, p∘q); Transpose(x, id) -> x
+    for (RewritePattern &P : transposeRules())
+      Rules.push_back(std::move(P));
+    // op(constants) -> constant (ConstantFolding.cpp)
+    for (RewritePattern &P :
+         constantFoldingRules(intOption("max-folded-elements")))
+      Rules.push_back(std::move(P));
+    return Rules;
   }
-
 };
 
 } // namespace

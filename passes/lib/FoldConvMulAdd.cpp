@@ -14,6 +14,7 @@
 
 #include "FusionUtils.h"
 #include "nngraph/passes/Passes.h"
+#include "nngraph/passes/RulePass.h"
 
 namespace nng::passes {
 namespace {
@@ -21,98 +22,79 @@ namespace {
 using namespace fusion;
 using ir::OpKind;
 
-class FoldConvAffine final : public RewritePattern {
-public:
-  FoldConvAffine(OpKind Root, std::string Name)
-      : RewritePattern(Root, std::move(Name)) {}
-
-  bool matchAndRewrite(ir::Node &N, PatternRewriter &R) const override {
-    ir::Graph &G = R.graph();
-    size_t ConvIdx = 2;
-    for (size_t I = 0; I < 2 && ConvIdx == 2; ++I) {
-      ir::Node *P = N.input(I)->producer();
-      if (P && P->op() == OpKind::Conv)
-        ConvIdx = I;
-    }
-    if (ConvIdx == 2)
-      return R.decline(N, "no operand is produced by a Conv");
-    ir::Value *Y = N.input(ConvIdx);
-    ir::Node &Conv = *Y->producer();
-    if (!hasSingleUse(G, Y))
-      return R.decline(N, "Conv result has other consumers");
-    Tensor C = constantF64(N.input(1 - ConvIdx));
-    if (!C.defined())
-      return R.decline(N, "other operand is not a floating-point constant");
-    if (!isFloatingPoint(Y->type().dtype()) || !Y->type().hasRank())
-      return R.decline(N, "Conv result is not floating point of known rank");
-    const ir::TensorType &WT = Conv.input(1)->type();
-    if (!WT.hasRank() || !WT.dim(0).isStatic())
-      return R.decline(N, "Conv output channel count is unknown");
-    int64_t M = WT.dim(0).value();
-    std::optional<std::vector<double>> PerCh =
-        perChannel(C, Y->type().rank(), M);
-    if (!PerCh)
-      return R.decline(N, "constant does not broadcast per output channel");
-    Tensor Bias = constantF64(Conv.hasInput(2) ? Conv.input(2) : nullptr);
-    if (Conv.hasInput(2) && !Bias.defined())
-      return R.decline(N, "Conv bias is not constant");
-    DType T = Y->type().dtype();
-    bool IsMul = N.op() == OpKind::Mul;
-    if (IsMul) {
-      Tensor W = constantF64(Conv.input(1));
-      if (!W.defined())
-        return R.decline(N, "Conv weights are not constant");
-      int64_t Inner = M == 0 ? 0 : W.numel() / M;
-      std::vector<double> NewW(static_cast<size_t>(W.numel()));
-      for (int64_t I = 0; I < W.numel(); ++I)
-        NewW[I] = W.getFlat(I) * (*PerCh)[I / Inner];
-      Conv.setInput(1, foldedConstant(R, Conv.input(1), Conv,
-                                      makeTensor(NewW, W.shape(), T),
-                                      Conv.input(1)->name()));
-    }
-    if (IsMul && !Bias.defined()) {
-      // A scaled absent bias stays absent.
-    } else {
-      std::vector<double> B(static_cast<size_t>(M));
-      for (int64_t I = 0; I < M; ++I) {
-        double Old = Bias.defined() ? Bias.getFlat(I) : 0.0;
-        B[I] = IsMul ? Old * (*PerCh)[I] : Old + (*PerCh)[I];
-      }
-      ir::Value *New = foldedConstant(
-          R, Conv.hasInput(2) ? Conv.input(2) : nullptr, Conv,
-          makeTensor(B, Shape{M}, T), biasNameFor(Conv.input(1)));
-      if (Conv.numInputs() < 3)
-        Conv.addInput(New);
-      else
-        Conv.setInput(2, New);
-    }
-    replaceAndTakeName(R, N.output(), Y);
-    R.eraseNode(&N);
-    return true;
+/// The rule at a Mul or Add one of whose operands is a single-use Conv.
+bool foldConvAffine(ir::Node &N, PatternRewriter &R) {
+  ir::Graph &G = R.graph();
+  std::optional<size_t> ConvIdx = operandProducedBy(N, OpKind::Conv);
+  if (!ConvIdx)
+    return R.decline(N, "no operand is produced by a Conv");
+  ir::Value *Y = N.input(*ConvIdx);
+  ir::Node &Conv = *Y->producer();
+  if (!hasSingleUse(G, Y))
+    return R.decline(N, "Conv result has other consumers");
+  Tensor C = constantF64(N.input(1 - *ConvIdx));
+  if (!C.defined())
+    return R.decline(N, "other operand is not a floating-point constant");
+  if (!isFloatingPoint(Y->type().dtype()) || !Y->type().hasRank())
+    return R.decline(N, "Conv result is not floating point of known rank");
+  const ir::TensorType &WT = Conv.input(1)->type();
+  if (!WT.hasRank() || !WT.dim(0).isStatic())
+    return R.decline(N, "Conv output channel count is unknown");
+  int64_t M = WT.dim(0).value();
+  std::optional<std::vector<double>> PerCh = perChannel(C, Y->type().rank(), M);
+  if (!PerCh)
+    return R.decline(N, "constant does not broadcast per output channel");
+  Tensor Bias = constantF64(Conv.hasInput(2) ? Conv.input(2) : nullptr);
+  if (Conv.hasInput(2) && !Bias.defined())
+    return R.decline(N, "Conv bias is not constant");
+  DType T = Y->type().dtype();
+  bool IsMul = N.op() == OpKind::Mul;
+  if (IsMul) {
+    Tensor W = constantF64(Conv.input(1));
+    if (!W.defined())
+      return R.decline(N, "Conv weights are not constant");
+    int64_t Inner = M == 0 ? 0 : W.numel() / M;
+    std::vector<double> NewW(static_cast<size_t>(W.numel()));
+    for (int64_t I = 0; I < W.numel(); ++I)
+      NewW[I] = W.getFlat(I) * (*PerCh)[I / Inner];
+    Conv.setInput(1, foldedConstant(R, Conv.input(1), Conv,
+                                    makeTensor(NewW, W.shape(), T),
+                                    Conv.input(1)->name()));
   }
-};
-
-class FoldConvMulAddPass final : public Pass {
-public:
-  std::string_view name() const override { return "fold-conv-mul-add"; }
-  std::string_view summary() const override {
-    return "fold per-channel constant Mul and Add after a Conv into its "
-           "weights and bias";
+  if (IsMul && !Bias.defined()) {
+    // A scaled absent bias stays absent.
+  } else {
+    std::vector<double> B(static_cast<size_t>(M));
+    for (int64_t I = 0; I < M; ++I) {
+      double Old = Bias.defined() ? Bias.getFlat(I) : 0.0;
+      B[I] = IsMul ? Old * (*PerCh)[I] : Old + (*PerCh)[I];
+    }
+    ir::Value *New =
+        foldedConstant(R, Conv.hasInput(2) ? Conv.input(2) : nullptr, Conv,
+                       makeTensor(B, Shape{M}, T), biasNameFor(Conv.input(1)));
+    if (Conv.numInputs() < 3)
+      Conv.addInput(New);
+    else
+      Conv.setInput(2, New);
   }
-  bool run(ir::Graph &G) override {
-    std::vector<std::unique_ptr<RewritePattern>> Patterns;
-    Patterns.push_back(
-        std::make_unique<FoldConvAffine>(OpKind::Mul, "fold-mul"));
-    Patterns.push_back(
-        std::make_unique<FoldConvAffine>(OpKind::Add, "fold-add"));
-    return applyFusionPatterns(G, Patterns, *this);
-  }
-};
+  R.replaceWithNewValue(N.output(), Y);
+  R.eraseNode(&N);
+  return true;
+}
 
 } // namespace
 
 std::unique_ptr<Pass> createFoldConvMulAddPass() {
-  return std::make_unique<FoldConvMulAddPass>();
+  return std::make_unique<RulePass>(
+      "fold-conv-mul-add",
+      "fold per-channel constant Mul and Add after a Conv into its weights "
+      "and bias",
+      RewritePatternList{
+          // Mul(Conv(x, W, b), c) -> Conv(x, W * c, b * c), c per channel
+          {OpKind::Mul, "fold-mul", foldConvAffine},
+          // Add(Conv(x, W, b), c) -> Conv(x, W, b + c), c per channel
+          {OpKind::Add, "fold-add", foldConvAffine},
+      });
 }
 
 } // namespace nng::passes

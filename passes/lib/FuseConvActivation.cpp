@@ -12,29 +12,20 @@
 
 #include "FusionUtils.h"
 #include "nngraph/passes/Passes.h"
+#include "nngraph/passes/RulePass.h"
 
 namespace nng::passes {
-namespace {
-
-class FuseConvActivationPass final : public Pass {
-public:
-  std::string_view name() const override { return "fuse-conv-act"; }
-  std::string_view summary() const override {
-    return "fuse a Conv and the activation that follows it into "
-           "nng.FusedConv";
-  }
-  bool run(ir::Graph &G) override {
-    std::vector<std::unique_ptr<RewritePattern>> Patterns;
-    Patterns.push_back(std::make_unique<fusion::ActivationFusion>(
-        ir::OpKind::Conv, ir::OpKind::FusedConv, "fuse-conv-act"));
-    return fusion::applyFusionPatterns(G, Patterns, *this);
-  }
-};
-
-} // namespace
 
 std::unique_ptr<Pass> createFuseConvActivationPass() {
-  return std::make_unique<FuseConvActivationPass>();
+  return std::make_unique<RulePass>(
+      "fuse-conv-act",
+      "fuse a Conv and the activation that follows it into "
+      "nng.FusedConv",
+      RewritePatternList{
+          // act(Conv(x, W, ...)) -> nng.FusedConv(x, W, ...){activation = act}
+          {ir::OpKind::Conv, "fuse-conv-act",
+           fusion::fuseActivationInto(ir::OpKind::FusedConv)},
+      });
 }
 
 } // namespace nng::passes

@@ -12,29 +12,20 @@
 
 #include "FusionUtils.h"
 #include "nngraph/passes/Passes.h"
+#include "nngraph/passes/RulePass.h"
 
 namespace nng::passes {
-namespace {
-
-class FuseGemmActivationPass final : public Pass {
-public:
-  std::string_view name() const override { return "fuse-gemm-act"; }
-  std::string_view summary() const override {
-    return "fuse a Gemm and the activation that follows it into "
-           "nng.FusedGemm";
-  }
-  bool run(ir::Graph &G) override {
-    std::vector<std::unique_ptr<RewritePattern>> Patterns;
-    Patterns.push_back(std::make_unique<fusion::ActivationFusion>(
-        ir::OpKind::Gemm, ir::OpKind::FusedGemm, "fuse-gemm-act"));
-    return fusion::applyFusionPatterns(G, Patterns, *this);
-  }
-};
-
-} // namespace
 
 std::unique_ptr<Pass> createFuseGemmActivationPass() {
-  return std::make_unique<FuseGemmActivationPass>();
+  return std::make_unique<RulePass>(
+      "fuse-gemm-act",
+      "fuse a Gemm and the activation that follows it into "
+      "nng.FusedGemm",
+      RewritePatternList{
+          // act(Gemm(x, W, ...)) -> nng.FusedGemm(x, W, ...){activation = act}
+          {ir::OpKind::Gemm, "fuse-gemm-act",
+           fusion::fuseActivationInto(ir::OpKind::FusedGemm)},
+      });
 }
 
 } // namespace nng::passes

@@ -12,6 +12,7 @@
 #include "FusionUtils.h"
 #include "nngraph/ir/ShapeInference.h"
 #include "nngraph/passes/Passes.h"
+#include "nngraph/passes/RulePass.h"
 
 namespace nng::passes {
 namespace {
@@ -34,64 +35,47 @@ bool broadcastsTo(const ir::TensorType &C, const ir::TensorType &Out) {
   return true;
 }
 
-class FuseMatMulAdd final : public RewritePattern {
-public:
-  FuseMatMulAdd() : RewritePattern(OpKind::Add, "fuse-matmul-add") {}
-
-  bool matchAndRewrite(ir::Node &Add, PatternRewriter &R) const override {
-    ir::Graph &G = R.graph();
-    size_t MMIdx = 2;
-    for (size_t I = 0; I < 2 && MMIdx == 2; ++I) {
-      ir::Node *P = Add.input(I)->producer();
-      if (P && P->op() == OpKind::MatMul)
-        MMIdx = I;
-    }
-    if (MMIdx == 2)
-      return R.decline(Add, "no operand is produced by a MatMul");
-    ir::Value *Y = Add.input(MMIdx), *C = Add.input(1 - MMIdx);
-    ir::Node &MM = *Y->producer();
-    if (!hasSingleUse(G, Y))
-      return R.decline(Add, "MatMul result has other consumers");
-    const ir::TensorType &TA = MM.input(0)->type();
-    if (!TA.hasRank() || TA.rank() != 2)
-      return R.decline(Add, "MatMul input A is not 2-D");
-    const ir::TensorType &TB = MM.input(1)->type();
-    if (!ir::constantValue(MM.input(1)) || !TB.hasRank() || TB.rank() != 2)
-      return R.decline(Add, "MatMul input B is not a 2-D constant");
-    if (!isFloatingPoint(Y->type().dtype()))
-      return R.decline(Add, "not floating point");
-    if (!broadcastsTo(C->type(), Y->type()) ||
-        !(Add.output()->type() == Y->type()))
-      return R.decline(Add, "bias does not broadcast to the [M, N] result");
-    ir::Node *Gemm =
-        R.create(OpKind::Gemm, {MM.input(0), MM.input(1), C},
-                 {G.uniqueName(Add.output()->name() + ".gemm")}, {}, &Add);
-    Gemm->setName(MM.name());
-    Gemm->setScope(MM.scope());
-    replaceAndTakeName(R, Add.output(), Gemm->output());
-    R.eraseNode(&Add);
-    R.eraseNode(&MM);
-    return true;
-  }
-};
-
-class FuseMatMulAddPass final : public Pass {
-public:
-  std::string_view name() const override { return "fuse-matmul-add"; }
-  std::string_view summary() const override {
-    return "turn MatMul(2-D A, constant B) + bias into Gemm";
-  }
-  bool run(ir::Graph &G) override {
-    std::vector<std::unique_ptr<RewritePattern>> Patterns;
-    Patterns.push_back(std::make_unique<FuseMatMulAdd>());
-    return fusion::applyFusionPatterns(G, Patterns, *this);
-  }
-};
+/// The rule at an Add one of whose operands is a single-use MatMul.
+bool fuseMatMulAdd(ir::Node &Add, PatternRewriter &R) {
+  ir::Graph &G = R.graph();
+  std::optional<size_t> MMIdx = operandProducedBy(Add, OpKind::MatMul);
+  if (!MMIdx)
+    return R.decline(Add, "no operand is produced by a MatMul");
+  ir::Value *Y = Add.input(*MMIdx), *C = Add.input(1 - *MMIdx);
+  ir::Node &MM = *Y->producer();
+  if (!hasSingleUse(G, Y))
+    return R.decline(Add, "MatMul result has other consumers");
+  const ir::TensorType &TA = MM.input(0)->type();
+  if (!TA.hasRank() || TA.rank() != 2)
+    return R.decline(Add, "MatMul input A is not 2-D");
+  const ir::TensorType &TB = MM.input(1)->type();
+  if (!ir::constantValue(MM.input(1)) || !TB.hasRank() || TB.rank() != 2)
+    return R.decline(Add, "MatMul input B is not a 2-D constant");
+  if (!isFloatingPoint(Y->type().dtype()))
+    return R.decline(Add, "not floating point");
+  if (!broadcastsTo(C->type(), Y->type()) ||
+      !(Add.output()->type() == Y->type()))
+    return R.decline(Add, "bias does not broadcast to the [M, N] result");
+  ir::Node *Gemm =
+      R.create(OpKind::Gemm, {MM.input(0), MM.input(1), C},
+               {G.uniqueName(Add.output()->name() + ".gemm")}, {}, &Add);
+  Gemm->setName(MM.name());
+  Gemm->setScope(MM.scope());
+  R.replaceWithNewValue(Add.output(), Gemm->output());
+  R.eraseNode(&Add);
+  R.eraseNode(&MM);
+  return true;
+}
 
 } // namespace
 
 std::unique_ptr<Pass> createFuseMatMulAddPass() {
-  return std::make_unique<FuseMatMulAddPass>();
+  return std::make_unique<RulePass>(
+      "fuse-matmul-add", "turn MatMul(2-D A, constant B) + bias into Gemm",
+      RewritePatternList{
+          // Add(MatMul(A, B), C) -> Gemm(A, B, C), A 2-D, B a 2-D constant
+          {OpKind::Add, "fuse-matmul-add", fuseMatMulAdd},
+      });
 }
 
 } // namespace nng::passes

@@ -20,111 +20,84 @@
 
 #include "RewriteUtils.h"
 #include "nngraph/passes/Passes.h"
-
-#include <unordered_set>
+#include "nngraph/passes/RulePass.h"
 
 namespace nng::passes {
 namespace {
 
 using namespace detail;
 
+/// True for the ops that only reinterpret the shape of row-major data.
 bool isReshapeLike(ir::OpKind Op) {
   return Op == ir::OpKind::Reshape || Op == ir::OpKind::Flatten ||
          Op == ir::OpKind::Squeeze || Op == ir::OpKind::Unsqueeze;
 }
 
-class CollapseReshapeChainPattern final : public RewritePattern {
-public:
-  CollapseReshapeChainPattern(ir::OpKind Root)
-      : RewritePattern(Root, "collapse-reshape-chain") {}
+/// Replaces N's result by the chain's input X, which has the same shape.
+bool removeChain(ir::Node &N, ir::Value *X, PatternRewriter &R) {
+  if (!R.replaceOp(N, X))
+    return false;
+  R.owner().bumpStatistic("noop-chains-removed");
+  return true;
+}
 
-  bool matchAndRewrite(ir::Node &N, PatternRewriter &R) const override {
-    ir::Node *P = N.input(0)->producer();
-    const ir::TensorType &Out = N.output()->type();
-    if (!P || !isReshapeLike(P->op())) {
-      // A chain of one: only removed when it changes nothing.
-      std::optional<Shape> In = N.input(0)->type().staticShape();
-      if (!In || In != Out.staticShape())
-        return false;
-      return removeChain(N, N.input(0), R);
-    }
-    ir::Value *X = P->input(0);
-    if (!Out.hasRank())
-      return R.decline(N, "result rank unknown");
-    // The final shape, with -1 for at most one non-static dim.
-    std::vector<int64_t> Dims;
-    int Unknown = 0;
-    bool HasZero = false;
-    for (const ir::Dim &D : Out.dims()) {
-      Unknown += !D.isStatic();
-      HasZero |= D.isStatic() && D.value() == 0;
-      Dims.push_back(D.isStatic() ? D.value() : -1);
-    }
-    if (Unknown > 1)
-      return R.decline(N, "result shape is not static");
-    if (Unknown == 1 && HasZero)
-      return R.decline(N, "non-static dim next to a zero-size dim");
-    if (std::optional<Shape> In = X->type().staticShape();
-        In && Unknown == 0 && In->dims() == Dims)
-      return removeChain(N, X, R);
-    ir::Value *ShapeV =
-        R.addConstant(N.output()->name() + ".shape", shapeTensor(Dims));
-    ir::AttrMap A;
-    if (HasZero) // A 0 means "zero", not "copy the input dim".
-      A.set("allowzero", int64_t(1));
-    ir::Node *Re = R.create(ir::OpKind::Reshape, {X, ShapeV},
-                            {N.output()->name()}, std::move(A), &N);
-    Re->setScope(N.scope());
-    replaceWithNewValue(R, N.output(), Re->output());
-    R.eraseNode(&N);
-    return true;
+/// The rule at a reshape-like node (see the file comment).
+bool collapseReshapeChain(ir::Node &N, PatternRewriter &R) {
+  ir::Node *P = N.input(0)->producer();
+  const ir::TensorType &Out = N.output()->type();
+  if (!P || !isReshapeLike(P->op())) {
+    // A chain of one: only removed when it changes nothing.
+    std::optional<Shape> In = N.input(0)->type().staticShape();
+    if (!In || In != Out.staticShape())
+      return false;
+    return removeChain(N, N.input(0), R);
   }
-
-private:
-  /// Replaces N's result by the chain's input X, which has the same shape.
-  static bool removeChain(ir::Node &N, ir::Value *X, PatternRewriter &R) {
-    if (const char *Why = replaceBlocker(R.graph(), N.output(), X))
-      return R.decline(N, Why);
-    R.replaceValue(N.output(), X);
-    R.eraseNode(&N);
-    R.owner().bumpStatistic("noop-chains-removed");
-    return true;
+  ir::Value *X = P->input(0);
+  if (!Out.hasRank())
+    return R.decline(N, "result rank unknown");
+  // The final shape, with -1 for at most one non-static dim.
+  std::vector<int64_t> Dims;
+  int Unknown = 0;
+  bool HasZero = false;
+  for (const ir::Dim &D : Out.dims()) {
+    Unknown += !D.isStatic();
+    HasZero |= D.isStatic() && D.value() == 0;
+    Dims.push_back(D.isStatic() ? D.value() : -1);
   }
-};
-
-class FuseReshapesPass final : public Pass {
-public:
-  std::string_view name() const override { return "fuse-reshapes"; }
-  std::string_view summary() const override {
-    return "collapse Reshape/Flatten/Squeeze/Unsqueeze chains into one "
-           "Reshape";
-  }
-  bool run(ir::Graph &G) override {
-    std::unordered_set<const ir::Value *> UnusedBefore;
-    for (ir::Value *V : G.initializers())
-      if (!V->hasUses() && !G.isOutput(V))
-        UnusedBefore.insert(V);
-    std::vector<std::unique_ptr<RewritePattern>> Patterns;
-    for (ir::OpKind Op : {ir::OpKind::Reshape, ir::OpKind::Flatten,
-                          ir::OpKind::Squeeze, ir::OpKind::Unsqueeze})
-      Patterns.push_back(std::make_unique<CollapseReshapeChainPattern>(Op));
-    bool Changed = applyPatternsGreedily(G, Patterns, *this);
-    // Shape and axes constants that only the collapsed nodes used.
-    std::vector<ir::Value *> Dead;
-    for (ir::Value *V : G.initializers())
-      if (!V->hasUses() && !G.isOutput(V) && !UnusedBefore.count(V))
-        Dead.push_back(V);
-    for (ir::Value *V : Dead)
-      G.eraseValue(V);
-    bumpStatistic("initializers-erased", static_cast<int64_t>(Dead.size()));
-    return Changed;
-  }
-};
+  if (Unknown > 1)
+    return R.decline(N, "result shape is not static");
+  if (Unknown == 1 && HasZero)
+    return R.decline(N, "non-static dim next to a zero-size dim");
+  if (std::optional<Shape> In = X->type().staticShape();
+      In && Unknown == 0 && In->dims() == Dims)
+    return removeChain(N, X, R);
+  ir::Value *ShapeV =
+      R.addConstant(N.output()->name() + ".shape", shapeTensor(Dims));
+  ir::AttrMap A;
+  if (HasZero) // A 0 means "zero", not "copy the input dim".
+    A.set("allowzero", int64_t(1));
+  ir::Node *Re = R.create(ir::OpKind::Reshape, {X, ShapeV},
+                          {N.output()->name()}, std::move(A), &N);
+  Re->setScope(N.scope());
+  R.replaceWithNewValue(N.output(), Re->output());
+  R.eraseNode(&N);
+  return true;
+}
 
 } // namespace
 
 std::unique_ptr<Pass> createFuseReshapesPass() {
-  return std::make_unique<FuseReshapesPass>();
+  return std::make_unique<RulePass>(
+      "fuse-reshapes",
+      "collapse Reshape/Flatten/Squeeze/Unsqueeze chains into one Reshape",
+      RewritePatternList{
+          // r2(r1(x)) -> Reshape(x, shape of r2's result), or x when that is
+          // x's shape (r1, r2: Reshape, Flatten, Squeeze, Unsqueeze)
+          {{ir::OpKind::Reshape, ir::OpKind::Flatten, ir::OpKind::Squeeze,
+            ir::OpKind::Unsqueeze},
+           "collapse-reshape-chain",
+           collapseReshapeChain},
+      });
 }
 
 } // namespace nng::passes

@@ -5,7 +5,6 @@
 //===----------------------------------------------------------------------===//
 
 #include "FusionUtils.h"
-#include "RewriteUtils.h"
 #include "nngraph/ir/FusedActivation.h"
 #include "nngraph/ir/ShapeInference.h"
 
@@ -55,16 +54,15 @@ double constantTolerance(DType T) {
   }
 }
 
-Tensor makeTensor(const std::vector<double> &Values, const Shape &S,
-                       DType T) {
+Tensor makeTensor(const std::vector<double> &Values, const Shape &S, DType T) {
   Tensor R = Tensor::empty(S, T);
   for (size_t I = 0; I < Values.size(); ++I)
     R.setFlat(static_cast<int64_t>(I), Values[I]);
   return R;
 }
 
-std::optional<std::vector<double>> perChannel(const Tensor &C,
-                                              int64_t OutRank, int64_t M) {
+std::optional<std::vector<double>> perChannel(const Tensor &C, int64_t OutRank,
+                                              int64_t M) {
   int64_t Rank = static_cast<int64_t>(C.rank());
   if (Rank > OutRank || OutRank < 2)
     return std::nullopt;
@@ -103,7 +101,7 @@ ir::Value *foldedConstant(PatternRewriter &R, ir::Value *Old,
   // takes its name and the subgraph dies.
   if (Old && Old->producer() && !G.isOutput(Old) && Old->uses().size() == 1 &&
       Old->uses().front().User == &User)
-    return detail::replaceWithInitializer(R, Old, std::move(Data));
+    return R.replaceWithInitializer(Old, std::move(Data));
   return R.addConstant(Base, std::move(Data));
 }
 
@@ -116,14 +114,13 @@ std::string biasNameFor(const ir::Value *W) {
   return N + ".bias";
 }
 
-void replaceAndTakeName(PatternRewriter &R, ir::Value *From, ir::Value *To) {
-  ir::Graph &G = R.graph();
-  std::string Name = From->name();
-  R.replaceValue(From, To);
-  if (To->name() == Name || !To->producer())
-    return;
-  G.rename(From, G.uniqueName(Name + ".old"));
-  G.rename(To, Name);
+std::optional<size_t> operandProducedBy(const ir::Node &N, ir::OpKind K) {
+  for (size_t I = 0; I < 2 && I < N.numInputs(); ++I) {
+    const ir::Node *P = N.input(I) ? N.input(I)->producer() : nullptr;
+    if (P && P->op() == K)
+      return I;
+  }
+  return std::nullopt;
 }
 
 ir::Value *otherOperand(const ir::Node &N, const ir::Value *V) {
@@ -220,41 +217,17 @@ bool fuseWithActivation(ir::Node &P, ir::OpKind FusedOp, PatternRewriter &R) {
                {G.uniqueName(Act->output()->name() + ".fused")}, Attrs, Act);
   F->setName(P.name());
   F->setScope(P.scope());
-  replaceAndTakeName(R, Act->output(), F->output());
+  R.replaceWithNewValue(Act->output(), F->output());
   R.eraseNode(Act);
   R.eraseNode(&P);
   R.owner().bumpStatistic("fused-" + M->Name);
   return true;
 }
 
-std::unordered_set<const ir::Value *> usedInitializers(const ir::Graph &G) {
-  std::unordered_set<const ir::Value *> S;
-  for (const ir::Value *V : G.initializers())
-    if (V->hasUses() || G.isOutput(V))
-      S.insert(V);
-  return S;
-}
-
-int64_t
-eraseOrphanedInitializers(ir::Graph &G,
-                          const std::unordered_set<const ir::Value *> &Before) {
-  std::vector<ir::Value *> Dead;
-  for (ir::Value *V : G.initializers())
-    if (Before.count(V) && !V->hasUses() && !G.isOutput(V))
-      Dead.push_back(V);
-  for (ir::Value *V : Dead)
-    G.eraseValue(V);
-  return static_cast<int64_t>(Dead.size());
-}
-
-bool applyFusionPatterns(
-    ir::Graph &G, const std::vector<std::unique_ptr<RewritePattern>> &Patterns,
-    Pass &Owner) {
-  auto Used = usedInitializers(G);
-  bool Changed = applyPatternsGreedily(G, Patterns, Owner);
-  Owner.bumpStatistic("initializers-erased",
-                      eraseOrphanedInitializers(G, Used));
-  return Changed;
+MatchAndRewriteFn fuseActivationInto(ir::OpKind FusedOp) {
+  return [FusedOp](ir::Node &N, PatternRewriter &R) {
+    return fuseWithActivation(N, FusedOp, R);
+  };
 }
 
 } // namespace nng::passes::fusion

@@ -1,11 +1,11 @@
 //===- FusionUtils.h - Helpers of the folding and fusion passes -*- C++ -*-===//
 //
 // What fold-conv-bn, fold-conv-mul-add, fuse-matmul-add, fuse-conv-act,
-// fuse-gemm-act, fuse-pad-into-conv, recover-layernorm and recover-gelu
-// share: use counts, constant data as doubles, per-channel broadcasting,
-// replacing a constant input while keeping the initializer's name when
-// nothing else uses it, recognizing activations and scalar constants, and
-// cleaning up the initializers a rewrite orphaned. Private to passes/lib.
+// fuse-gemm-act, fuse-pad-into-conv, fuse-qdq, recover-layernorm and
+// recover-gelu share: use counts, constant data as doubles, per-channel
+// broadcasting, replacing a constant input while keeping the initializer's
+// name when nothing else uses it, and recognizing activations and scalar
+// constants. Private to passes/lib.
 //
 //===----------------------------------------------------------------------===//
 #pragma once
@@ -15,7 +15,6 @@
 
 #include <optional>
 #include <string>
-#include <unordered_set>
 #include <vector>
 
 namespace nng::passes::fusion {
@@ -38,7 +37,7 @@ double constantTolerance(DType T);
 
 /// A contiguous tensor of dtype T and shape S holding Values (row-major).
 rt::Tensor makeTensor(const std::vector<double> &Values, const Shape &S,
-                       DType T);
+                      DType T);
 
 /// The M per-channel values of constant C when C, broadcast against a value
 /// of rank OutRank whose channel axis is 1, varies along that axis only (or
@@ -59,10 +58,9 @@ ir::Value *foldedConstant(PatternRewriter &R, ir::Value *Old,
 /// "conv1.bias", else "<W>.bias").
 std::string biasNameFor(const ir::Value *W);
 
-/// Replaces every use of From by To (a node output) and gives To From's
-/// name, so the rewritten value reads as the one it replaces.
-void replaceAndTakeName(PatternRewriter &R, ir::Value *From, ir::Value *To);
-
+/// The index (0 or 1) of the first of N's two operands that a node of op K
+/// produces; nullopt when neither is.
+std::optional<size_t> operandProducedBy(const ir::Node &N, ir::OpKind K);
 /// When N is binary with V as one operand, the other one; else null.
 ir::Value *otherOperand(const ir::Node &N, const ir::Value *V);
 /// When V is produced by an op K whose one operand is a constant scalar
@@ -84,34 +82,8 @@ std::optional<MatchedActivation> matchActivation(const ir::Node &N,
 /// of its result into one FusedOp node that takes P's inputs, attributes,
 /// name and scope and the activation's result name; or declines at P.
 bool fuseWithActivation(ir::Node &P, ir::OpKind FusedOp, PatternRewriter &R);
-
-/// The initializers that something uses, to find the ones a pass orphans.
-std::unordered_set<const ir::Value *> usedInitializers(const ir::Graph &G);
-/// Erases the initializers of Before that nothing uses any more (and that
-/// are not graph outputs); returns how many.
-int64_t
-eraseOrphanedInitializers(ir::Graph &G,
-                          const std::unordered_set<const ir::Value *> &Before);
-
-/// Runs Patterns greedily for Owner, then erases the initializers the
-/// rewrites orphaned (statistic "initializers-erased"); returns whether the
-/// graph changed. The run() of every fusion pass.
-bool applyFusionPatterns(
-    ir::Graph &G, const std::vector<std::unique_ptr<RewritePattern>> &Patterns,
-    Pass &Owner);
-
-/// The pattern of fuse-conv-act and fuse-gemm-act: Root followed by a single
-/// activation consumer becomes FusedOp (see fuseWithActivation).
-class ActivationFusion final : public RewritePattern {
-public:
-  ActivationFusion(ir::OpKind Root, ir::OpKind FusedOp, std::string Name)
-      : RewritePattern(Root, std::move(Name)), FusedOp(FusedOp) {}
-  bool matchAndRewrite(ir::Node &N, PatternRewriter &R) const override {
-    return fuseWithActivation(N, FusedOp, R);
-  }
-
-private:
-  ir::OpKind FusedOp;
-};
+/// The rule of fuse-conv-act and fuse-gemm-act: fuseWithActivation into
+/// FusedOp.
+MatchAndRewriteFn fuseActivationInto(ir::OpKind FusedOp);
 
 } // namespace nng::passes::fusion

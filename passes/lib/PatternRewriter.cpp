@@ -1,15 +1,29 @@
 //===- PatternRewriter.cpp - The greedy pattern driver -------------------===//
+//
+// The rewriter's edits (value replacement that keeps the graph's names) and
+// the greedy driver, which indexes the rules by the ops they root at.
+//
+//===----------------------------------------------------------------------===//
 
 #include "nngraph/passes/PatternRewriter.h"
 #include "nngraph/ir/ShapeInference.h"
 #include "nngraph/passes/Debug.h"
 #include "nngraph/runtime/Error.h"
 
+#include <algorithm>
 #include <unordered_map>
 
 namespace nng::passes {
 
-RewritePattern::~RewritePattern() = default;
+RootOps RootOps::any() {
+  RootOps R;
+  R.Any = true;
+  return R;
+}
+
+bool RootOps::contains(ir::OpKind Op) const {
+  return Any || std::find(Ops.begin(), Ops.end(), Op) != Ops.end();
+}
 
 ir::Node *PatternRewriter::create(ir::OpKind Op, std::vector<ir::Value *> Ins,
                                   std::vector<std::string> OutputNames,
@@ -22,8 +36,7 @@ ir::Node *PatternRewriter::create(ir::OpKind Op, std::vector<ir::Value *> Ins,
   return N;
 }
 
-ir::Value *PatternRewriter::addConstant(std::string_view Base,
-                                        Tensor Data) {
+ir::Value *PatternRewriter::addConstant(std::string_view Base, Tensor Data) {
   return G.addInitializer(G.uniqueName(Base), std::move(Data));
 }
 
@@ -42,20 +55,62 @@ void PatternRewriter::replaceValue(ir::Value *From, ir::Value *To) {
   }
 }
 
+bool PatternRewriter::replaceOp(ir::Node &N, ir::Value *To) {
+  if (const char *Why = replaceBlocker(G, N.output(), To))
+    return decline(N, Why);
+  replaceValue(N.output(), To);
+  eraseNode(&N);
+  return true;
+}
+
+void PatternRewriter::replaceWithNewValue(ir::Value *Old, ir::Value *New) {
+  std::string Name = Old->name();
+  // Keep what the old type knew (a symbolic dim the new node's inference
+  // cannot see, for instance).
+  if (std::optional<ir::TensorType> T =
+          ir::mergeTypes(New->type(), Old->type()))
+    New->setType(*T);
+  // replaceValue already hands a graph output's name over; do the same for
+  // any other value.
+  replaceValue(Old, New);
+  if (New->name() != Name) {
+    G.rename(Old, G.uniqueName(Name + ".old"));
+    G.rename(New, Name);
+  }
+}
+
+ir::Value *PatternRewriter::replaceWithInitializer(ir::Value *Old,
+                                                   Tensor Data) {
+  ir::Value *Init = addConstant(Old->name(), std::move(Data));
+  replaceWithNewValue(Old, Init);
+  return Init;
+}
+
+const char *replaceBlocker(const ir::Graph &G, const ir::Value *From,
+                           const ir::Value *To) {
+  if (!G.isOutput(From))
+    return nullptr;
+  // replaceValue hands From's name to To, which works only when To is a
+  // node output that is not a graph output itself.
+  if (G.isOutput(To))
+    return "two graph outputs would merge";
+  if (!To->producer())
+    return "graph output would be renamed to an input or initializer";
+  return nullptr;
+}
+
 void PatternRewriter::eraseNode(ir::Node *N) { Erased.insert(N); }
 
 bool PatternRewriter::decline(const ir::Node &N, std::string_view Reason) {
-  std::string Pattern = Current ? Current->name() : std::string("pattern");
+  std::string Pattern = Current ? Current->Name : std::string("pattern");
   std::string Stat = "declined: " + Pattern + ": " + std::string(Reason);
   // A node declines again in every sweep of the driver; count it once. The
   // first output's name identifies the node (value names are unique).
-  Owner.bumpStatisticOnce(Stat,
-                          (N.numOutputs() ? N.output(0)->name() : N.name()) +
-                              '\n' + Stat);
+  Owner.bumpStatisticOnce(
+      Stat, (N.numOutputs() ? N.output(0)->name() : N.name()) + '\n' + Stat);
   if (debugEnabled(Owner.name()))
-    debugStream() << "[" << Owner.name() << "] " << Pattern
-                  << " declined at " << N.describe() << ": " << Reason
-                  << "\n";
+    debugStream() << "[" << Owner.name() << "] " << Pattern << " declined at "
+                  << N.describe() << ": " << Reason << "\n";
   return false;
 }
 
@@ -76,12 +131,33 @@ size_t eraseDeadNodes(ir::Graph &G) {
   return Erased;
 }
 
-bool applyPatternsGreedily(
-    ir::Graph &G, const std::vector<std::unique_ptr<RewritePattern>> &Patterns,
-    Pass &Owner, int MaxIterations) {
+namespace {
+
+/// The rules rooted at each op, in list order (any-op rules included),
+/// gathered on the first node of that op.
+class PatternIndex {
+public:
+  explicit PatternIndex(const RewritePatternList &Patterns)
+      : Patterns(Patterns) {}
+  const std::vector<const RewritePattern *> &at(ir::OpKind Op) {
+    auto [It, New] = ByRoot.try_emplace(Op);
+    if (New)
+      for (const RewritePattern &P : Patterns)
+        if (P.Roots.contains(Op))
+          It->second.push_back(&P);
+    return It->second;
+  }
+
+private:
+  const RewritePatternList &Patterns;
   std::unordered_map<ir::OpKind, std::vector<const RewritePattern *>> ByRoot;
-  for (const auto &P : Patterns)
-    ByRoot[P->root()].push_back(P.get());
+};
+
+} // namespace
+
+bool applyPatternsGreedily(ir::Graph &G, const RewritePatternList &Patterns,
+                           Pass &Owner, int MaxIterations) {
+  PatternIndex Index(Patterns);
   bool Changed = false;
   for (int Iter = 0;; ++Iter) {
     if (Iter == MaxIterations) {
@@ -96,15 +172,12 @@ bool applyPatternsGreedily(
     for (ir::Node *N : Worklist) {
       if (R.isErased(N))
         continue;
-      auto It = ByRoot.find(N->op());
-      if (It == ByRoot.end())
-        continue;
-      for (const RewritePattern *P : It->second) {
+      for (const RewritePattern *P : Index.at(N->op())) {
         R.setCurrentPattern(P);
-        if (P->matchAndRewrite(*N, R)) {
-          Owner.bumpStatistic(P->name());
+        if (P->MatchAndRewrite(*N, R)) {
+          Owner.bumpStatistic(P->Name);
           if (debugEnabled(Owner.name()))
-            debugStream() << "[" << Owner.name() << "] " << P->name()
+            debugStream() << "[" << Owner.name() << "] " << P->Name
                           << " applied\n";
           SweepChanged = true;
           break;

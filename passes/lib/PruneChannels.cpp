@@ -13,7 +13,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "FusionUtils.h"
+#include "RewriteUtils.h"
 #include "nngraph/ir/ShapeInference.h"
 #include "nngraph/passes/ChannelPruning.h"
 #include "nngraph/passes/NodePattern.h"
@@ -61,7 +61,8 @@ bool PruneChannelsPass::run(ir::Graph &G) {
   O.Exclude = splitPatterns(stringOption("exclude"));
   O.Global = boolOption("global");
   O.Seed = intOption("seed");
-  std::unordered_set<const Value *> UsedBefore = fusion::usedInitializers(G);
+  std::unordered_set<const Value *> UnusedBefore =
+      detail::unusedInitializers(G);
   ChannelPruningPlan Plan = planChannelPruning(G, O);
 
   // Slice every member of every group that loses channels.
@@ -108,7 +109,7 @@ bool PruneChannelsPass::run(ir::Graph &G) {
     if (V->isInitializer() && !V->hasUses() && !G.isOutput(V))
       G.eraseValue(V);
   eraseDeadNodes(G); // Identity/Constant nodes nothing reads any more.
-  fusion::eraseOrphanedInitializers(G, UsedBefore);
+  detail::eraseNewlyUnusedInitializers(G, UnusedBefore);
   // Every result's shape may change: infer them afresh.
   for (const auto &N : G.nodes())
     for (Value *V : N->outputs())

@@ -16,6 +16,7 @@
 
 #include "FusionUtils.h"
 #include "nngraph/passes/Passes.h"
+#include "nngraph/passes/RulePass.h"
 
 #include <cmath>
 
@@ -58,113 +59,100 @@ bool isCube(const ir::Graph &G, const ir::Value *V, const ir::Value *X) {
          SqN->input(1) == X && hasSingleUse(G, Sq);
 }
 
-class RecoverGeluPattern final : public RewritePattern {
-public:
-  RecoverGeluPattern(OpKind Root, std::string Name)
-      : RewritePattern(Root, std::move(Name)) {}
+/// x of x / sqrt(2) or x * (1 / sqrt(2)).
+ir::Value *erfInput(const ir::Value *A) {
+  if (ir::Value *X = matchScalarOp(A, OpKind::Div, std::sqrt(2.0)))
+    return X;
+  return matchScalarOp(A, OpKind::Mul, 1.0 / std::sqrt(2.0));
+}
 
-  bool matchAndRewrite(ir::Node &N, PatternRewriter &R) const override {
-    ir::Graph &G = R.graph();
-    ir::Value *Arg = N.input(0);
-    if (!hasSingleUse(G, Arg))
-      return R.decline(N, "operand has other consumers");
-    bool IsTanh = N.op() == OpKind::Tanh;
-    ir::Value *X = IsTanh ? tanhInput(G, Arg) : erfInput(Arg);
-    if (!X)
-      return R.decline(N, IsTanh ? "operand is not sqrt(2/pi) * (x + "
-                                   "0.044715 * x^3)"
-                                 : "operand is not x / sqrt(2)");
-    if (!isFloatingPoint(X->type().dtype()))
-      return R.decline(N, "not floating point");
-    ir::Node *Plus1 = consumerWithScalar(G, N.output(), OpKind::Add, 1.0);
-    if (!Plus1)
-      return R.decline(N, "result does not feed only 1 + it");
-    ir::Node *Final = productTail(G, X, Plus1->output());
-    if (!Final)
-      return R.decline(N, "not multiplied by 0.5 * x");
-    if (!(Final->output()->type() == X->type()))
-      return R.decline(N, "result shape differs from x's");
-    ir::AttrMap Attrs;
-    if (IsTanh)
-      Attrs.set("approximate", ir::Attribute("tanh"));
-    ir::Node *Gelu = R.create(OpKind::Gelu, {X},
-                              {G.uniqueName(Final->output()->name() + ".gelu")},
-                              Attrs, Final);
-    Gelu->setName(Final->name());
-    Gelu->setScope(Final->scope());
-    replaceAndTakeName(R, Final->output(), Gelu->output());
-    R.eraseNode(&N);
-    R.eraseNode(Final);
-    return true;
-  }
-
-private:
-  /// x of x / sqrt(2) or x * (1 / sqrt(2)).
-  static ir::Value *erfInput(const ir::Value *A) {
-    if (ir::Value *X = matchScalarOp(A, OpKind::Div, std::sqrt(2.0)))
+/// x of sqrt(2/pi) * (x + 0.044715 * x^3).
+ir::Value *tanhInput(const ir::Graph &G, const ir::Value *U) {
+  ir::Value *S = matchScalarOp(U, OpKind::Mul, std::sqrt(2.0 / M_PI));
+  const ir::Node *Sum = S ? S->producer() : nullptr;
+  if (!Sum || Sum->op() != OpKind::Add || !hasSingleUse(G, S))
+    return nullptr;
+  for (size_t I = 0; I < 2; ++I) {
+    ir::Value *X = Sum->input(I), *T = Sum->input(1 - I);
+    ir::Value *Cube = matchScalarOp(T, OpKind::Mul, 0.044715);
+    if (Cube && hasSingleUse(G, T) && isCube(G, Cube, X))
       return X;
-    return matchScalarOp(A, OpKind::Mul, 1.0 / std::sqrt(2.0));
   }
+  return nullptr;
+}
 
-  /// x of sqrt(2/pi) * (x + 0.044715 * x^3).
-  static ir::Value *tanhInput(const ir::Graph &G, const ir::Value *U) {
-    ir::Value *S = matchScalarOp(U, OpKind::Mul, std::sqrt(2.0 / M_PI));
-    const ir::Node *Sum = S ? S->producer() : nullptr;
-    if (!Sum || Sum->op() != OpKind::Add || !hasSingleUse(G, S))
-      return nullptr;
-    for (size_t I = 0; I < 2; ++I) {
-      ir::Value *X = Sum->input(I), *T = Sum->input(1 - I);
-      ir::Value *Cube = matchScalarOp(T, OpKind::Mul, 0.044715);
-      if (Cube && hasSingleUse(G, T) && isCube(G, Cube, X))
-        return X;
-    }
+/// The node computing 0.5 * x * C in one of the usual arrangements, or
+/// null.
+ir::Node *productTail(const ir::Graph &G, ir::Value *X, ir::Value *C) {
+  ir::Node *U = singleUser(G, C);
+  if (!U || U->op() != OpKind::Mul)
     return nullptr;
+  ir::Value *Other = otherOperand(*U, C);
+  if (Other == X) { // (x * c) * 0.5 or (x * c) / 2.
+    if (ir::Node *F = consumerWithScalar(G, U->output(), OpKind::Mul, 0.5))
+      return F;
+    return consumerWithScalar(G, U->output(), OpKind::Div, 2.0);
   }
+  if (Other && matchScalarOp(Other, OpKind::Mul, 0.5) == X)
+    return U; // (x * 0.5) * c.
+  std::optional<double> Half = constantScalar(Other);
+  if (Half && near(*Half, 0.5, constantTolerance(C->type().dtype()))) {
+    ir::Node *F = singleUser(G, U->output()); // x * (c * 0.5).
+    if (F && F->op() == OpKind::Mul && otherOperand(*F, U->output()) == X)
+      return F;
+  }
+  return nullptr;
+}
 
-  /// The node computing 0.5 * x * C in one of the usual arrangements, or
-  /// null.
-  static ir::Node *productTail(const ir::Graph &G, ir::Value *X, ir::Value *C) {
-    ir::Node *U = singleUser(G, C);
-    if (!U || U->op() != OpKind::Mul)
-      return nullptr;
-    ir::Value *Other = otherOperand(*U, C);
-    if (Other == X) { // (x * c) * 0.5 or (x * c) / 2.
-      if (ir::Node *F = consumerWithScalar(G, U->output(), OpKind::Mul, 0.5))
-        return F;
-      return consumerWithScalar(G, U->output(), OpKind::Div, 2.0);
-    }
-    if (Other && matchScalarOp(Other, OpKind::Mul, 0.5) == X)
-      return U; // (x * 0.5) * c.
-    std::optional<double> Half = constantScalar(Other);
-    if (Half && near(*Half, 0.5, constantTolerance(C->type().dtype()))) {
-      ir::Node *F = singleUser(G, U->output()); // x * (c * 0.5).
-      if (F && F->op() == OpKind::Mul && otherOperand(*F, U->output()) == X)
-        return F;
-    }
-    return nullptr;
-  }
-};
-
-class RecoverGeluPass final : public Pass {
-public:
-  std::string_view name() const override { return "recover-gelu"; }
-  std::string_view summary() const override {
-    return "replace exported Erf- and Tanh-based GELU chains by nng.Gelu";
-  }
-  bool run(ir::Graph &G) override {
-    std::vector<std::unique_ptr<RewritePattern>> Patterns;
-    Patterns.push_back(
-        std::make_unique<RecoverGeluPattern>(OpKind::Erf, "recover-gelu-erf"));
-    Patterns.push_back(std::make_unique<RecoverGeluPattern>(
-        OpKind::Tanh, "recover-gelu-tanh"));
-    return applyFusionPatterns(G, Patterns, *this);
-  }
-};
+/// The rule at the Erf or Tanh in the middle of a GELU chain.
+bool recoverGelu(ir::Node &N, PatternRewriter &R) {
+  ir::Graph &G = R.graph();
+  ir::Value *Arg = N.input(0);
+  if (!hasSingleUse(G, Arg))
+    return R.decline(N, "operand has other consumers");
+  bool IsTanh = N.op() == OpKind::Tanh;
+  ir::Value *X = IsTanh ? tanhInput(G, Arg) : erfInput(Arg);
+  if (!X)
+    return R.decline(N, IsTanh ? "operand is not sqrt(2/pi) * (x + "
+                                 "0.044715 * x^3)"
+                               : "operand is not x / sqrt(2)");
+  if (!isFloatingPoint(X->type().dtype()))
+    return R.decline(N, "not floating point");
+  ir::Node *Plus1 = consumerWithScalar(G, N.output(), OpKind::Add, 1.0);
+  if (!Plus1)
+    return R.decline(N, "result does not feed only 1 + it");
+  ir::Node *Final = productTail(G, X, Plus1->output());
+  if (!Final)
+    return R.decline(N, "not multiplied by 0.5 * x");
+  if (!(Final->output()->type() == X->type()))
+    return R.decline(N, "result shape differs from x's");
+  ir::AttrMap Attrs;
+  if (IsTanh)
+    Attrs.set("approximate", ir::Attribute("tanh"));
+  ir::Node *Gelu =
+      R.create(OpKind::Gelu, {X},
+               {G.uniqueName(Final->output()->name() + ".gelu")}, Attrs, Final);
+  Gelu->setName(Final->name());
+  Gelu->setScope(Final->scope());
+  R.replaceWithNewValue(Final->output(), Gelu->output());
+  R.eraseNode(&N);
+  R.eraseNode(Final);
+  return true;
+}
 
 } // namespace
 
 std::unique_ptr<Pass> createRecoverGeluPass() {
-  return std::make_unique<RecoverGeluPass>();
+  return std::make_unique<RulePass>(
+      "recover-gelu",
+      "replace exported Erf- and Tanh-based GELU chains by nng.Gelu",
+      RewritePatternList{
+          // 0.5 * x * (1 + Erf(x / sqrt 2)) -> nng.Gelu(x)
+          {OpKind::Erf, "recover-gelu-erf", recoverGelu},
+          // 0.5 * x * (1 + Tanh(sqrt(2/pi) * (x + 0.044715 * x^3)))
+          //   -> nng.Gelu(x){approximate = "tanh"}
+          {OpKind::Tanh, "recover-gelu-tanh", recoverGelu},
+      });
 }
 
 } // namespace nng::passes

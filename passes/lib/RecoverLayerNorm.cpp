@@ -19,6 +19,7 @@
 #include "FusionUtils.h"
 #include "nngraph/ir/ShapeInference.h"
 #include "nngraph/passes/Passes.h"
+#include "nngraph/passes/RulePass.h"
 
 #include <algorithm>
 
@@ -54,146 +55,135 @@ int64_t trailingAxis(const ir::Node &RM, int64_t Rank) {
   return Axes.front();
 }
 
-class RecoverLayerNorm final : public RewritePattern {
-public:
-  RecoverLayerNorm() : RewritePattern(OpKind::Div, "recover-layernorm") {}
+/// The element count of S.
+int64_t shapeNumel(const Shape &S) { return S.numel(); }
 
-  bool matchAndRewrite(ir::Node &Div, PatternRewriter &R) const override {
-    ir::Graph &G = R.graph();
-    ir::Value *D = Div.input(0);
-    ir::Node *Sqrt = producedBy(Div.input(1), OpKind::Sqrt);
-    ir::Node *Sub = producedBy(D, OpKind::Sub);
-    if (!Sqrt || !Sub)
-      return R.decline(Div, "not (x - mean) / Sqrt(...)");
-    ir::Node *AddEps = producedBy(Sqrt->input(0), OpKind::Add);
-    if (!AddEps)
-      return R.decline(Div, "Sqrt operand is not var + eps");
-    ir::Value *Var = nullptr;
-    std::optional<double> Eps;
-    for (size_t I = 0; I < 2 && !Eps; ++I)
-      if ((Eps = constantScalar(AddEps->input(I))))
-        Var = AddEps->input(1 - I);
-    if (!Eps)
-      return R.decline(Div, "epsilon is not a constant scalar");
-    ir::Node *VarRM = producedBy(Var, OpKind::ReduceMean);
-    if (!VarRM)
-      return R.decline(Div, "variance is not a ReduceMean");
-    ir::Node *Sq = VarRM->input(0)->producer();
-    bool SqIsMul =
-        Sq && Sq->op() == OpKind::Mul && Sq->input(0) == D && Sq->input(1) == D;
-    bool SqIsPow = Sq && Sq->op() == OpKind::Pow && Sq->input(0) == D;
-    if (SqIsPow) {
-      std::optional<double> E = constantScalar(Sq->input(1));
-      if (!E || *E != 2.0)
-        return R.decline(Div, "Pow exponent is not the constant 2");
-    } else if (!SqIsMul) {
-      return R.decline(Div, "variance is not of Pow(x - mean, 2) or "
-                            "Mul(x - mean, x - mean)");
-    }
-    ir::Value *X = Sub->input(0);
-    ir::Node *MeanRM = producedBy(Sub->input(1), OpKind::ReduceMean);
-    if (!MeanRM || MeanRM->input(0) != X)
-      return R.decline(Div, "subtrahend is not ReduceMean of the minuend");
-    const ir::TensorType &XT = X->type();
-    if (!XT.hasRank() || XT.rank() == 0 || !isFloatingPoint(XT.dtype()) ||
-        !(Div.output()->type() == XT))
-      return R.decline(Div, "input is not floating point of known rank");
-    int64_t Rank = XT.rank();
-    int64_t Axis = trailingAxis(*MeanRM, Rank);
-    if (Axis < 0 || trailingAxis(*VarRM, Rank) != Axis ||
-        MeanRM->attrInts("axes").size() != VarRM->attrInts("axes").size())
-      return R.decline(Div, "reductions are not over the same trailing axes "
-                            "with keepdims");
-    // Every intermediate value feeds only the chain.
-    size_t DUses = SqIsMul ? 3 : 2;
-    if (!hasSingleUse(G, Sub->input(1)) || D->uses().size() != DUses ||
-        G.isOutput(D) || !hasSingleUse(G, Sq->output()) ||
-        !hasSingleUse(G, Var) || !hasSingleUse(G, AddEps->output()) ||
-        !hasSingleUse(G, Sqrt->output()))
-      return R.decline(Div, "an intermediate value has other consumers");
+/// The constant other operand of N (whose one operand is V) when it
+/// broadcasts over the normalized axes without changing V's shape.
+Tensor affineOperand(const ir::Node &N, const ir::Value *V, int64_t Axis) {
+  ir::Value *C = otherOperand(N, V);
+  const Tensor *T = C ? ir::constantValue(C) : nullptr;
+  if (!T || !T->defined() || T->dtype() != V->type().dtype() ||
+      !(N.output()->type() == V->type()))
+    return {};
+  const ir::TensorType &VT = V->type();
+  if (static_cast<int64_t>(T->rank()) > VT.rank() - Axis)
+    return {};
+  for (size_t I = 0; I < T->rank(); ++I) {
+    const ir::Dim &D = VT.dim(VT.rank() - T->rank() + I);
+    if (T->size(I) != 1 && !(D.isStatic() && D.value() == T->size(I)))
+      return {};
+  }
+  return *T;
+}
 
-    // Optional affine tail: Mul by a constant scale, Add of a constant bias.
-    Shape NormShape;
-    bool StaticNorm = true;
-    for (int64_t I = Axis; I < Rank; ++I) {
-      StaticNorm = StaticNorm && XT.dim(I).isStatic();
-      NormShape.push_back(StaticNorm ? XT.dim(I).value() : 1);
-    }
-    ir::Value *Out = Div.output();
-    Tensor Scale, Bias;
-    if (ir::Node *M = singleUser(G, Out); M && M->op() == OpKind::Mul)
-      if ((Scale = affineOperand(*M, Out, Axis)).defined())
-        Out = M->output();
-    if (ir::Node *A = singleUser(G, Out); A && A->op() == OpKind::Add)
-      if ((Bias = affineOperand(*A, Out, Axis)).defined())
-        Out = A->output();
-    if (!Scale.defined())
-      Scale = makeTensor(
-          std::vector<double>(StaticNorm ? shapeNumel(NormShape) : 1, 1.0),
-          StaticNorm ? NormShape : Shape{1}, XT.dtype());
-    if (StaticNorm) {
-      Scale = Scale.broadcastTo(NormShape).contiguous();
-      if (Bias.defined())
-        Bias = Bias.broadcastTo(NormShape).contiguous();
-    }
-    std::vector<ir::Value *> Ins{X,
-                                 R.addConstant(X->name() + ".ln_scale", Scale)};
+/// The rule at the Div that ends the chain.
+bool recoverLayerNorm(ir::Node &Div, PatternRewriter &R) {
+  ir::Graph &G = R.graph();
+  ir::Value *D = Div.input(0);
+  ir::Node *Sqrt = producedBy(Div.input(1), OpKind::Sqrt);
+  ir::Node *Sub = producedBy(D, OpKind::Sub);
+  if (!Sqrt || !Sub)
+    return R.decline(Div, "not (x - mean) / Sqrt(...)");
+  ir::Node *AddEps = producedBy(Sqrt->input(0), OpKind::Add);
+  if (!AddEps)
+    return R.decline(Div, "Sqrt operand is not var + eps");
+  ir::Value *Var = nullptr;
+  std::optional<double> Eps;
+  for (size_t I = 0; I < 2 && !Eps; ++I)
+    if ((Eps = constantScalar(AddEps->input(I))))
+      Var = AddEps->input(1 - I);
+  if (!Eps)
+    return R.decline(Div, "epsilon is not a constant scalar");
+  ir::Node *VarRM = producedBy(Var, OpKind::ReduceMean);
+  if (!VarRM)
+    return R.decline(Div, "variance is not a ReduceMean");
+  ir::Node *Sq = VarRM->input(0)->producer();
+  bool SqIsMul =
+      Sq && Sq->op() == OpKind::Mul && Sq->input(0) == D && Sq->input(1) == D;
+  bool SqIsPow = Sq && Sq->op() == OpKind::Pow && Sq->input(0) == D;
+  if (SqIsPow) {
+    std::optional<double> E = constantScalar(Sq->input(1));
+    if (!E || *E != 2.0)
+      return R.decline(Div, "Pow exponent is not the constant 2");
+  } else if (!SqIsMul) {
+    return R.decline(Div, "variance is not of Pow(x - mean, 2) or "
+                          "Mul(x - mean, x - mean)");
+  }
+  ir::Value *X = Sub->input(0);
+  ir::Node *MeanRM = producedBy(Sub->input(1), OpKind::ReduceMean);
+  if (!MeanRM || MeanRM->input(0) != X)
+    return R.decline(Div, "subtrahend is not ReduceMean of the minuend");
+  const ir::TensorType &XT = X->type();
+  if (!XT.hasRank() || XT.rank() == 0 || !isFloatingPoint(XT.dtype()) ||
+      !(Div.output()->type() == XT))
+    return R.decline(Div, "input is not floating point of known rank");
+  int64_t Rank = XT.rank();
+  int64_t Axis = trailingAxis(*MeanRM, Rank);
+  if (Axis < 0 || trailingAxis(*VarRM, Rank) != Axis ||
+      MeanRM->attrInts("axes").size() != VarRM->attrInts("axes").size())
+    return R.decline(Div, "reductions are not over the same trailing axes "
+                          "with keepdims");
+  // Every intermediate value feeds only the chain.
+  size_t DUses = SqIsMul ? 3 : 2;
+  if (!hasSingleUse(G, Sub->input(1)) || D->uses().size() != DUses ||
+      G.isOutput(D) || !hasSingleUse(G, Sq->output()) ||
+      !hasSingleUse(G, Var) || !hasSingleUse(G, AddEps->output()) ||
+      !hasSingleUse(G, Sqrt->output()))
+    return R.decline(Div, "an intermediate value has other consumers");
+
+  // Optional affine tail: Mul by a constant scale, Add of a constant bias.
+  Shape NormShape;
+  bool StaticNorm = true;
+  for (int64_t I = Axis; I < Rank; ++I) {
+    StaticNorm = StaticNorm && XT.dim(I).isStatic();
+    NormShape.push_back(StaticNorm ? XT.dim(I).value() : 1);
+  }
+  ir::Value *Out = Div.output();
+  Tensor Scale, Bias;
+  if (ir::Node *M = singleUser(G, Out); M && M->op() == OpKind::Mul)
+    if ((Scale = affineOperand(*M, Out, Axis)).defined())
+      Out = M->output();
+  if (ir::Node *A = singleUser(G, Out); A && A->op() == OpKind::Add)
+    if ((Bias = affineOperand(*A, Out, Axis)).defined())
+      Out = A->output();
+  if (!Scale.defined())
+    Scale = makeTensor(
+        std::vector<double>(StaticNorm ? shapeNumel(NormShape) : 1, 1.0),
+        StaticNorm ? NormShape : Shape{1}, XT.dtype());
+  if (StaticNorm) {
+    Scale = Scale.broadcastTo(NormShape).contiguous();
     if (Bias.defined())
-      Ins.push_back(R.addConstant(X->name() + ".ln_bias", Bias));
-    ir::AttrMap Attrs;
-    if (Axis - Rank != -1) // Counted from the end, as exporters write it.
-      Attrs.set("axis", ir::Attribute(Axis - Rank));
-    Attrs.set("epsilon", ir::Attribute(static_cast<float>(*Eps)));
-    ir::Node *LN =
-        R.create(OpKind::LayerNormalization, Ins,
-                 {G.uniqueName(Out->name() + ".ln")}, Attrs, Out->producer());
-    LN->setName(Div.name());
-    LN->setScope(Div.scope());
-    replaceAndTakeName(R, Out, LN->output());
-    return true;
+      Bias = Bias.broadcastTo(NormShape).contiguous();
   }
-
-private:
-  static int64_t shapeNumel(const Shape &S) { return S.numel(); }
-
-  /// The constant other operand of N (whose one operand is V) when it
-  /// broadcasts over the normalized axes without changing V's shape.
-  static Tensor affineOperand(const ir::Node &N, const ir::Value *V,
-                                   int64_t Axis) {
-    ir::Value *C = otherOperand(N, V);
-    const Tensor *T = C ? ir::constantValue(C) : nullptr;
-    if (!T || !T->defined() || T->dtype() != V->type().dtype() ||
-        !(N.output()->type() == V->type()))
-      return {};
-    const ir::TensorType &VT = V->type();
-    if (static_cast<int64_t>(T->rank()) > VT.rank() - Axis)
-      return {};
-    for (size_t I = 0; I < T->rank(); ++I) {
-      const ir::Dim &D = VT.dim(VT.rank() - T->rank() + I);
-      if (T->size(I) != 1 && !(D.isStatic() && D.value() == T->size(I)))
-        return {};
-    }
-    return *T;
-  }
-};
-
-class RecoverLayerNormPass final : public Pass {
-public:
-  std::string_view name() const override { return "recover-layernorm"; }
-  std::string_view summary() const override {
-    return "replace ReduceMean/Sub/Pow/Sqrt/Div chains by LayerNormalization";
-  }
-  bool run(ir::Graph &G) override {
-    std::vector<std::unique_ptr<RewritePattern>> Patterns;
-    Patterns.push_back(std::make_unique<RecoverLayerNorm>());
-    return applyFusionPatterns(G, Patterns, *this);
-  }
-};
+  std::vector<ir::Value *> Ins{X,
+                               R.addConstant(X->name() + ".ln_scale", Scale)};
+  if (Bias.defined())
+    Ins.push_back(R.addConstant(X->name() + ".ln_bias", Bias));
+  ir::AttrMap Attrs;
+  if (Axis - Rank != -1) // Counted from the end, as exporters write it.
+    Attrs.set("axis", ir::Attribute(Axis - Rank));
+  Attrs.set("epsilon", ir::Attribute(static_cast<float>(*Eps)));
+  ir::Node *LN =
+      R.create(OpKind::LayerNormalization, Ins,
+               {G.uniqueName(Out->name() + ".ln")}, Attrs, Out->producer());
+  LN->setName(Div.name());
+  LN->setScope(Div.scope());
+  R.replaceWithNewValue(Out, LN->output());
+  return true;
+}
 
 } // namespace
 
 std::unique_ptr<Pass> createRecoverLayerNormPass() {
-  return std::make_unique<RecoverLayerNormPass>();
+  return std::make_unique<RulePass>(
+      "recover-layernorm",
+      "replace ReduceMean/Sub/Pow/Sqrt/Div chains by LayerNormalization",
+      RewritePatternList{
+          // (x - mean(x)) / sqrt(mean((x - mean(x))^2) + eps) [* s + b]
+          //   -> LayerNormalization(x, s, b){epsilon = eps}
+          {OpKind::Div, "recover-layernorm", recoverLayerNorm},
+      });
 }
 
 } // namespace nng::passes

@@ -1,7 +1,7 @@
 //===- RewriteUtils.cpp - Helpers shared by the simplification passes -----===//
 //
-// Implements the queries of RewriteUtils.h: graph-interface safety of value
-// replacement, constant data access, axis and permutation arithmetic.
+// Implements the queries of RewriteUtils.h: constant data access, axis and
+// permutation arithmetic, orphaned initializers.
 //
 //===----------------------------------------------------------------------===//
 
@@ -11,29 +11,6 @@
 #include <algorithm>
 
 namespace nng::passes::detail {
-
-const char *replaceBlocker(const ir::Graph &G, const ir::Value *From,
-                           const ir::Value *To) {
-  if (!G.isOutput(From))
-    return nullptr;
-  // PatternRewriter::replaceValue hands From's name to To, which works only
-  // when To is a node output that is not a graph output itself.
-  if (G.isOutput(To))
-    return "two graph outputs would merge";
-  if (!To->producer())
-    return "graph output would be renamed to an input or initializer";
-  return nullptr;
-}
-
-ir::Value *replaceWithInitializer(PatternRewriter &R, ir::Value *Old,
-                                  Tensor Data) {
-  ir::Graph &G = R.graph();
-  std::string Name = Old->name();
-  G.rename(Old, G.uniqueName(Name + ".folded"));
-  ir::Value *Init = G.addInitializer(Name, std::move(Data));
-  G.replaceAllUsesWith(Old, Init);
-  return Init;
-}
 
 std::optional<std::vector<int64_t>> constantInts(const ir::Value *V) {
   if (!V)
@@ -116,21 +93,23 @@ Tensor shapeTensor(const std::vector<int64_t> &Dims) {
       Dims, nng::Shape{static_cast<int64_t>(Dims.size())});
 }
 
-void replaceWithNewValue(PatternRewriter &R, ir::Value *Old, ir::Value *New) {
-  ir::Graph &G = R.graph();
-  std::string Name = Old->name();
-  // Keep what the old type knew (a symbolic dim the new node's inference
-  // cannot see, for instance).
-  if (std::optional<ir::TensorType> T =
-          ir::mergeTypes(New->type(), Old->type()))
-    New->setType(*T);
-  // replaceValue already hands a graph output's name over; do the same for
-  // any other value.
-  R.replaceValue(Old, New);
-  if (New->name() != Name) {
-    G.rename(Old, G.uniqueName(Name + ".old"));
-    G.rename(New, Name);
-  }
+std::unordered_set<const ir::Value *> unusedInitializers(const ir::Graph &G) {
+  std::unordered_set<const ir::Value *> S;
+  for (const ir::Value *V : G.initializers())
+    if (!V->hasUses() && !G.isOutput(V))
+      S.insert(V);
+  return S;
+}
+
+int64_t eraseNewlyUnusedInitializers(
+    ir::Graph &G, const std::unordered_set<const ir::Value *> &UnusedBefore) {
+  std::vector<ir::Value *> Dead;
+  for (ir::Value *V : G.initializers())
+    if (!V->hasUses() && !G.isOutput(V) && !UnusedBefore.count(V))
+      Dead.push_back(V);
+  for (ir::Value *V : Dead)
+    G.eraseValue(V);
+  return static_cast<int64_t>(Dead.size());
 }
 
 } // namespace nng::passes::detail

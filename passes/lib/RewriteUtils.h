@@ -1,10 +1,9 @@
 //===- RewriteUtils.h - Helpers of the simplification passes -*- C++ -*-===//
 //
 // Small queries and edits that canonicalize, cse, dedup-initializers,
-// fuse-transposes and fuse-reshapes share: whether a value may replace
-// another without losing a graph output's name, constant data as integers,
-// splat tests, axis normalization and Transpose permutations. Private to
-// passes/lib.
+// fuse-transposes, fuse-reshapes and the rule passes share: constant data
+// as integers, splat tests, axis normalization, Transpose permutations and
+// the initializers a rewrite orphaned. Private to passes/lib.
 //
 //===----------------------------------------------------------------------===//
 #pragma once
@@ -13,21 +12,10 @@
 #include "nngraph/passes/PatternRewriter.h"
 
 #include <optional>
+#include <unordered_set>
 #include <vector>
 
 namespace nng::passes::detail {
-
-/// Says why replacing every use of From by To would change the graph's
-/// interface (a graph output would take another name or two outputs would
-/// merge into one), or returns null when the replacement is safe.
-const char *replaceBlocker(const ir::Graph &G, const ir::Value *From,
-                           const ir::Value *To);
-
-/// Replaces every use of Old (a node output) by a new initializer holding
-/// Data that takes Old's name; Old is renamed out of the way. Returns the
-/// initializer.
-ir::Value *replaceWithInitializer(PatternRewriter &R, ir::Value *Old,
-                                  rt::Tensor Data);
 
 /// The data of V (initializer or Constant output) as integers, or nullopt
 /// when V is absent, not constant or not of an integer dtype.
@@ -60,16 +48,18 @@ std::vector<int64_t> composePerms(const std::vector<int64_t> &Inner,
 /// The shape of a static type as an i64 tensor of rank 1.
 rt::Tensor shapeTensor(const std::vector<int64_t> &Dims);
 
-/// Replaces every use of Old by New, a value just created by the pattern,
-/// and gives New Old's name (Old is renamed out of the way), so rewritten
-/// graphs keep readable names.
-void replaceWithNewValue(PatternRewriter &R, ir::Value *Old, ir::Value *New);
+/// The initializers nothing uses (and that are not graph outputs).
+std::unordered_set<const ir::Value *> unusedInitializers(const ir::Graph &G);
+/// Erases the initializers nothing uses any more (and that are not graph
+/// outputs) but those of UnusedBefore; returns how many. With
+/// UnusedBefore = unusedInitializers(G) taken before a rewrite, erases what
+/// the rewrite orphaned, including constants it created and then replaced.
+int64_t eraseNewlyUnusedInitializers(
+    ir::Graph &G, const std::unordered_set<const ir::Value *> &UnusedBefore);
 
-/// Appends canonicalize's constant-folding patterns (ConstantFolding.cpp):
-/// Shape/Size of static types, Gather of static dims of a Shape, and every
-/// op with constant inputs whose results have at most MaxElements elements.
-void populateConstantFoldingPatterns(
-    std::vector<std::unique_ptr<RewritePattern>> &Patterns,
-    int64_t MaxElements);
+/// Canonicalize's constant-folding rules (ConstantFolding.cpp): Shape/Size
+/// of static types, Gather of static dims of a Shape, and any op with
+/// constant inputs whose results have at most MaxElements elements.
+RewritePatternList constantFoldingRules(int64_t MaxElements);
 
 } // namespace nng::passes::detail
