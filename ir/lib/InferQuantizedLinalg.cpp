@@ -70,7 +70,8 @@ TensorType inferAs(const InferContext &C, OpKind K,
     Ptrs.push_back(Inputs[I] >= 0 && C.hasInput(Inputs[I]) ? &Types[I]
                                                            : nullptr);
   InferContext Sub(S, Copy, Ptrs,
-                   std::vector<const Tensor *>(Inputs.size(), nullptr), 1, "");
+                   std::vector<const Tensor *>(Inputs.size(), nullptr), 1,
+                   "");
   try {
     S.Infer(Sub);
   } catch (const Error &E) {
