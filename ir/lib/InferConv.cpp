@@ -18,16 +18,6 @@ using namespace infer;
 
 namespace {
 
-/// X's spatial extents (UnknownExtent where not static).
-std::vector<int64_t> spatialExtents(const TensorType &X, size_t NSpatial) {
-  std::vector<int64_t> In(NSpatial, UnknownExtent);
-  if (X.hasRank())
-    for (size_t I = 0; I < NSpatial; ++I)
-      if (X.dim(2 + I).isStatic())
-        In[I] = X.dim(2 + I).value();
-  return In;
-}
-
 /// The window attributes of C (see WindowGeometry.h) for NSpatial axes,
 /// with the weight Wt's static spatial extents as the kernel when
 /// kernel_shape is absent (none when unknown); checks that kernel_shape

@@ -8,6 +8,7 @@
 
 #include "nngraph/ir/WindowGeometry.h"
 #include "nngraph/ir/OpSchema.h"
+#include "nngraph/ir/Type.h"
 #include "nngraph/runtime/Error.h"
 #include "nngraph/runtime/Shape.h"
 
@@ -125,6 +126,15 @@ WindowGeometry startGeometry(const WindowAttrs &A,
 }
 
 } // namespace
+
+std::vector<int64_t> spatialExtents(const TensorType &X, size_t R) {
+  std::vector<int64_t> In(R, UnknownExtent);
+  if (X.hasRank())
+    for (size_t I = 0; I < R && static_cast<int64_t>(2 + I) < X.rank(); ++I)
+      if (X.dim(2 + I).isStatic())
+        In[I] = X.dim(2 + I).value();
+  return In;
+}
 
 WindowAttrs readWindowAttrs(const OpSchema &S, const AttrMap &Attrs, size_t R,
                             std::vector<int64_t> Kernel) {

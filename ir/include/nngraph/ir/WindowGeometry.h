@@ -2,15 +2,16 @@
 //
 // The sliding-window geometry of Conv, ConvTranspose, the pools and their
 // relatives (FusedConv, ConvInteger, QLinearConv, ConvGradWeight, the pool
-// gradients), in one place for shape inference, the reference kernels and
-// the cpu backend. readWindowAttrs reads a node's kernel_shape, strides,
-// dilations, pads, auto_pad, ceil_mode (and ConvTranspose's output_padding
-// and output_shape) with the op table's defaults and checks them;
-// forwardWindow and transposedWindow resolve them for given input extents
-// into per-axis begin/end pads and output extents. ONNX opset 17 semantics;
-// ceil_mode drops a last window that would start inside the end padding, as
-// PyTorch and ONNX Runtime do. Errors are values (a message), which each
-// caller reports with its own context or turns into a fallback.
+// gradients, MaxUnpool), in one place for shape inference, the reference
+// kernels and the cpu backend. readWindowAttrs reads a node's
+// kernel_shape, strides, dilations, pads, auto_pad, ceil_mode (and
+// ConvTranspose's output_padding and output_shape) with the op table's
+// defaults and checks them; forwardWindow and transposedWindow resolve them
+// for given input extents into per-axis begin/end pads and output extents.
+// ONNX opset 17 semantics; ceil_mode drops a last window that would start
+// inside the end padding, as PyTorch and ONNX Runtime do. Errors are values
+// (a message), which each caller reports with its own context or turns
+// into a fallback.
 //
 //===----------------------------------------------------------------------===//
 #pragma once
@@ -23,10 +24,15 @@ namespace nng::ir {
 
 class AttrMap;
 struct OpSchema;
+class TensorType;
 
 /// An extent that is not known: a symbolic input dim, or what follows from
 /// one (or from an unknown kernel).
 inline constexpr int64_t UnknownExtent = -1;
+
+/// The R spatial extents of X (dims 2..; UnknownExtent where a dim is not
+/// static, and everywhere when X's rank is unknown).
+std::vector<int64_t> spatialExtents(const TensorType &X, size_t R);
 
 /// The auto_pad attribute.
 enum class AutoPad { NotSet, SameUpper, SameLower, Valid };
@@ -89,7 +95,8 @@ struct WindowGeometry {
 WindowGeometry forwardWindow(const WindowAttrs &A,
                              const std::vector<int64_t> &In);
 
-/// The window of ConvTranspose over input extents In: output extents
+/// The window of ConvTranspose (and MaxUnpool's default output, the inverse
+/// of MaxPool's window) over input extents In: output extents
 /// output_shape when given, In * stride for SAME_*, else stride * (In - 1)
 /// + output_padding + dilated kernel - pads; with output_shape or SAME_*
 /// the padding that gets there is split evenly (the odd one at the end for
