@@ -111,8 +111,9 @@ WindowGeometry startGeometry(const WindowAttrs &A,
   }
   size_t R = In.size();
   if (A.rank() != R || (!A.Kernel.empty() && A.Kernel.size() != R)) {
-    G.Error = detail::concat("the window has ", A.rank(),
-                             " spatial axes but the input has ", R);
+    G.Error = detail::concat("the window (kernel ", intsToString(A.Kernel),
+                             ", strides ", intsToString(A.Strides),
+                             ") does not fit the input's ", R, " spatial axes");
     return G;
   }
   G.In = In;
