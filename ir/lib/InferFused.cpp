@@ -4,12 +4,14 @@
 // Conv/Gemm functions (same attribute names and defaults) after checking the
 // activation: a name from the FusedActivation table, at most as many
 // parameters as it takes, a floating-point operand type. The table itself
-// lives here too.
+// lives here too; its parameter defaults are the standalone ops' attribute
+// defaults from the op table (Ops.def), not typed again.
 //
 //===----------------------------------------------------------------------===//
 
 #include "InferUtils.h"
 #include "nngraph/ir/FusedActivation.h"
+#include "nngraph/runtime/Error.h"
 
 #include <limits>
 
@@ -18,21 +20,42 @@ namespace nng::ir {
 void inferConv(InferContext &C);
 void inferGemm(InferContext &C);
 
+namespace {
+
+/// Parameter Name of an activation standing for op K, with the default the
+/// op table gives K's float attribute Name.
+FusedActivationParam attrParam(OpKind K, std::string_view Name) {
+  const AttrSchema *A = getOpSchema(K).findAttr(Name);
+  if (!A || !A->Default || A->Default->type() != AttrType::Float)
+    fail(ErrorKind::Internal, getOpSchema(K).qualifiedName(), " has no float ",
+         "attribute '", Name, "' with a default for the fused activations");
+  return {Name, A->Default->f()};
+}
+
+} // namespace
+
 const std::vector<FusedActivationInfo> &fusedActivations() {
   constexpr float Inf = std::numeric_limits<float>::infinity();
+  // Clip's min and max are inputs, without defaults in the op table: their
+  // absence means no bound.
   static const std::vector<FusedActivationInfo> Table = {
       {"Relu", OpKind::Relu, {}, "", false},
-      {"LeakyRelu", OpKind::LeakyRelu, {{"alpha", 0.01f}}, "", false},
+      {"LeakyRelu",
+       OpKind::LeakyRelu,
+       {attrParam(OpKind::LeakyRelu, "alpha")},
+       "",
+       false},
       {"Sigmoid", OpKind::Sigmoid, {}, "", false},
       {"Tanh", OpKind::Tanh, {}, "", false},
       {"Clip", OpKind::Clip, {{"min", -Inf}, {"max", Inf}}, "", true},
       {"HardSigmoid",
        OpKind::HardSigmoid,
-       {{"alpha", 0.2f}, {"beta", 0.5f}},
+       {attrParam(OpKind::HardSigmoid, "alpha"),
+        attrParam(OpKind::HardSigmoid, "beta")},
        "",
        false},
       {"HardSwish", OpKind::HardSwish, {}, "", false},
-      {"Elu", OpKind::Elu, {{"alpha", 1.0f}}, "", false},
+      {"Elu", OpKind::Elu, {attrParam(OpKind::Elu, "alpha")}, "", false},
       {"Gelu", OpKind::Gelu, {}, "none", false},
       {"GeluTanh", OpKind::Gelu, {}, "tanh", false},
   };

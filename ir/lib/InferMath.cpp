@@ -5,12 +5,13 @@
 // a scalar unless reduction is 'none'), Trilu, CumSum, EyeLike (same shape,
 // optional dtype), Det (batched square matrices), MeanVarianceNormalization,
 // LRN, DepthToSpace/SpaceToDepth (block rearrangements of [N, C, H, W]) and
-// MaxUnpool (the inverse of MaxPool's geometry, or an explicit
-// output_shape).
+// MaxUnpool (the inverse of MaxPool's geometry: WindowGeometry.h's
+// transposed window, or an explicit output_shape).
 //
 //===----------------------------------------------------------------------===//
 
 #include "InferUtils.h"
+#include "nngraph/ir/WindowGeometry.h"
 
 namespace nng::ir {
 
@@ -260,36 +261,16 @@ void inferMaxUnpool(InferContext &C) {
     C.setOutputType(0, unknownDims(X.dtype(), 2 + K.size()));
     return;
   }
-  int64_t S = X.rank() - 2;
-  if (static_cast<int64_t>(K.size()) != S)
-    C.fail("kernel_shape ", intsToString(K), " must have ", S,
-           " entries for X ", X.toString());
-  std::vector<int64_t> Strides = C.attrInts("strides"),
-                       Pads = C.attrInts("pads");
-  if (Strides.empty())
-    Strides.assign(S, 1);
-  if (Pads.empty())
-    Pads.assign(2 * S, 0);
-  if (static_cast<int64_t>(Strides.size()) != S ||
-      static_cast<int64_t>(Pads.size()) != 2 * S)
-    C.fail("strides ", intsToString(Strides), " and pads ", intsToString(Pads),
-           " must have ", S, " and ", 2 * S, " entries");
+  size_t S = X.rank() - 2;
+  WindowAttrs A = readWindowAttrs(C.schema(), attrsFor(C, C.schema()), S);
+  if (!A.ok())
+    C.fail(A.Error);
+  WindowGeometry Win = transposedWindow(A, spatialExtents(X, S));
+  if (!Win.ok())
+    C.fail(Win.Error, " (X ", X.toString(), ")");
   std::vector<Dim> Out{X.dim(0), X.dim(1)};
-  for (int64_t A = 0; A < S; ++A) {
-    if (K[A] <= 0 || Strides[A] <= 0 || Pads[A] < 0 || Pads[S + A] < 0)
-      C.fail("kernel_shape ", intsToString(K), ", strides ",
-             intsToString(Strides), " and pads ", intsToString(Pads),
-             " must be positive (pads non-negative)");
-    const Dim &D = X.dim(2 + A);
-    if (!D.isStatic()) {
-      Out.push_back(Dim::unknown());
-      continue;
-    }
-    int64_t E = (D.value() - 1) * Strides[A] + K[A] - Pads[A] - Pads[S + A];
-    if (E < 0)
-      C.fail("axis ", 2 + A, " of the output would have negative extent ", E);
-    Out.push_back(Dim(E));
-  }
+  for (int64_t E : Win.Out)
+    Out.push_back(E == UnknownExtent ? Dim::unknown() : Dim(E));
   C.setOutputType(0, TensorType(X.dtype(), std::move(Out)));
 }
 

@@ -4,8 +4,9 @@
 // results), QLinearConv, QLinearMatMul (opset 10; the dtype of
 // y_zero_point) and DynamicQuantizeLinear (opset 11). The output shapes are
 // those of Conv and MatMul: their inference functions run on copies of the
-// operand types (retyped to one dtype), so the geometry (pads, strides,
-// auto_pad, groups, batch broadcasting) has a single implementation.
+// operand types (retyped to one dtype) with the attributes those ops have,
+// so the geometry (WindowGeometry.h for pads, strides, auto_pad; groups,
+// batch broadcasting) has a single implementation.
 //
 //===----------------------------------------------------------------------===//
 
@@ -45,17 +46,13 @@ void checkScale(const InferContext &C, size_t I) {
 }
 
 /// Runs the inference of op K on the given inputs of C (index -1 or an
-/// absent input: absent), all retyped to the dtype of the first, with C's
-/// attributes Attrs; returns the output type with dtype Out. Errors are
-/// reported as C's, naming K.
+/// absent input: absent), all retyped to the dtype of the first, with those
+/// of C's attributes that K has; returns the output type with dtype Out.
+/// Errors are reported as C's, naming K.
 TensorType inferAs(const InferContext &C, OpKind K,
-                   const std::vector<int> &Inputs,
-                   const std::vector<std::string_view> &Attrs, DType Out) {
+                   const std::vector<int> &Inputs, DType Out) {
   const OpSchema &S = getOpSchema(K);
-  AttrMap Copy;
-  for (std::string_view A : Attrs)
-    if (C.hasAttr(A))
-      Copy.set(std::string(A), C.attr(A));
+  AttrMap Copy = attrsFor(C, S);
   std::vector<TensorType> Types;
   Types.reserve(Inputs.size());
   std::vector<const TensorType *> Ptrs;
@@ -88,10 +85,6 @@ TensorType inferAs(const InferContext &C, OpKind K,
   return T;
 }
 
-/// The conv attributes shared by Conv, ConvInteger and QLinearConv.
-const std::vector<std::string_view> ConvAttrs = {
-    "auto_pad", "dilations", "group", "kernel_shape", "pads", "strides"};
-
 } // namespace
 
 /// ConvInteger(x, w, x_zero_point?, w_zero_point?) -> i32 with Conv's
@@ -101,7 +94,7 @@ void inferConvInteger(InferContext &C) {
   checkInt8(C, 1);
   checkZeroPoint(C, 2, 0);
   checkZeroPoint(C, 3, 1);
-  C.setOutputType(0, inferAs(C, OpKind::Conv, {0, 1}, ConvAttrs, DType::I32));
+  C.setOutputType(0, inferAs(C, OpKind::Conv, {0, 1}, DType::I32));
 }
 
 /// MatMulInteger(A, B, a_zero_point?, b_zero_point?) -> i32 with MatMul's
@@ -111,7 +104,7 @@ void inferMatMulInteger(InferContext &C) {
   checkInt8(C, 1);
   checkZeroPoint(C, 2, 0);
   checkZeroPoint(C, 3, 1);
-  C.setOutputType(0, inferAs(C, OpKind::MatMul, {0, 1}, {}, DType::I32));
+  C.setOutputType(0, inferAs(C, OpKind::MatMul, {0, 1}, DType::I32));
 }
 
 /// QLinearConv(x, x_scale, x_zp, w, w_scale, w_zp, y_scale, y_zp, B?) ->
@@ -126,8 +119,8 @@ void inferQLinearConv(InferContext &C) {
     checkScale(C, I);
   if (C.hasInput(8))
     checkDType(C, 8, DType::I32, "(the bias)");
-  C.setOutputType(0, inferAs(C, OpKind::Conv, {0, 3, 8}, ConvAttrs,
-                             C.inputType(7).dtype()));
+  C.setOutputType(0,
+                  inferAs(C, OpKind::Conv, {0, 3, 8}, C.inputType(7).dtype()));
 }
 
 /// QLinearMatMul(a, a_scale, a_zp, b, b_scale, b_zp, y_scale, y_zp) ->
@@ -140,8 +133,8 @@ void inferQLinearMatMul(InferContext &C) {
   checkZeroPoint(C, 5, 3);
   for (size_t I : {1, 4, 6})
     checkScale(C, I);
-  C.setOutputType(
-      0, inferAs(C, OpKind::MatMul, {0, 3}, {}, C.inputType(7).dtype()));
+  C.setOutputType(0,
+                  inferAs(C, OpKind::MatMul, {0, 3}, C.inputType(7).dtype()));
 }
 
 /// DynamicQuantizeLinear(x) -> y (u8, x's shape), y_scale (f32 scalar),

@@ -161,6 +161,14 @@ void requireRank(const InferContext &C, size_t Input, int64_t Rank,
            ") must have rank ", Rank, Why.empty() ? "" : " ", Why);
 }
 
+AttrMap attrsFor(const InferContext &C, const OpSchema &Of) {
+  AttrMap M;
+  for (const AttrSchema &A : Of.Attrs)
+    if (C.hasAttr(A.Name))
+      M.set(A.Name, C.attr(A.Name));
+  return M;
+}
+
 bool dimsCompatible(const Dim &A, const Dim &B) {
   return !A.isStatic() || !B.isStatic() || A.value() == B.value();
 }

@@ -69,6 +69,10 @@ std::optional<std::vector<int64_t>> inputInts(const InferContext &C, size_t I);
 /// The static length of a 1-D type (a shape or axes operand), or nullopt.
 std::optional<int64_t> staticLength(const TensorType &T);
 
+/// The attributes of C that op schema Of also has, copied (for running
+/// another op's rules on C's attributes).
+AttrMap attrsFor(const InferContext &C, const OpSchema &Of);
+
 /// A type with Rank unknown dims.
 TensorType unknownDims(DType T, int64_t Rank);
 
@@ -102,6 +106,5 @@ struct SymProduct {
 
 /// The product of Dims[Begin, End).
 SymProduct productOf(const std::vector<Dim> &Dims, size_t Begin, size_t End);
-
 
 } // namespace nng::ir::infer

@@ -6,8 +6,9 @@
 // grouped weights viewed as [G, M/G, C/G, k...], ConvTranspose's
 // [C, M/G, k...] described by strides); the primitives pick their own
 // (blocked) layouts and the plan reorders into and out of them on each
-// call. Geometry comes from the reference's forwardWindow, so auto_pad and
-// pads mean the same; anything else falls back. The weight gradient of a
+// call. Geometry comes from ir's window geometry (WindowGeometry.h), as in
+// inference and the reference kernels, so auto_pad and pads mean the same;
+// anything else falls back. The weight gradient of a
 // single-input-channel 2-d convolution (a first layer) runs as direct
 // loops instead, which beat oneDNN's channel-padded blocked kernel.
 //
@@ -64,7 +65,7 @@ ConvGeometry convGeometry(KernelContext &C, const Shape &X,
   G.Group = C.attrInt("group");
   if (X.rank() < 3 || X.rank() > 5 || G.Group <= 0)
     return G;
-  G.Win = reference::forwardWindow(C, X, Kernel, true, false);
+  G.Win = reference::forwardWindow(C, X, Kernel);
   G.Ok = true;
   return G;
 }
@@ -230,43 +231,25 @@ protected:
     std::vector<int64_t> KS = C.attrInts("kernel_shape");
     if (!KS.empty() && KS != Kernel)
       return nullptr;
-    auto Spatial = [&](const char *Name, int64_t Default, size_t Mult) {
-      std::vector<int64_t> V = C.attrInts(Name);
-      return V.empty() ? std::vector<int64_t>(R * Mult, Default) : V;
-    };
-    std::vector<int64_t> Strides = Spatial("strides", 1, 1);
-    std::vector<int64_t> Dil = Spatial("dilations", 1, 1);
-    std::vector<int64_t> Pads = Spatial("pads", 0, 2);
-    std::vector<int64_t> OutPad = Spatial("output_padding", 0, 1);
-    if (Strides.size() != R || Dil.size() != R || Pads.size() != 2 * R ||
-        OutPad.size() != R)
-      return nullptr;
-    const std::string &AutoPad = C.attrString("auto_pad");
-    bool Same = AutoPad == "SAME_UPPER" || AutoPad == "SAME_LOWER";
-    bool HasOutShape = !C.attrInts("output_shape").empty();
-    if (!Same && AutoPad != "NOTSET" && AutoPad != "VALID")
-      return nullptr;
+    // The reference kernel's geometry; oneDNN's end padding is the
+    // transposed window's (output_padding counted in it), which makes its
+    // output extent the inferred one. Bad attributes: the reference
+    // kernel reports them.
     Shape Out = *C.OutTypes[0].staticShape();
-    // The same begin padding as the reference kernel; the end padding is
-    // what makes oneDNN's output extent equal the inferred one.
+    ir::WindowGeometry Win = ir::transposedWindow(
+        ir::readWindowAttrs(C.N.schema(), C.N.attrs(), R, Kernel),
+        std::vector<int64_t>(X.shape().begin() + 2, X.shape().end()));
+    if (!Win.ok() ||
+        !std::equal(Win.Out.begin(), Win.Out.end(), Out.begin() + 2))
+      return nullptr;
     memory::dims PadL(R), PadR(R), DilD(R), StrD(R);
     for (size_t D = 0; D < R; ++D) {
-      if (Strides[D] <= 0 || Dil[D] <= 0 || OutPad[D] < 0)
-        return nullptr;
-      int64_t In = X.size(2 + D), O = Out[2 + D];
-      int64_t EffK = (Kernel[D] - 1) * Dil[D] + 1;
-      int64_t Full = Strides[D] * (In - 1) + OutPad[D] + EffK;
-      if (HasOutShape || Same) {
-        int64_t Total = std::max<int64_t>(0, Full - O);
-        PadL[D] = AutoPad == "SAME_UPPER" ? Total / 2 : Total - Total / 2;
-      } else {
-        PadL[D] = AutoPad == "VALID" ? 0 : Pads[D];
-      }
-      PadR[D] = Strides[D] * (In - 1) + EffK - PadL[D] - O;
+      PadL[D] = Win.PadBegin[D];
+      PadR[D] = Win.PadEnd[D];
       if (PadL[D] < 0 || PadR[D] < 0)
         return nullptr;
-      DilD[D] = Dil[D] - 1;
-      StrD[D] = Strides[D];
+      DilD[D] = Win.Dilations[D] - 1;
+      StrD[D] = Win.Strides[D];
     }
     // Logical weights [G, M/G, C/G, k...] (oneDNN's goihw order) over ONNX's
     // [G, C/G, M/G, k...] storage.

@@ -30,9 +30,7 @@ PoolGeometry poolGeometry(KernelContext &C, const Shape &X, bool IsMax) {
   PoolGeometry G;
   if (X.rank() < 3 || X.rank() > 5)
     return G;
-  bool Ceil = C.attrInt("ceil_mode") != 0;
-  Window W =
-      reference::forwardWindow(C, X, C.attrInts("kernel_shape"), IsMax, Ceil);
+  Window W = reference::forwardWindow(C, X);
   bool IncludePad = !IsMax && C.attrInt("count_include_pad") != 0;
   G.Alg = IsMax        ? dnnl::algorithm::pooling_max
           : IncludePad ? dnnl::algorithm::pooling_avg_include_padding

@@ -40,8 +40,7 @@ bool poolOf(KernelContext &C, const Tensor &X, bool NonOverlapping, Pool2D &P) {
     return false;
   Window Win;
   try {
-    Win = reference::forwardWindow(C, X.shape(), C.attrInts("kernel_shape"),
-                                   true, C.attrInt("ceil_mode") != 0);
+    Win = reference::forwardWindow(C, X.shape());
   } catch (...) {
     return false; // The reference kernel reports it.
   }

@@ -77,7 +77,7 @@ std::optional<DepthwiseTail> depthwiseAfter(LowerContext &C, const ir::Value *Y,
   if (Bias && (!C.constantOf(Bias) || !C.isF32(Bias)))
     return std::nullopt;
   KernelContext KC{*D, {}, {}, {}, {}};
-  reference::Window Win = reference::forwardWindow(KC, YS, {3, 3}, true, false);
+  reference::Window Win = reference::forwardWindow(KC, YS, {3, 3});
   int64_t Stride = Win.rank() == 2 ? Win.Strides[0] : 0;
   if ((Stride != 1 && Stride != 2) || !isSquareWindow(Win, 3, Stride, 1))
     return std::nullopt;
@@ -162,7 +162,7 @@ bool lowerConv(LowerContext &C, const ir::Node &N) {
   int64_t Group = N.attrInt("group");
   std::vector<int64_t> Kernel(Wt->shape().begin() + 2, Wt->shape().end());
   KernelContext KC{N, {}, {}, {}, {}};
-  reference::Window Win = reference::forwardWindow(KC, XS, Kernel, true, false);
+  reference::Window Win = reference::forwardWindow(KC, XS, Kernel);
 
   // What follows the convolution: a residual sum, then an activation.
   Activation Act;

@@ -79,10 +79,8 @@ bool lowerMaxPool(LowerContext &C, const ir::Node &N, bool Global) {
   } else {
     if (N.attrInt("storage_order") != 0)
       return false;
-    std::vector<int64_t> K = N.attrInts("kernel_shape");
     KernelContext KC{N, {}, {}, {}, {}};
-    reference::Window W = reference::forwardWindow(
-        KC, XS, K, true, N.attrInt("ceil_mode") != 0);
+    reference::Window W = reference::forwardWindow(KC, XS);
     G.KH = W.Kernel[0];
     G.KW = W.Kernel[1];
     G.SH = W.Strides[0];
@@ -143,8 +141,7 @@ bool lowerAvgPool(LowerContext &C, const ir::Node &N, bool Global) {
     if (N.attrInt("ceil_mode") != 0)
       return false; // Windows past the end: the node kernel.
     KernelContext KC{N, {}, {}, {}, {}};
-    reference::Window W = reference::forwardWindow(
-        KC, XS, N.attrInts("kernel_shape"), false, false);
+    reference::Window W = reference::forwardWindow(KC, XS);
     K.assign(W.Kernel.begin(), W.Kernel.end());
     St.assign(W.Strides.begin(), W.Strides.end());
     PadL.assign(W.PadBegin.begin(), W.PadBegin.end());
@@ -168,8 +165,7 @@ bool lowerInt8MaxPool(LowerContext &C, const ir::Node &N, memory::data_type T) {
   const Shape &XS = C.shapeOf(X);
   const Shape &YS = C.PendingTypes.at(N.output(0)).second;
   KernelContext KC{N, {}, {}, {}, {}};
-  reference::Window W = reference::forwardWindow(
-      KC, XS, N.attrInts("kernel_shape"), /*HasDilations=*/true, false);
+  reference::Window W = reference::forwardWindow(KC, XS);
   memory::dims K(W.Kernel.begin(), W.Kernel.end()),
       St(W.Strides.begin(), W.Strides.end()),
       PadL(W.PadBegin.begin(), W.PadBegin.end()),

@@ -268,7 +268,7 @@ bool lowerQLinearConv(LowerContext &C, const ir::Node &N) {
       (C.slotOfValue(Bias).Type != DType::I32 || C.shapeOf(Bias) != Shape{M}))
     return false;
   KernelContext KC{N, {}, {}, {}, {}};
-  reference::Window Win = reference::forwardWindow(KC, XS, Kernel, true, false);
+  reference::Window Win = reference::forwardWindow(KC, XS, Kernel);
   bool Padded = false;
   for (size_t I = 0; I < Win.PadBegin.size(); ++I)
     Padded = Padded || Win.PadBegin[I] != 0 || Win.PadEnd[I] != 0;

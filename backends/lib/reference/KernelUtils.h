@@ -2,14 +2,16 @@
 //
 // Internal to the reference backend: walking strided and broadcast tensors in
 // row-major order, typed element access, wrap-around integer arithmetic,
-// attribute and input checks that fail with the offending values, and the
-// spatial geometry (pads, strides, dilations, auto_pad) shared by Conv,
-// ConvTranspose and the pools. Kernels stay simple loops on top of these.
+// attribute and input checks that fail with the offending values, and
+// ir's window geometry (WindowGeometry.h) for Conv, ConvTranspose and the
+// pools, read from a kernel's node. Kernels stay simple loops on top of
+// these.
 //
 //===----------------------------------------------------------------------===//
 #pragma once
 
 #include "Kernels.h"
+#include "nngraph/ir/WindowGeometry.h"
 #include "nngraph/runtime/DTypeVisit.h"
 #include "nngraph/runtime/Parallel.h"
 
@@ -183,23 +185,23 @@ std::vector<int64_t> inversePerm(const std::vector<int64_t> &P);
 /// Row-major multi-index of flat position I in shape Dims (size Dims.size()).
 void unflatten(int64_t I, const std::vector<int64_t> &Dims, int64_t *Idx);
 
-/// Spatial geometry of a windowed op (Conv, ConvTranspose, pools) over the
-/// spatial axes 2.. of its input: kernel extents, strides, dilations, pads
-/// (begin and end per axis) and output extents.
-struct Window {
-  std::vector<int64_t> In, Kernel, Strides, Dilations, PadBegin, PadEnd, Out;
-  size_t rank() const { return In.size(); }
-  int64_t outNumel() const;
-  int64_t kernelNumel() const;
-};
+/// The spatial geometry of a windowed op (Conv, ConvTranspose, the pools)
+/// over the spatial axes 2.. of its input: ir's, in one place for inference
+/// and every kernel.
+using Window = ir::WindowGeometry;
 
-/// Reads strides, dilations (when HasDilations) and pads from the node,
-/// checks their lengths against the spatial rank, resolves auto_pad and
-/// computes output extents as Conv and the pools do (CeilMode rounds the
-/// output up, without windows that start in the end padding).
+/// C's node's window over an input of shape XShape (N, C, spatial...), by
+/// ir::forwardWindow: strides, dilations, pads, auto_pad and ceil_mode as
+/// its attributes and the op table say. Kernel is the weight's spatial
+/// extents (Conv), or empty to read kernel_shape (the pools). Fails naming
+/// the node on bad attributes or a kernel larger than the padded input.
 Window forwardWindow(const KernelContext &C, const Shape &XShape,
-                     const std::vector<int64_t> &Kernel, bool HasDilations,
-                     bool CeilMode);
+                     const std::vector<int64_t> &Kernel = {});
+
+/// The same for ConvTranspose (ir::transposedWindow: output_padding and
+/// output_shape too).
+Window transposedWindow(const KernelContext &C, const Shape &XShape,
+                        const std::vector<int64_t> &Kernel);
 
 /// Output 0 = X converted to To where X or To is str (KernelsString.cpp):
 /// numbers print as numpy's astype(str) does, strings parse like strtod.

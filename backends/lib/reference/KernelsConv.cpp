@@ -2,8 +2,9 @@
 //
 // Reference kernels of N-d convolution and transposed convolution (1-d,
 // 2-d, 3-d, ...): groups, strides, dilations, explicit pads or auto_pad, and
-// for ConvTranspose output_padding and output_shape. Straight loops in
-// double over each (batch, output channel) pair, in parallel.
+// for ConvTranspose output_padding and output_shape, all resolved by ir's
+// window geometry (WindowGeometry.h). Straight loops in double over each
+// (batch, output channel) pair, in parallel.
 //
 //===----------------------------------------------------------------------===//
 
@@ -77,7 +78,7 @@ void kernelConv(KernelContext &C) {
            " with group ", O.Group,
            ": need C == W[1] * group and W[0] % group == 0");
   checkBias(C, O, M);
-  Window Win = forwardWindow(C, O.X.shape(), O.Kernel, true, false);
+  Window Win = forwardWindow(C, O.X.shape(), O.Kernel);
   size_t R = Win.rank();
   Shape OutShape{O.N, M};
   for (int64_t E : Win.Out)
@@ -129,59 +130,9 @@ void kernelConvTranspose(KernelContext &C) {
     C.fail("X has ", O.C, " channels and W ", O.W.shape().toString(),
            " with group ", O.Group, ": need W[0] == C and C % group == 0");
   checkBias(C, O, M);
-  size_t R = O.Kernel.size();
-  auto Spatial = [&](const char *Name, int64_t Default, size_t Mult) {
-    std::vector<int64_t> V = C.attrInts(Name);
-    if (V.empty())
-      return std::vector<int64_t>(R * Mult, Default);
-    if (V.size() != R * Mult)
-      C.fail("attribute '", Name, "' ", intsToString(V), " needs ", R * Mult,
-             " values for ", R, " spatial axes");
-    return V;
-  };
-  std::vector<int64_t> Strides = Spatial("strides", 1, 1);
-  std::vector<int64_t> Dil = Spatial("dilations", 1, 1);
-  std::vector<int64_t> Pads = Spatial("pads", 0, 2);
-  std::vector<int64_t> OutPad = Spatial("output_padding", 0, 1);
-  std::vector<int64_t> OutShapeAttr = C.attrInts("output_shape");
-  if (OutShapeAttr.size() == R + 2)
-    OutShapeAttr.erase(OutShapeAttr.begin(), OutShapeAttr.begin() + 2);
-  if (!OutShapeAttr.empty() && OutShapeAttr.size() != R)
-    C.fail("output_shape ", intsToString(C.attrInts("output_shape")), " needs ",
-           R, " spatial extents");
-  const std::string &AutoPad = C.attrString("auto_pad");
-  if (AutoPad != "NOTSET" && AutoPad != "VALID" && AutoPad != "SAME_UPPER" &&
-      AutoPad != "SAME_LOWER")
-    C.fail("auto_pad must be NOTSET, SAME_UPPER, SAME_LOWER or VALID, got '",
-           AutoPad, "'");
-  std::vector<int64_t> In(O.X.shape().begin() + 2, O.X.shape().end());
-  std::vector<int64_t> PadBegin(R), Out(R);
-  for (size_t D = 0; D < R; ++D) {
-    if (Strides[D] <= 0 || Dil[D] <= 0 || OutPad[D] < 0)
-      C.fail("strides ", intsToString(Strides), " and dilations ",
-             intsToString(Dil), " must be positive, output_padding ",
-             intsToString(OutPad), " non-negative");
-    int64_t EffK = (O.Kernel[D] - 1) * Dil[D] + 1;
-    int64_t Full = Strides[D] * (In[D] - 1) + OutPad[D] + EffK;
-    bool Same = AutoPad == "SAME_UPPER" || AutoPad == "SAME_LOWER";
-    if (!OutShapeAttr.empty() || Same) {
-      // Output extent given (or In * stride); the padding that gets there is
-      // split evenly, the odd one at the end for SAME_UPPER, else at the
-      // beginning (ONNX's formula; a negative total means no padding).
-      Out[D] = !OutShapeAttr.empty() ? OutShapeAttr[D] : In[D] * Strides[D];
-      int64_t Total = std::max<int64_t>(0, Full - Out[D]);
-      PadBegin[D] = AutoPad == "SAME_UPPER" ? Total / 2 : Total - Total / 2;
-    } else {
-      int64_t PB = AutoPad == "VALID" ? 0 : Pads[D];
-      int64_t PE = AutoPad == "VALID" ? 0 : Pads[D + R];
-      if (PB < 0 || PE < 0)
-        C.fail("pads must be non-negative, got ", intsToString(Pads));
-      PadBegin[D] = PB;
-      Out[D] = Full - PB - PE;
-    }
-    if (Out[D] < 0)
-      C.fail("spatial axis ", D, ": output extent ", Out[D], " is negative");
-  }
+  Window Win = transposedWindow(C, O.X.shape(), O.Kernel);
+  size_t R = Win.rank();
+  const std::vector<int64_t> &In = Win.In, &Out = Win.Out;
   Shape OutShape{O.N, M};
   for (int64_t E : Out)
     OutShape.push_back(E);
@@ -214,8 +165,8 @@ void kernelConvTranspose(KernelContext &C) {
             int64_t OFlat = 0;
             bool Inside = true;
             for (size_t D = 0; D < R && Inside; ++D) {
-              int64_t P =
-                  IIdx[D] * Strides[D] + KPos[K][D] * Dil[D] - PadBegin[D];
+              int64_t P = IIdx[D] * Win.Strides[D] +
+                          KPos[K][D] * Win.Dilations[D] - Win.PadBegin[D];
               Inside = P >= 0 && P < Out[D];
               OFlat = OFlat * Out[D] + P;
             }

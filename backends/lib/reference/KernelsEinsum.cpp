@@ -180,24 +180,11 @@ void kernelMaxUnpool(KernelContext &C) {
            ") must be integers of the shape of X ", X.shape().toString());
   if (X.rank() < 3)
     C.fail("X must be [N, C, D1, ...], got ", X.shape().toString());
-  // The default output: what MaxPool's geometry inverts to.
-  size_t S = X.rank() - 2;
-  std::vector<int64_t> K = C.attrInts("kernel_shape"),
-                       Strides = C.N.attrs().has("strides")
-                                     ? C.attrInts("strides")
-                                     : std::vector<int64_t>(S, 1),
-                       Pads = C.N.attrs().has("pads")
-                                  ? C.attrInts("pads")
-                                  : std::vector<int64_t>(2 * S, 0);
-  if (K.size() != S || Strides.size() != S || Pads.size() != 2 * S)
-    C.fail("kernel_shape ", intsToString(K), ", strides ",
-           intsToString(Strides), " and pads ", intsToString(Pads),
-           " do not match the ", S, " spatial axes of X ",
-           X.shape().toString());
+  // The default output: what MaxPool's geometry inverts to (the transposed
+  // window of kernel_shape, strides and pads).
   Shape Default{X.size(0), X.size(1)};
-  for (size_t A = 0; A < S; ++A)
-    Default.push_back((X.size(2 + A) - 1) * Strides[A] + K[A] - Pads[A] -
-                      Pads[S + A]);
+  for (int64_t E : transposedWindow(C, X.shape(), {}).Out)
+    Default.push_back(E);
   Tensor &Y = C.allocOutput(0);
   // An explicit output_shape pads the default output at the end of each
   // axis: indices keep their coordinates in the default output.

@@ -5,8 +5,9 @@
 // element added to its window's first maximum, the element the forward
 // MaxPool kernel picks as its index) and nng.AveragePoolGrad (each dY element
 // spread evenly over its window with the divisor the forward AveragePool
-// uses). The geometry comes from forwardWindow, so strides, pads, auto_pad,
-// dilations and ceil_mode mean exactly what they mean in the forward ops.
+// uses). The geometry comes from ir's forwardWindow (WindowGeometry.h), so
+// strides, pads, auto_pad, dilations and ceil_mode mean exactly what they
+// mean in the forward ops and in shape inference.
 // Computed in double, in parallel over independent outputs.
 //
 //===----------------------------------------------------------------------===//
@@ -76,12 +77,10 @@ int64_t forEachInWindow(const Window &W, const int64_t *OIdx, int64_t *KIdx,
 /// position of every (n, c) plane of a pool gradient; planes run in
 /// parallel (a window never leaves its plane, so the scatters never race).
 /// Returns dX in X's dtype.
-template <typename Fn>
-Tensor poolGrad(KernelContext &C, bool HasDilations, Fn &&Scatter) {
+template <typename Fn> Tensor poolGrad(KernelContext &C, Fn &&Scatter) {
   const Tensor &X = C.in(0), &DY = C.in(1);
   checkGradOperands(C, X, DY);
-  Window Win = forwardWindow(C, X.shape(), C.attrInts("kernel_shape"),
-                             HasDilations, C.attrInt("ceil_mode") != 0);
+  Window Win = forwardWindow(C, X.shape());
   checkGradShape(C, X, DY, X.size(1), Win);
   Tensor X64 = toF64(X), DY64 = toF64(DY);
   Tensor DX = Tensor::empty(X.shape(), DType::F64); // Zero-filled.
@@ -115,8 +114,7 @@ void kernelConvGradWeight(KernelContext &C) {
   if (Ch % Group != 0 || M % Group != 0)
     C.fail("X has ", Ch, " channels and dY ", M, " with group ", Group,
            ": both must be divisible by group");
-  Window Win =
-      forwardWindow(C, X.shape(), C.attrInts("kernel_shape"), true, false);
+  Window Win = forwardWindow(C, X.shape());
   checkGradShape(C, X, DY, M, Win);
   size_t R = Win.rank();
   int64_t CPerG = Ch / Group, MPerG = M / Group, KN = Win.kernelNumel();
@@ -173,7 +171,7 @@ void kernelConvGradWeight(KernelContext &C) {
 }
 
 void kernelMaxPoolGrad(KernelContext &C) {
-  C.Outputs[0] = poolGrad(C, true,
+  C.Outputs[0] = poolGrad(C,
                           [](const Window &W, const double *In, double G,
                              double *Out, const int64_t *OIdx, int64_t *KIdx) {
                             // The same choice as the forward MaxPool: the first
@@ -197,7 +195,7 @@ void kernelMaxPoolGrad(KernelContext &C) {
 void kernelAveragePoolGrad(KernelContext &C) {
   bool IncludePad = C.attrInt("count_include_pad") != 0;
   C.Outputs[0] =
-      poolGrad(C, false,
+      poolGrad(C,
                [IncludePad](const Window &W, const double *, double G,
                             double *Out, const int64_t *OIdx, int64_t *KIdx) {
                  // The divisor is the forward one: the window positions inside

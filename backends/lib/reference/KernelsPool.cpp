@@ -54,13 +54,12 @@ struct PoolPlan {
   int64_t Planes, InSp, OutSp;
 };
 
-PoolPlan poolPlan(KernelContext &C, bool HasDilations, bool CeilMode) {
+PoolPlan poolPlan(KernelContext &C) {
   const Tensor &X = C.in(0);
   if (X.rank() < 3)
     C.fail("X must have shape (N, C, spatial...), got ", X.shape().toString());
   PoolPlan P;
-  P.W = forwardWindow(C, X.shape(), C.attrInts("kernel_shape"), HasDilations,
-                      CeilMode);
+  P.W = forwardWindow(C, X.shape());
   P.X64 = toF64(X);
   P.OutShape = Shape{X.size(0), X.size(1)};
   for (int64_t E : P.W.Out)
@@ -105,7 +104,7 @@ void kernelMaxPool(KernelContext &C) {
   int64_t StorageOrder = C.attrInt("storage_order");
   if (StorageOrder != 0 && StorageOrder != 1)
     C.fail("storage_order must be 0 or 1, got ", StorageOrder);
-  PoolPlan P = poolPlan(C, true, C.attrInt("ceil_mode") != 0);
+  PoolPlan P = poolPlan(C);
   bool WantIndices = C.Outputs.size() > 1;
   Tensor Idx = Tensor::empty(P.OutShape, DType::I64);
   int64_t *PI = mutPtr<int64_t>(Idx);
@@ -152,7 +151,7 @@ void kernelMaxPool(KernelContext &C) {
 void kernelAveragePool(KernelContext &C) {
   requirePoolType(C, false);
   bool IncludePad = C.attrInt("count_include_pad") != 0;
-  PoolPlan P = poolPlan(C, false, C.attrInt("ceil_mode") != 0);
+  PoolPlan P = poolPlan(C);
   Tensor Y = runPool(
       P, [&](int64_t, const double *In, const std::vector<int64_t> &OIdx,
              std::vector<int64_t> &KIdx, std::vector<int64_t> &InIdx) {
@@ -174,7 +173,7 @@ void kernelLpPool(KernelContext &C) {
   double Pw = static_cast<double>(C.attrInt("p"));
   if (Pw <= 0)
     C.fail("p must be positive, got ", C.attrInt("p"));
-  PoolPlan P = poolPlan(C, false, false);
+  PoolPlan P = poolPlan(C);
   Tensor Y = runPool(
       P, [&](int64_t, const double *In, const std::vector<int64_t> &OIdx,
              std::vector<int64_t> &KIdx, std::vector<int64_t> &InIdx) {
