@@ -15,6 +15,7 @@
 #include "Derivatives.h"
 #include "nngraph/frontend/Dispatch.h"
 #include "nngraph/frontend/TensorOps.h"
+#include "nngraph/ir/WindowGeometry.h"
 
 #include "nngraph/runtime/Error.h"
 
@@ -64,18 +65,29 @@ Grads geluBackward(const BackwardContext &C) {
   return {G * (Cdf + X * Pdf)};
 }
 
-/// Spatial attribute Name of a conv/pool call, with its default.
-std::vector<int64_t> spatialAttr(const BackwardContext &C, const char *Name,
-                                 size_t N, int64_t Default) {
-  if (const ir::Attribute *A = C.Attrs.find(Name))
-    if (!A->ints().empty())
-      return A->ints();
-  return std::vector<int64_t>(N, Default);
+/// The window attributes of a conv call over R spatial axes with kernel
+/// extents Kernel, the op table's defaults filled in (ir/WindowGeometry.h).
+ir::WindowAttrs convWindow(const BackwardContext &C, size_t R,
+                           std::vector<int64_t> Kernel) {
+  ir::WindowAttrs A = ir::readWindowAttrs(ir::getOpSchema(C.Op), C.Attrs, R,
+                                          std::move(Kernel));
+  if (!A.ok())
+    fail(ErrorKind::InvalidArgument, "the derivative of ",
+         ir::getOpSchema(C.Op).Name, ": ", A.Error);
+  return A;
 }
 
+/// Integer attribute Name of a call, or Default.
 int64_t intAttr(const BackwardContext &C, const char *Name, int64_t Default) {
   const ir::Attribute *A = C.Attrs.find(Name);
   return A ? A->i() : Default;
+}
+
+/// The group attribute of a conv call, or the op table's default.
+int64_t groupOf(const BackwardContext &C) {
+  if (const ir::Attribute *A = C.Attrs.find("group"))
+    return A->i();
+  return ir::getOpSchema(C.Op).findAttr("group")->Default->i();
 }
 
 void requireExplicitPads(const BackwardContext &C, const char *Op) {
@@ -99,36 +111,35 @@ Grads convBackward(const BackwardContext &C) {
   requireExplicitPads(C, "Conv");
   const Tensor &X = in(C, 0), &W = in(C, 1), &G = gout(C);
   size_t R = static_cast<size_t>(X.dim()) - 2;
-  std::vector<int64_t> Strides = spatialAttr(C, "strides", R, 1);
-  std::vector<int64_t> Dil = spatialAttr(C, "dilations", R, 1);
-  std::vector<int64_t> Pads = spatialAttr(C, "pads", 2 * R, 0);
-  int64_t Group = intAttr(C, "group", 1);
   std::vector<int64_t> WS = W.sizes();
   std::vector<int64_t> Kernel(WS.begin() + 2, WS.end());
+  ir::WindowAttrs A = convWindow(C, R, Kernel);
+  int64_t Group = groupOf(C);
   Grads Out(C.Inputs.size());
   if (C.needs(0)) {
-    std::vector<int64_t> OutPad(R);
-    for (size_t D = 0; D < R; ++D) {
-      int64_t Eff = (Kernel[D] - 1) * Dil[D] + 1;
-      int64_t Reach =
-          Strides[D] * (G.size(2 + D) - 1) + Eff - Pads[D] - Pads[D + R];
-      OutPad[D] = X.size(2 + D) - Reach;
-    }
+    // ConvTranspose(G) reaches the extents of X up to the rows the forward
+    // strides skipped at the end: output_padding adds them back.
+    std::vector<int64_t> GExt(R), OutPad(R);
+    for (size_t D = 0; D < R; ++D)
+      GExt[D] = G.size(2 + D);
+    ir::WindowGeometry Back = ir::transposedWindow(A, GExt);
+    for (size_t D = 0; D < R; ++D)
+      OutPad[D] = X.size(2 + D) - Back.Out[D];
     Out[0] = dispatch::call1(ir::OpKind::ConvTranspose, {G, W},
-                             dispatch::attrs({{"dilations", Dil},
+                             dispatch::attrs({{"dilations", A.Dilations},
                                               {"group", Group},
                                               {"kernel_shape", Kernel},
                                               {"output_padding", OutPad},
-                                              {"pads", Pads},
-                                              {"strides", Strides}}));
+                                              {"pads", A.Pads},
+                                              {"strides", A.Strides}}));
   }
   if (C.needs(1))
     Out[1] = dispatch::call1(ir::OpKind::ConvGradWeight, {X, G},
-                             dispatch::attrs({{"dilations", Dil},
+                             dispatch::attrs({{"dilations", A.Dilations},
                                               {"group", Group},
                                               {"kernel_shape", Kernel},
-                                              {"pads", Pads},
-                                              {"strides", Strides}}));
+                                              {"pads", A.Pads},
+                                              {"strides", A.Strides}}));
   if (C.Inputs.size() > 2 && C.needs(2))
     Out[2] = channelSum(G);
   return Out;
@@ -144,13 +155,13 @@ Grads convTransposeBackward(const BackwardContext &C) {
   const Tensor &X = in(C, 0), &W = in(C, 1), &G = gout(C);
   size_t R = static_cast<size_t>(X.dim()) - 2;
   std::vector<int64_t> WS = W.sizes();
-  ir::AttrMap A = dispatch::attrs(
-      {{"dilations", spatialAttr(C, "dilations", R, 1)},
-       {"group", intAttr(C, "group", 1)},
-       {"kernel_shape",
-        std::vector<int64_t>(WS.begin() + 2, WS.end())},
-       {"pads", spatialAttr(C, "pads", 2 * R, 0)},
-       {"strides", spatialAttr(C, "strides", R, 1)}});
+  std::vector<int64_t> Kernel(WS.begin() + 2, WS.end());
+  ir::WindowAttrs Win = convWindow(C, R, Kernel);
+  ir::AttrMap A = dispatch::attrs({{"dilations", Win.Dilations},
+                                   {"group", groupOf(C)},
+                                   {"kernel_shape", Kernel},
+                                   {"pads", Win.Pads},
+                                   {"strides", Win.Strides}});
   Grads Out(C.Inputs.size());
   // <G, ConvT(X, W)> = <Conv(G, W), X>.
   if (C.needs(0))

@@ -13,6 +13,7 @@
 #include "nngraph/frontend/Dispatch.h"
 #include "nngraph/frontend/Functional.h"
 #include "nngraph/frontend/TensorOps.h"
+#include "nngraph/ir/WindowGeometry.h"
 #include "nngraph/runtime/Error.h"
 
 namespace nng::F {
@@ -55,17 +56,22 @@ PoolArgs poolArgs(const char *Op, const Tensor &X, std::vector<int64_t> K,
            Shape(A.Padding).toString(),
            " should be non-negative and at most half of the kernel size ",
            Shape(A.Kernel).toString());
-    int64_t Eff = A.Dilation[I] * (A.Kernel[I] - 1) + 1;
-    int64_t Span = X.size(2 + I) + 2 * A.Padding[I] - Eff;
-    int64_t Out =
-        (CeilMode ? (Span + A.Stride[I] - 1) / A.Stride[I] : Span / A.Stride[I]) +
-        1;
-    if (Span < 0 || Out <= 0)
+  }
+  // The output extents as the op's shape inference computes them.
+  ir::WindowAttrs W;
+  W.Kernel = A.Kernel;
+  W.Strides = A.Stride;
+  W.Dilations = A.Dilation;
+  W.Pads = {A.Padding[0], A.Padding[1], A.Padding[0], A.Padding[1]};
+  W.CeilMode = CeilMode;
+  ir::WindowGeometry G =
+      ir::forwardWindow(W, {X.size(2).example(), X.size(3).example()});
+  for (size_t I = 0; I < 2; ++I)
+    if (!G.ok() || G.Out[I] <= 0)
       fail(ErrorKind::ShapeMismatch, Op, ": input ", describe(X),
            " is too small for kernel_size ", Shape(A.Kernel).toString(),
            " (dilation ", Shape(A.Dilation).toString(), ", padding ",
            Shape(A.Padding).toString(), ") on spatial axis ", I);
-  }
   return A;
 }
 
