@@ -5,18 +5,10 @@
 # what enforces the layering; nngraph_check_links below enforces it for
 # calls too.
 function(nngraph_add_layer NAME DIR)
-  file(GLOB_RECURSE _srcs CONFIGURE_DEPENDS ${DIR}/lib/*.cpp)
-  add_library(${NAME} ${_srcs})
-  target_include_directories(${NAME} PUBLIC
-    $<BUILD_INTERFACE:${CMAKE_CURRENT_SOURCE_DIR}/${DIR}/include>
-    $<INSTALL_INTERFACE:${CMAKE_INSTALL_INCLUDEDIR}>)
-  target_link_libraries(${NAME} PUBLIC ${ARGN})
-  target_compile_options(${NAME} PRIVATE -Wall -Wextra -Wno-unused-parameter)
-  install(TARGETS ${NAME} EXPORT nngraphTargets
-          LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
-          ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR})
+  get_filename_component(_dir ${DIR} ABSOLUTE)
+  nngraph_add_library(${NAME} ${_dir}/lib INCLUDEDIR ${_dir}/include
+                      DEPS ${ARGN})
   install(DIRECTORY ${DIR}/include/ DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
-  nngraph_check_links(${NAME})
 endfunction()
 
 # nngraph_add_library(NAME SRCDIR [EXCLUDE SUBDIR...] [DEPS LIB...]): one of

@@ -52,8 +52,11 @@ void recordAutograd(ir::OpKind Op, const ir::AttrMap &Attrs,
 
 void installTraceHooks(TraceHooks &H) { InstalledTrace = &H; }
 
+// GCC does not carry [[noreturn]] through a virtual call: a returning hook
+// is a bug, reported as one.
 void failProxyData(const Tensor &T, const char *What) {
   traceHooks(What).failProxyData(T, What);
+  fail(ErrorKind::Internal, "the tracer's failProxyData returned");
 }
 
 SymInt traceSize(const Tensor &T, int64_t D) {
@@ -68,6 +71,7 @@ SymInt symArith(char Op, const SymInt &A, const SymInt &B) {
 
 void failSymbolicToInt(const SymInt &S) {
   traceHooks("converting a size").failSymbolicToInt(S);
+  fail(ErrorKind::Internal, "the tracer's failSymbolicToInt returned");
 }
 
 Tensor symShapeTensor(const SymIntList &Sizes) {
