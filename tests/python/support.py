@@ -1,5 +1,5 @@
-"""What the Python tests share: where the checkout and the build are, and
-how a test says SKIPPED (a missing optional package) so that ctest reports it
+"""What the Python tests share: where the checkout and the build are, a
+test case with a scratch directory, and how a test says SKIPPED (a missing optional package) so that ctest reports it
 as skipped, never as passed.
 
 The tests run under ctest with the build's package on PYTHONPATH
@@ -10,6 +10,8 @@ checkout and the build tree.
 import importlib
 import os
 import sys
+import tempfile
+import unittest
 
 SOURCE_DIR = os.environ.get(
     "NNGRAPH_SOURCE_DIR",
@@ -31,3 +33,17 @@ def require(module, package):
     except ImportError:
         skip(f"Python module '{module}' not found: install {package} "
              "(bash scripts/setup.sh --tests)")
+
+
+class TempDirTestCase(unittest.TestCase):
+    """A test case with a fresh scratch directory per test (self.tmp.name),
+    removed afterwards; self.path(name) is a file in it."""
+
+    def setUp(self):
+        self.tmp = tempfile.TemporaryDirectory()
+
+    def tearDown(self):
+        self.tmp.cleanup()
+
+    def path(self, name):
+        return os.path.join(self.tmp.name, name)

@@ -6,7 +6,6 @@ model unchanged."""
 
 import os
 import pathlib
-import tempfile
 import unittest
 
 import support
@@ -23,16 +22,10 @@ def images(n, seed=0):
     return np.random.default_rng(seed).standard_normal((n, 1, 28, 28)).astype(np.float32)
 
 
-class ModelTest(unittest.TestCase):
+class ModelTest(support.TempDirTestCase):
     def setUp(self):
+        super().setUp()
         self.model = nngraph.load(support.SMALL_CNN)
-        self.tmp = tempfile.TemporaryDirectory()
-
-    def tearDown(self):
-        self.tmp.cleanup()
-
-    def path(self, name):
-        return os.path.join(self.tmp.name, name)
 
     def test_inputs_and_outputs(self):
         (x,) = self.model.inputs

@@ -9,7 +9,6 @@ errors for bad files."""
 import json
 import os
 import struct
-import tempfile
 import unittest
 
 import support
@@ -65,16 +64,7 @@ def write_safetensors(path, tensors, dtypes=None):
         f.write(struct.pack("<Q", len(h)) + h + data)
 
 
-class StateDictTest(unittest.TestCase):
-    def setUp(self):
-        self.tmp = tempfile.TemporaryDirectory()
-
-    def tearDown(self):
-        self.tmp.cleanup()
-
-    def path(self, name):
-        return os.path.join(self.tmp.name, name)
-
+class StateDictTest(support.TempDirTestCase):
     def assert_same(self, got, want):
         self.assertEqual(list(got), list(want))  # Order kept.
         for k in want:

@@ -5,8 +5,6 @@ torchvision resnet18 (random init, no
 download) whose state_dict becomes an nngraph graph (from_zoo) with outputs
 equal to torch's within 1e-4."""
 
-import os
-import tempfile
 import unittest
 
 import support
@@ -19,16 +17,7 @@ import nngraph  # noqa: E402
 torch.set_num_threads(2)
 
 
-class TorchTest(unittest.TestCase):
-    def setUp(self):
-        self.tmp = tempfile.TemporaryDirectory()
-
-    def tearDown(self):
-        self.tmp.cleanup()
-
-    def path(self, name):
-        return os.path.join(self.tmp.name, name)
-
+class TorchTest(support.TempDirTestCase):
     def test_pt_written_by_nngraph_loads_in_torch(self):
         rng = np.random.default_rng(0)
         d = {"a.weight": rng.standard_normal((3, 4)).astype(np.float32),
