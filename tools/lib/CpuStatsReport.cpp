@@ -40,6 +40,16 @@ void printCpuStats(std::ostream &Out, const backends::CpuExecutableStats &S) {
   Out << "memory: arena " << S.ArenaBytes << " bytes (" << S.NaiveBytes
       << " without reuse), packed weights " << S.WeightBytes << " bytes, "
       << S.Specializations << " shape signature(s) compiled\n";
+  char Shapes[240];
+  std::snprintf(Shapes, sizeof(Shapes),
+                "shapes: %lld compiled (%.1f ms in all, the last %.2f ms); "
+                "shared by all: %lld weights packed once (%lld bytes), "
+                "arena %lld bytes\n",
+                static_cast<long long>(S.Specializations), S.CompileMs,
+                S.LastCompileMs, static_cast<long long>(S.WeightPacks),
+                static_cast<long long>(S.SharedWeightBytes),
+                static_cast<long long>(S.SharedArenaBytes));
+  Out << Shapes;
   if (S.ProvenClamps || S.Guards || S.ExactReruns)
     Out << "speculation: " << S.ProvenClamps
         << " clamps by oneDNN on operands proven finite, " << S.WinogradConvs
@@ -77,6 +87,13 @@ nlohmann::json cpuStatsJson(const backends::CpuExecutableStats &S) {
           {"arena_bytes", S.ArenaBytes},
           {"arena_bytes_without_reuse", S.NaiveBytes},
           {"packed_weight_bytes", S.WeightBytes},
+          {"shapes",
+           {{"compiled", S.Specializations},
+            {"compile_ms", S.CompileMs},
+            {"last_compile_ms", S.LastCompileMs},
+            {"weight_packs", S.WeightPacks},
+            {"shared_weight_bytes", S.SharedWeightBytes},
+            {"shared_arena_bytes", S.SharedArenaBytes}}},
           {"proven_clamps", S.ProvenClamps},
           {"winograd_convs", S.WinogradConvs},
           {"guards", S.Guards},

@@ -2,7 +2,11 @@
 //
 // compile() verifies the graph once; the executable compiles a Program
 // (Lower.h) on the first run of each input signature (dtypes and shapes)
-// and keeps the last few, so symbolic dims specialise per shape. A graph
+// and keeps the last few, so symbolic dims specialise per shape. What does
+// not depend on the shape is made once for all of them (ProgramShared): the
+// packed weights, the arena (grown to the largest plan), the fused regions'
+// JIT kernels (KernelJit's cache); a new shape costs a lowering walk and
+// the oneDNN primitives of its sizes (oneDNN's primitive cache). A graph
 // with data-dependent shapes runs node by node on the interpreter with the
 // node kernels instead (as eager mode's one-op graphs do: compileCpu).
 //
@@ -23,6 +27,7 @@
 #include "nngraph/runtime/Parallel.h"
 
 #include <algorithm>
+#include <chrono>
 #include <mutex>
 
 namespace nng::backends {
@@ -134,6 +139,11 @@ public:
     }
     S.Specializations = Compiled;
     S.ExactReruns = ExactReruns;
+    S.WeightPacks = Shared.Packs.made();
+    S.SharedWeightBytes = Shared.Packs.packedBytes();
+    S.SharedArenaBytes = static_cast<int64_t>(Shared.Arena->Bytes);
+    S.LastCompileMs = LastCompileMs;
+    S.CompileMs = CompileMs;
     return S;
   }
 
@@ -153,11 +163,23 @@ private:
 
   Program &exact(Entry &E) {
     if (!E.Exact)
-      E.Exact = compileProgram(*G, E.Types, E.Shapes, /*Speculate=*/false);
+      E.Exact = timedCompile(E, /*Speculate=*/false);
     return *E.Exact;
   }
-  /// Signatures kept (most recently used last); older ones are dropped.
-  static constexpr size_t MaxEntries = 8;
+  /// Signatures kept (most recently used last); older ones are dropped. A
+  /// program holds only its schedule: weights and arena are shared.
+  static constexpr size_t MaxEntries = 32;
+
+  std::unique_ptr<Program> timedCompile(const Entry &E, bool Speculate) {
+    auto Start = std::chrono::steady_clock::now();
+    std::unique_ptr<Program> P =
+        compileProgram(*G, E.Types, E.Shapes, Shared, Speculate);
+    LastCompileMs = std::chrono::duration<double, std::milli>(
+                        std::chrono::steady_clock::now() - Start)
+                        .count();
+    CompileMs += LastCompileMs;
+    return P;
+  }
 
   Entry &lookup(const std::vector<Tensor> &Inputs) {
     for (size_t I = Cache.size(); I-- > 0;) {
@@ -177,7 +199,7 @@ private:
       E->Types.push_back(T.dtype());
       E->Shapes.push_back(T.shape());
     }
-    E->P = compileProgram(*G, E->Types, E->Shapes);
+    E->P = timedCompile(*E, /*Speculate=*/true);
     ++Compiled;
     if (Cache.size() == MaxEntries)
       Cache.erase(Cache.begin());
@@ -186,11 +208,13 @@ private:
   }
 
   std::unique_ptr<ir::Graph> G;
+  ProgramShared Shared;
   std::vector<std::unique_ptr<Entry>> Cache;
   std::unique_ptr<Executable> Interp;
   const Entry *Last = nullptr;
   int64_t Compiled = 0;
   int64_t ExactReruns = 0;
+  double LastCompileMs = 0, CompileMs = 0;
   bool Profiling = false;
   mutable std::mutex Mu;
 };

@@ -107,6 +107,7 @@ public:
   std::vector<ir::TensorType> OutTypes;
 
   void bind(Program &P) override {
+    RunBound.clear();
     C = std::make_unique<KernelContext>(KernelContext{N, {}, OutTypes, {}, {}});
     C->Inputs.resize(In.size());
     for (size_t I = 0; I < In.size(); ++I) {
@@ -291,9 +292,10 @@ bool lowerNode(LowerContext &C, const ir::Node &N) {
 std::unique_ptr<Program> compileProgram(const ir::Graph &G,
                                         const std::vector<DType> &Types,
                                         const std::vector<Shape> &Shapes,
+                                        ProgramShared &Shared,
                                         bool Speculate) {
   auto P = std::make_unique<Program>();
-  LowerContext C(G, *P);
+  LowerContext C(G, *P, Shared);
   C.Speculate = Speculate;
   for (size_t I = 0; I < G.inputs().size(); ++I) {
     const ir::Value *V = G.inputs()[I];
@@ -343,7 +345,7 @@ std::unique_ptr<Program> compileProgram(const ir::Graph &G,
     C.B.readAtEnd(S);
     P->OutputSlots.push_back(S);
   }
-  C.B.finalize();
+  C.B.finalize(Shared.Arena);
   return P;
 }
 
@@ -358,11 +360,9 @@ void emitPrimitive(LowerContext &C, const ir::Node &N, dnnl::primitive Prim,
   St->Prim = std::move(Prim);
   for (const PrimitiveArg &A : Args)
     St->arg(A.Arg, A.Slot, A.MD);
-  St->Weights.reserve(Ws.size()); // Args keep memories of its elements.
   for (WeightToPack &W : Ws) {
     dnnl::memory::desc Packed = W.PackedMD ? W.PackedMD : PD.weights_desc();
-    St->Weights.emplace_back(std::move(W.T), W.UserMD, Packed);
-    St->Args.emplace(W.Arg, St->Weights.back().Packed);
+    St->Weights.emplace_back(W.Arg, C.Shared.Packs.get(W.T, W.UserMD, Packed));
     C.program().Stats.WeightBytes += static_cast<int64_t>(Packed.get_size());
   }
   for (int R : Reads)

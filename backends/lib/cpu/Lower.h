@@ -63,7 +63,11 @@ struct LowerContext {
   /// readers count as alive in diesAt until then.
   std::unordered_map<const ir::Node *, const ir::Node *> Deferred;
 
-  LowerContext(const ir::Graph &G, Program &P) : G(G), B(P) {}
+  /// What every Program of the executable shares (packed weights).
+  ProgramShared &Shared;
+
+  LowerContext(const ir::Graph &G, Program &P, ProgramShared &Shared)
+      : G(G), B(P), Shared(Shared) {}
 
   Program &program() { return B.P; }
   ValueSlot &slot(int S) { return B.P.Slots[S]; }
@@ -167,12 +171,15 @@ NodeKernel nodeKernelFor(const ir::Node &N);
 
 /// Compiles G for inputs of these dtypes and shapes; null when some value
 /// keeps a shape only known at run time (data-dependent), so the caller
-/// runs the graph node by node instead. Speculate: clamps after values with
-/// proven bounds may be oneDNN's (ValueBounds.cpp); false compiles the exact
-/// program that redoes a run whose speculation failed.
+/// runs the graph node by node instead. Weights are packed in Shared (once
+/// for every shape) and the program runs in Shared's arena. Speculate:
+/// clamps after values with proven bounds may be oneDNN's
+/// (ValueBounds.cpp); false compiles the exact program that redoes a run
+/// whose speculation failed.
 std::unique_ptr<Program> compileProgram(const ir::Graph &G,
                                         const std::vector<DType> &Types,
                                         const std::vector<Shape> &Shapes,
+                                        ProgramShared &Shared,
                                         bool Speculate = true);
 
 /// A constant to reorder once into a primitive's weights layout.

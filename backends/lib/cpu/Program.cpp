@@ -108,8 +108,18 @@ bool Program::proofStale() {
   return Stale;
 }
 
+void Program::bindArena() {
+  ArenaOwner->reserve(ArenaNeed);
+  if (Arena == ArenaOwner->Block)
+    return;
+  Arena = ArenaOwner->Block;
+  for (auto &St : Steps)
+    St->bind(*this);
+}
+
 std::vector<Tensor> Program::run(const std::vector<Tensor> &Inputs) {
   GuardTripped = false;
+  bindArena();
   // Inputs that are views (strided) are made dense once for the run.
   std::vector<Tensor> Dense;
   const std::vector<Tensor> *In = &Inputs;
@@ -303,7 +313,7 @@ int ProgramBuilder::inLayout(int S, const dnnl::memory::desc &MD) {
   return To;
 }
 
-void ProgramBuilder::finalize() {
+void ProgramBuilder::finalize(const std::shared_ptr<SharedArena> &A) {
   std::vector<BufferLife> Lives;
   Lives.reserve(P.Buffers.size());
   int64_t End = nextStep();
@@ -317,24 +327,54 @@ void ProgramBuilder::finalize() {
   ArenaPlan Plan = planArena(Lives);
   for (size_t I = 0; I < P.Buffers.size(); ++I)
     P.Buffers[I].Offset = Plan.Offsets[I];
-  P.Arena = Storage::allocate(std::max<size_t>(Plan.PeakBytes, 64));
+  P.ArenaOwner = A;
+  P.ArenaNeed = std::max<size_t>(Plan.PeakBytes, 64);
   P.Stats.ArenaBytes = static_cast<int64_t>(Plan.PeakBytes);
   P.Stats.NaiveBytes = static_cast<int64_t>(Plan.NaiveBytes);
   P.Stats.Steps = static_cast<int64_t>(P.Steps.size());
   P.Stats.Compiled = true;
-  for (auto &St : P.Steps)
-    St->bind(P);
+  P.bindArena();
+}
+
+// --- The state Programs share ------------------------------------------------
+
+void SharedArena::reserve(size_t Need) {
+  if (Block && Bytes >= Need)
+    return;
+  // Some headroom, so that a sequence of growing shapes (a decoder's cache)
+  // does not move the block every step.
+  Bytes = std::max(Need, Bytes + Bytes / 4);
+  Block = Storage::allocate(Bytes);
+}
+
+std::shared_ptr<PackedWeight> WeightPacks::get(const Tensor &Source,
+                                               const dnnl::memory::desc &UserMD,
+                                               const dnnl::memory::desc &MD) {
+  auto &Same = Packs[Source.rawData()];
+  for (const auto &W : Same)
+    if (W->Source.storage() == Source.storage() && W->User.get_desc() == UserMD &&
+        W->Packed.get_desc() == MD)
+      return W;
+  auto W = std::make_shared<PackedWeight>(Source, UserMD, MD);
+  ++Made;
+  if (W->Reorder)
+    Bytes += static_cast<int64_t>(MD.get_size());
+  Same.push_back(W);
+  return W;
 }
 
 // --- Primitive steps ---------------------------------------------------------
 
 void PrimitiveStep::bind(Program &P) {
+  Args.clear();
+  InputMems.clear();
+  for (const auto &[Arg, W] : Weights)
+    Args.emplace(Arg, W->Packed);
   for (const PrimitiveArg &A : Pending)
     Args.emplace(A.Arg, P.memoryOf(A.Slot, A.MD, InputMems));
   if (Scratch >= 0)
     Args.emplace(DNNL_ARG_SCRATCHPAD,
                  dnnl::memory(ScratchMD, cpuEngine(), P.bufferData(Scratch)));
-  Pending.clear();
 }
 
 PackedWeight::PackedWeight(Tensor Src, const dnnl::memory::desc &UserMD,
@@ -365,8 +405,8 @@ bool PackedWeight::refresh(dnnl::stream &S) {
 }
 
 void PrimitiveStep::run(Program &P) {
-  for (PackedWeight &W : Weights)
-    if (W.refresh(*P.Stream))
+  for (auto &[Arg, W] : Weights)
+    if (W->refresh(*P.Stream))
       ++P.Stats.WeightRefreshes;
   if (!InputMems.empty())
     P.bindInputs(InputMems);

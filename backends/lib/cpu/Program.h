@@ -26,6 +26,7 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 namespace nng::backends::cpu {
@@ -112,6 +113,63 @@ struct ProofDep {
 /// or an infinity (ValueBounds.cpp).
 double proofMeasure(const Tensor &T, ProofDep::Measure M);
 
+/// A weight tensor reordered once into the layout a primitive chose. The
+/// copy is redone before a run when the source's storage version moved (an
+/// in-place update of the initializer: training, weights loaded again).
+/// Shared by every Program of an executable that packs the same source into
+/// the same layout (WeightPacks).
+struct PackedWeight {
+  Tensor Source;           ///< The initializer (plain).
+  uint64_t Version = 0;    ///< Source's storage version at the last pack.
+  dnnl::memory User, Packed;
+  dnnl::reorder Reorder;   ///< User -> Packed; empty when no reorder.
+
+  /// Packs Source (plain description UserMD) into layout MD.
+  PackedWeight(Tensor Source, const dnnl::memory::desc &UserMD,
+               const dnnl::memory::desc &MD);
+  /// Repacks when the source changed; true when it did.
+  bool refresh(dnnl::stream &S);
+};
+
+/// The weights an executable packed, whatever the shapes its Programs were
+/// compiled for: a new input shape finds its weights packed already (a
+/// decoder's cache grows every token; its weights do not change).
+class WeightPacks {
+public:
+  /// Source packed into layout MD (its own layout UserMD): the pack made
+  /// before for the same bytes and layouts, else a new one.
+  std::shared_ptr<PackedWeight> get(const Tensor &Source,
+                                    const dnnl::memory::desc &UserMD,
+                                    const dnnl::memory::desc &MD);
+  /// Packs made so far, and their bytes (layouts other than the source's).
+  int64_t made() const { return Made; }
+  int64_t packedBytes() const { return Bytes; }
+
+private:
+  /// By the first byte of the source.
+  std::unordered_map<const void *, std::vector<std::shared_ptr<PackedWeight>>>
+      Packs;
+  int64_t Made = 0, Bytes = 0;
+};
+
+/// The arena every Program of an executable runs in: runs are one at a
+/// time, so one block serves all shapes. It grows to the largest plan
+/// (never shrinks); a Program binds its steps again when the block moved.
+struct SharedArena {
+  std::shared_ptr<Storage> Block;
+  size_t Bytes = 0;
+  /// Makes the block hold at least Need bytes (a new block when it grows).
+  void reserve(size_t Need);
+};
+
+/// What the Programs of one executable share: packed weights, the arena,
+/// and counts of what compiles made (CpuExecutableStats).
+struct ProgramShared {
+  WeightPacks Packs;
+  std::shared_ptr<SharedArena> Arena = std::make_shared<SharedArena>();
+  int64_t Primitives = 0; ///< oneDNN primitives created by compiles.
+};
+
 /// A compiled schedule for one input signature.
 class Program {
 public:
@@ -126,7 +184,11 @@ public:
   bool Profile = false;
   std::vector<double> StepMs;
   int64_t ProfiledRuns = 0;
+  /// The arena block the steps are bound to, the executable's shared
+  /// arena, and the bytes this program's plan needs of it.
   std::shared_ptr<Storage> Arena;
+  std::shared_ptr<SharedArena> ArenaOwner;
+  size_t ArenaNeed = 0;
   /// Some clamp is oneDNN's on a value with a proven bound, or a
   /// convolution runs as Winograd's algorithm behind a guard
   /// (ValueBounds.cpp): a run is valid only when no guard tripped and the
@@ -151,6 +213,9 @@ public:
 
   /// Runs the schedule (the caller serializes runs).
   std::vector<Tensor> run(const std::vector<Tensor> &Inputs);
+  /// Binds every step to the shared arena's block, reserving ArenaNeed
+  /// bytes of it, when it is not bound to that block already.
+  void bindArena();
 
   /// The arena pointer of buffer slot S (valid after finalize).
   char *bufferData(int S) const;
@@ -205,29 +270,14 @@ public:
   /// new buffer and a reorder step.
   int inLayout(int S, const dnnl::memory::desc &MD);
 
-  /// Plans the arena, allocates it and binds every step.
-  void finalize();
+  /// Plans the arena, reserves it in the shared arena A and binds every
+  /// step.
+  void finalize(const std::shared_ptr<SharedArena> &A);
 
   Program &P;
 
 private:
   void touch(int S);
-};
-
-/// A weight tensor reordered once into the layout a primitive chose. The
-/// copy is redone before a run when the source's storage version moved (an
-/// in-place update of the initializer: training, weights loaded again).
-struct PackedWeight {
-  Tensor Source;           ///< The initializer (plain).
-  uint64_t Version = 0;    ///< Source's storage version at the last pack.
-  dnnl::memory User, Packed;
-  dnnl::reorder Reorder;   ///< User -> Packed; empty when no reorder.
-
-  /// Packs Source (plain description UserMD) into layout MD.
-  PackedWeight(Tensor Source, const dnnl::memory::desc &UserMD,
-               const dnnl::memory::desc &MD);
-  /// Repacks when the source changed; true when it did.
-  bool refresh(dnnl::stream &S);
 };
 
 /// One argument of a primitive: which one, the slot bound to it and the
@@ -242,10 +292,13 @@ struct PrimitiveArg {
 class PrimitiveStep : public Step {
 public:
   dnnl::primitive Prim;
-  std::vector<PackedWeight> Weights; ///< Refreshed before each execution.
+  /// Packed weights and the argument each is bound to; refreshed before
+  /// each execution.
+  std::vector<std::pair<int, std::shared_ptr<PackedWeight>>> Weights;
   std::unordered_map<int, dnnl::memory> Args;
   std::vector<std::pair<dnnl::memory, size_t>> InputMems;
-  /// Arguments on slots, turned into memories by bind().
+  /// Arguments on slots, turned into memories by bind() (again after the
+  /// arena moved).
   std::vector<PrimitiveArg> Pending;
   /// Scratchpad bytes (a buffer slot of the arena), or -1.
   int Scratch = -1;

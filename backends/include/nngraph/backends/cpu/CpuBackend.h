@@ -67,6 +67,15 @@ struct CpuExecutableStats {
   int64_t NaiveBytes = 0;        ///< Arena bytes without buffer reuse.
   int64_t WeightBytes = 0;       ///< Weights packed into primitive layouts.
   int64_t WeightRefreshes = 0;   ///< Repacks since compile (weights changed).
+  /// Shared by the programs of every shape: weights packed so far (each
+  /// once, whatever the shapes) and their bytes, and the arena's bytes (the
+  /// largest plan, with headroom).
+  int64_t WeightPacks = 0;
+  int64_t SharedWeightBytes = 0;
+  int64_t SharedArenaBytes = 0;
+  /// Wall time of the last compile of a shape (a Program), and of all.
+  double LastCompileMs = 0;
+  double CompileMs = 0;
   /// Clamps (ReLU6) done by oneDNN post-ops because their operand is proven
   /// finite; runs redone by the exact program when that proof failed (a NaN
   /// met by a guard, constants changed).
