@@ -13,6 +13,7 @@
 #include "nngraph/ir/ShapeInference.h"
 #include "nngraph/runtime/Error.h"
 
+#include <mutex>
 #include <sstream>
 #include <unordered_map>
 
@@ -58,12 +59,26 @@ std::string printRegionBody(const Graph &Body) {
 
 std::unique_ptr<Graph> parseRegionBody(std::string_view Body,
                                        std::string_view Where) {
+  // Each body is parsed once per process and cloned after: a backend
+  // compiling a graph for a new input shape instantiates every region's
+  // body again.
+  static std::mutex Mu;
+  static std::unordered_map<std::string, std::unique_ptr<const Graph>> Parsed;
+  std::lock_guard<std::mutex> Lock(Mu);
+  auto It = Parsed.find(std::string(Body));
+  if (It != Parsed.end())
+    return It->second->clone();
+  std::unique_ptr<Graph> G;
   try {
-    return parseGraph(Body, "fused region body");
+    G = parseGraph(Body, "fused region body");
   } catch (const Error &E) {
     fail(ErrorKind::Verify, prefix(Where), "the body of the fused region "
          "does not parse: ", E.what());
   }
+  if (Parsed.size() >= 4096)
+    Parsed.clear(); // Bounded.
+  Parsed.emplace(std::string(Body), G->clone());
+  return G;
 }
 
 std::unique_ptr<Graph>

@@ -19,6 +19,7 @@
 #include "nngraph/backends/Backend.h"
 #include "nngraph/frontend/ModelIO.h"
 #include "nngraph/runtime/Error.h"
+#include "nngraph/tools/CpuStatsReport.h"
 #include "nngraph/tools/InputData.h"
 
 #include <pybind11/stl.h>
@@ -129,6 +130,19 @@ py::list run(Session &S, py::object OutputNames, py::object Feed) {
   return Result;
 }
 
+/// What the executable did so far (cpu: nngraph-run --stats as a dict), or
+/// None for a backend that keeps no statistics.
+py::object stats(Session &S) {
+#if NNGRAPH_HAVE_ONEDNN
+  std::lock_guard<std::mutex> Lock(S.Running);
+  if (std::optional<backends::CpuExecutableStats> St =
+          backends::cpuExecutableStats(*S.Exec))
+    return py::module_::import("json").attr("loads")(
+        tools::cpuStatsJson(*St).dump());
+#endif
+  return py::none();
+}
+
 } // namespace
 
 void bindSession(py::module_ &M) {
@@ -146,6 +160,12 @@ void bindSession(py::module_ &M) {
            "list in input order); the dtypes must be the inputs' (no "
            "conversion), a symbolic dim takes any size. output_names: the "
            "outputs to return, None for all. Returns a list of arrays.")
+      .def("stats", &stats,
+           "What the session did so far, as a dict (the cpu backend: steps, "
+           "oneDNN primitives, fallbacks, arena bytes, 'shapes': shapes "
+           "compiled and their compile times, weights packed once for all "
+           "shapes; as nngraph-run --stats --json); None for the reference "
+           "backend.")
       .def("get_inputs",
            [](const Session &S) { return valueInfos(S.Graph->inputs()); })
       .def("get_outputs",

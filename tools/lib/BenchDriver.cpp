@@ -13,7 +13,7 @@
 
 #include "nngraph/tools/BenchDriver.h"
 #include "CommandLine.h"
-#include "CpuStatsReport.h"
+#include "nngraph/tools/CpuStatsReport.h"
 #include "OrtPeer.h"
 #include "Progress.h"
 #include "RunSetup.h"

@@ -4,7 +4,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "CpuStatsReport.h"
+#include "nngraph/tools/CpuStatsReport.h"
 
 #if NNGRAPH_HAVE_ONEDNN
 #include "nngraph/backends/cpu/KernelJit.h"

@@ -13,7 +13,7 @@
 
 #include "nngraph/tools/RunDriver.h"
 #include "CommandLine.h"
-#include "CpuStatsReport.h"
+#include "nngraph/tools/CpuStatsReport.h"
 #include "Progress.h"
 #include "RunSetup.h"
 #include "nngraph/backends/Backend.h"

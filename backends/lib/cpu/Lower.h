@@ -327,6 +327,17 @@ void softmaxRows(const float *X, float *Y, int64_t Rows, int64_t Len,
 void layerNormRows(const float *X, float *Y, int64_t Rows, int64_t Len,
                    float Eps, const float *Scale, const float *Bias);
 
+/// Y[b] = A[b] x B[b] for Batches products of an [M, K] by a [K, N] matrix,
+/// all row-major and dense, batch after batch: a row of Y is a sum of rows
+/// of B (vectorized along N), the rows split across the threads.
+void batchedFewRows(const float *A, const float *B, float *Y, int64_t Batches,
+                    int64_t M, int64_t K, int64_t N);
+
+/// Concat of dense row-major f32 inputs along an axis: for each of Outer
+/// outer indices, Runs[i] floats of input i in turn.
+void concatRuns(const std::vector<const float *> &Src,
+                const std::vector<int64_t> &Runs, float *Dst, int64_t Outer);
+
 /// A strided view of a tensor of Elem-byte elements (sizes, strides in
 /// elements, offset of the first element in elements).
 struct StridedView {

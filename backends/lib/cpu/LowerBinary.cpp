@@ -3,7 +3,8 @@
 // Binary arithmetic is a oneDNN binary primitive in the full-shape
 // operand's layout (blocked or plain); the other operand, when it has the
 // same shape, is brought to that layout, and when it broadcasts it must be
-// plain (its dims padded with leading ones). Concat joins its inputs in
+// plain (its dims padded with leading ones). Concat of plain inputs is an
+// own loop of copies; of blocked ones, oneDNN's, which joins its inputs in
 // their own layouts into the layout the primitive picks.
 //
 //===----------------------------------------------------------------------===//
@@ -49,16 +50,52 @@ bool lowerBinary(LowerContext &C, const ir::Node &N) {
   dnnl::algorithm Alg = dnnlAlgorithmFor(N.op());
   if (Alg == dnnl::algorithm::undef)
     return false;
-  dnnl::binary::desc D(Alg, MDA, MDB, MDA);
-  dnnl::binary::primitive_desc PD(D, cpuEngine());
+  auto [PD, Prim] =
+      C.Shared.primitive<dnnl::binary::primitive_desc, dnnl::binary>(
+          "binary " + std::to_string(static_cast<int>(Alg)) + descKey(MDA) +
+              descKey(MDB),
+          [&] {
+            dnnl::binary::desc D(Alg, MDA, MDB, MDA);
+            dnnl::binary::primitive_desc PD(D, cpuEngine());
+            return std::make_pair(PD, dnnl::binary(PD));
+          });
   int Out = C.defineBuffer(N.output(0), MDA);
-  emitPrimitive(C, N, dnnl::binary(PD), PD,
+  emitPrimitive(C, N, Prim, PD,
                 {{DNNL_ARG_SRC_0, SA, MDA},
                  {DNNL_ARG_SRC_1, SB, MDB},
                  {DNNL_ARG_DST, Out, MDA}},
                 {SA, SB}, Out);
   return true;
 }
+
+namespace {
+
+/// Concat of plain inputs as the own loop (OwnKernels.cpp): a run of each
+/// input per outer index, no primitive (a KV cache's Concat changes shape
+/// with every token).
+bool lowerPlainConcat(LowerContext &C, const ir::Node &N,
+                      const std::vector<int> &Ins, const Shape &YS,
+                      int64_t Axis) {
+  for (int S : Ins)
+    if (C.slot(S).Blocked)
+      return false;
+  int64_t Outer = 1;
+  for (int64_t D = 0; D < Axis; ++D)
+    Outer *= YS[D];
+  std::vector<int64_t> Runs;
+  for (int S : Ins)
+    Runs.push_back(C.slot(S).S.numel() / std::max<int64_t>(Outer, 1));
+  int Out = C.defineBuffer(N.output(0));
+  emitLoop(C, Ins, Out, N.describe(), [=](Program &P) {
+    std::vector<const float *> Src;
+    for (int S : Ins)
+      Src.push_back(static_cast<const float *>(P.dataOf(S)));
+    concatRuns(Src, Runs, reinterpret_cast<float *>(P.bufferData(Out)), Outer);
+  });
+  return true;
+}
+
+} // namespace
 
 bool lowerConcat(LowerContext &C, const ir::Node &N) {
   const Shape &YS = C.PendingTypes.at(N.output(0)).second;
@@ -79,6 +116,8 @@ bool lowerConcat(LowerContext &C, const ir::Node &N) {
   }
   if (Ins.empty())
     return false;
+  if (lowerPlainConcat(C, N, Ins, YS, Axis))
+    return true;
   dnnl::concat::primitive_desc PD(anyF32(dimsOf(YS)), static_cast<int>(Axis),
                                   MDs, cpuEngine());
   int Out = C.defineBuffer(N.output(0), PD.dst_desc());

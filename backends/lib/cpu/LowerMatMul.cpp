@@ -9,7 +9,8 @@
 // fused activation (FusedGemm's, or the sole consumer's;
 // LowerActivation.cpp). A
 // product of two run-time values (attention's Q.K^T and P.V) is a batched
-// matmul on plain data with numpy broadcasting of the batch dims.
+// matmul on plain data with numpy broadcasting of the batch dims, or, with
+// few rows on the left (a decoder's step), the backend's own loop.
 //
 //===----------------------------------------------------------------------===//
 
@@ -99,11 +100,24 @@ bool lowerLinear(LowerContext &C, const ir::Node &N, const Tensor &Wt,
   if (Residual)
     Ops.append_binary(dnnl::algorithm::binary_add, DstMD);
   Act.appendTo(Ops);
-  dnnl::primitive_attr Attr;
-  Attr.set_post_ops(Ops);
-  Attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
-  dnnl::matmul::desc D(SrcMD, anyF32({K, NOut}), BiasMD, DstMD);
-  dnnl::matmul::primitive_desc PD(D, Attr, cpuEngine());
+  // Everything the primitive depends on: the node (K, NOut, the weights'
+  // layout), M and the fusions.
+  std::string Key = "linear " + std::to_string(reinterpret_cast<uintptr_t>(&N)) +
+                    " " + std::to_string(M) + " " +
+                    std::to_string(BiasT != nullptr) +
+                    std::to_string(Residual != nullptr);
+  for (const PostOpEltwise &P : Act.PostOps)
+    Key += " " + std::to_string(static_cast<int>(P.Alg)) + ":" +
+           std::to_string(P.Alpha) + ":" + std::to_string(P.Beta);
+  auto [PD, Prim] =
+      C.Shared.primitive<dnnl::matmul::primitive_desc, dnnl::matmul>(Key, [&] {
+        dnnl::primitive_attr Attr;
+        Attr.set_post_ops(Ops);
+        Attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
+        dnnl::matmul::desc D(SrcMD, anyF32({K, NOut}), BiasMD, DstMD);
+        dnnl::matmul::primitive_desc PD(D, Attr, cpuEngine());
+        return std::make_pair(PD, dnnl::matmul(PD));
+      });
 
   int In = C.B.plainOf(C.slotOf(A));
   C.PendingTypes[Y] = {DType::F32, YS};
@@ -121,7 +135,7 @@ bool lowerLinear(LowerContext &C, const ir::Node &N, const Tensor &Wt,
         {DNNL_ARG_ATTR_MULTIPLE_POST_OP(0) | DNNL_ARG_SRC_1, R, DstMD});
     Reads.push_back(R);
   }
-  emitPrimitive(C, N, dnnl::matmul(PD), PD, std::move(Args), Reads, Out,
+  emitPrimitive(C, N, Prim, PD, std::move(Args), Reads, Out,
                 {WeightToPack{Wt, WeiUser}});
   if (Act.needsOwnLoop())
     emitEpilogue(C, Out, Act.Own, N.describe() + " activation");
@@ -130,6 +144,57 @@ bool lowerLinear(LowerContext &C, const ir::Node &N, const Tensor &Wt,
       C.Done.insert(F);
       ++C.program().Stats.FusedNodes;
     }
+  return true;
+}
+
+/// The oneDNN matmul of plain f32 operands of dims AD and BD (result YS),
+/// made once per dims by the executable (ProgramShared).
+std::pair<dnnl::matmul::primitive_desc, dnnl::matmul>
+batchedPrimitive(LowerContext &C, const memory::dims &AD,
+                 const memory::dims &BD, const Shape &YS) {
+  std::string Key = "batched";
+  for (const memory::dims *Ds : {&AD, &BD})
+    for (int64_t X : *Ds)
+      Key += " " + std::to_string(X);
+  using MatMulPD = dnnl::matmul::primitive_desc;
+  return C.Shared.primitive<MatMulPD, dnnl::matmul>(Key, [&] {
+    dnnl::primitive_attr Attr;
+    Attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
+    dnnl::matmul::desc D(plainDesc(AD), plainDesc(BD), plainDesc(dimsOf(YS)));
+    MatMulPD PD(D, Attr, cpuEngine());
+    return std::make_pair(PD, dnnl::matmul(PD));
+  });
+}
+
+/// Rows of the left operand up to which a product of run-time values is the
+/// backend's own loop: a decoder's attention (one new token against its
+/// cache, a new cache length every step) needs no primitive per shape, and
+/// at so few rows the product is a pass over the right operand either way.
+constexpr int64_t OwnLoopRows = 8;
+
+/// The product as the own loop (OwnKernels.cpp) when A has at most
+/// OwnLoopRows rows and no batch dim broadcasts; false otherwise.
+bool lowerFewRows(LowerContext &C, const ir::Node &N, const memory::dims &AD,
+                  const memory::dims &BD) {
+  size_t R = AD.size();
+  int64_t Batches = 1;
+  for (size_t D = 0; D + 2 < R; ++D) {
+    if (AD[D] != BD[D])
+      return false;
+    Batches *= AD[D];
+  }
+  int64_t M = AD[R - 2], K = AD[R - 1], NOut = BD[R - 1];
+  if (M > OwnLoopRows)
+    return false;
+  int SA = C.B.plainOf(C.slotOf(N.input(0)));
+  int SB = C.B.plainOf(C.slotOf(N.input(1)));
+  int Out = C.defineBuffer(N.output(0));
+  emitLoop(C, {SA, SB}, Out, N.describe(), [=](Program &P) {
+    batchedFewRows(static_cast<const float *>(P.dataOf(SA)),
+                   static_cast<const float *>(P.dataOf(SB)),
+                   reinterpret_cast<float *>(P.bufferData(Out)), Batches, M, K,
+                   NOut);
+  });
   return true;
 }
 
@@ -145,14 +210,13 @@ bool lowerBatched(LowerContext &C, const ir::Node &N) {
   memory::dims AD = padDims(dimsOf(AS), R), BD = padDims(dimsOf(BS), R);
   if (R > 12)
     return false;
+  if (lowerFewRows(C, N, AD, BD))
+    return true;
   int SA = C.B.plainOf(C.slotOf(A)), SB = C.B.plainOf(C.slotOf(B));
   memory::desc MA = plainDesc(AD), MB = plainDesc(BD), MY = plainDesc(dimsOf(YS));
-  dnnl::primitive_attr Attr;
-  Attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
-  dnnl::matmul::desc D(MA, MB, MY);
-  dnnl::matmul::primitive_desc PD(D, Attr, cpuEngine());
+  auto [PD, Prim] = batchedPrimitive(C, AD, BD, YS);
   int Out = C.defineBuffer(N.output(0));
-  emitPrimitive(C, N, dnnl::matmul(PD), PD,
+  emitPrimitive(C, N, Prim, PD,
                 {{DNNL_ARG_SRC, SA, MA},
                  {DNNL_ARG_WEIGHTS, SB, MB},
                  {DNNL_ARG_DST, Out, MY}},

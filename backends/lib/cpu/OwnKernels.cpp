@@ -250,4 +250,46 @@ void stridedCopy(const char *Src, char *Dst, const StridedView &V,
   });
 }
 
+namespace {
+/// Row R of Y = A x B: Y[R] = sum_k A[R][k] * B[k] (rows of N floats).
+NNG_VECTOR_CLONES
+void rowTimesMatrix(const float *__restrict A, const float *__restrict B,
+                    float *__restrict Y, int64_t K, int64_t N) {
+  for (int64_t J = 0; J < N; ++J)
+    Y[J] = 0;
+  for (int64_t I = 0; I < K; ++I) {
+    float X = A[I];
+    const float *Row = B + I * N;
+    for (int64_t J = 0; J < N; ++J)
+      Y[J] += X * Row[J];
+  }
+}
+} // namespace
+
+void batchedFewRows(const float *A, const float *B, float *Y, int64_t Batches,
+                    int64_t M, int64_t K, int64_t N) {
+  int64_t Grain = std::max<int64_t>(1, ElementGrain / std::max<int64_t>(K * N, 1));
+  parallelFor(0, Batches * M, Grain, [&](int64_t Begin, int64_t End) {
+    for (int64_t R = Begin; R < End; ++R)
+      rowTimesMatrix(A + R * K, B + (R / M) * K * N, Y + R * N, K, N);
+  });
+}
+
+void concatRuns(const std::vector<const float *> &Src,
+                const std::vector<int64_t> &Runs, float *Dst, int64_t Outer) {
+  int64_t Row = 0;
+  for (int64_t R : Runs)
+    Row += R;
+  int64_t Grain = std::max<int64_t>(1, ElementGrain / std::max<int64_t>(Row, 1));
+  parallelFor(0, Outer, Grain, [&](int64_t Begin, int64_t End) {
+    for (int64_t O = Begin; O < End; ++O) {
+      float *To = Dst + O * Row;
+      for (size_t I = 0; I < Src.size(); ++I) {
+        std::memcpy(To, Src[I] + O * Runs[I], Runs[I] * sizeof(float));
+        To += Runs[I];
+      }
+    }
+  });
+}
+
 } // namespace nng::backends::cpu

@@ -341,9 +341,9 @@ void ProgramBuilder::finalize(const std::shared_ptr<SharedArena> &A) {
 void SharedArena::reserve(size_t Need) {
   if (Block && Bytes >= Need)
     return;
-  // Some headroom, so that a sequence of growing shapes (a decoder's cache)
-  // does not move the block every step.
-  Bytes = std::max(Need, Bytes + Bytes / 4);
+  // Doubling: a sequence of growing shapes (a decoder's cache) moves the
+  // block a logarithmic number of times.
+  Bytes = std::max(Need, 2 * Bytes);
   Block = Storage::allocate(Bytes);
 }
 

@@ -22,6 +22,7 @@
 
 #include <oneapi/dnnl/dnnl.hpp>
 
+#include <any>
 #include <deque>
 #include <functional>
 #include <memory>
@@ -162,12 +163,44 @@ struct SharedArena {
   void reserve(size_t Need);
 };
 
+/// The bytes of MD's description, for the keys of ProgramShared::primitive:
+/// equal for descriptions made alike (oneDNN fills every field).
+inline std::string descKey(const dnnl::memory::desc &MD) {
+  return std::string(reinterpret_cast<const char *>(&MD.data),
+                     sizeof(MD.data));
+}
+
 /// What the Programs of one executable share: packed weights, the arena,
-/// and counts of what compiles made (CpuExecutableStats).
+/// and the oneDNN primitives earlier compiles made.
 struct ProgramShared {
   WeightPacks Packs;
   std::shared_ptr<SharedArena> Arena = std::make_shared<SharedArena>();
-  int64_t Primitives = 0; ///< oneDNN primitives created by compiles.
+  /// Primitives (with their descriptions) created, and found made already.
+  int64_t Primitives = 0, PrimitiveHits = 0;
+
+  /// The primitive description and primitive an earlier compile made under
+  /// Key, else Make()'s (kept). Key must name everything the primitive
+  /// depends on (the lowering that builds it: its node, dims, fusions). A
+  /// decoder's weight products have the same dims at every cache length,
+  /// so oneDNN's implementation search runs once for them, not per token.
+  template <class PD, class Prim, class MakeFn>
+  std::pair<PD, Prim> primitive(const std::string &Key, MakeFn Make) {
+    auto It = Prims.find(Key);
+    if (It != Prims.end()) {
+      ++PrimitiveHits;
+      return std::any_cast<std::pair<PD, Prim>>(It->second);
+    }
+    std::pair<PD, Prim> Made = Make();
+    ++Primitives;
+    if (Prims.size() >= MaxPrimitives)
+      Prims.clear(); // Bounded: a long tail of shapes starts over.
+    Prims.emplace(Key, Made);
+    return Made;
+  }
+
+private:
+  static constexpr size_t MaxPrimitives = 4096;
+  std::unordered_map<std::string, std::any> Prims;
 };
 
 /// A compiled schedule for one input signature.

@@ -1,8 +1,9 @@
 //===- CpuStatsReport.h - The cpu --stats report ----------------*- C++ -*-===//
 //
-// Private to nngraph_tools: what nngraph-run --stats and nngraph-bench
-// --stats print about a cpu executable (steps, oneDNN primitives, reorders,
-// fused nodes, the arena, the JIT), as text lines or as a JSON object.
+// What nngraph-run --stats, nngraph-bench --stats and the Python module's
+// InferenceSession.stats() report about a cpu executable (steps, oneDNN
+// primitives, reorders, fused nodes, the arena, the shapes compiled, the
+// JIT), as text lines or as a JSON object.
 //
 //===----------------------------------------------------------------------===//
 #pragma once
