@@ -52,7 +52,7 @@ ir::Value *node(ir::Graph &G, ir::OpKind K, std::vector<ir::Value *> In,
 /// f32[N,P+S,32]): layer norm, q/k/v projections, keys appended to the
 /// cache (values reuse the keys' cache: one cache input keeps the test
 /// small), scaled scores, softmax, weighted sum, output projection with
-/// its residual, relu.
+/// its residual, a tanh gate (a fused region).
 std::unique_ptr<ir::Graph> attentionBlock() {
   std::mt19937 Gen(7);
   auto G = std::make_unique<ir::Graph>();
@@ -92,7 +92,9 @@ std::unique_ptr<ir::Graph> attentionBlock() {
   ir::Value *O = node(*G, ir::OpKind::MatMul, {A, W("wo", {Width, Width})}, "o");
   ir::Value *Ob = node(*G, ir::OpKind::Add, {O, W("bo", {Width})}, "ob");
   ir::Value *R = node(*G, ir::OpKind::Add, {Ob, X}, "r");
-  ir::Value *Y = node(*G, ir::OpKind::Relu, {R}, "y");
+  // A gate after the residual: an elementwise chain -O2 makes a region.
+  ir::Value *T = node(*G, ir::OpKind::Tanh, {R}, "t");
+  ir::Value *Y = node(*G, ir::OpKind::Mul, {T, R}, "y");
   G->addOutput(Y);
   G->addOutput(Keys);
   ir::inferTypes(*G);

@@ -89,6 +89,21 @@ class RunTest(unittest.TestCase):
                 self.assertEqual((y.dtype, y.shape), (np.float32, (3, 10)))
                 np.testing.assert_allclose(y, want, rtol=1e-4, atol=1e-5)
 
+    def test_stats_count_shapes_and_shared_weights(self):
+        session = self.cnn.compile("cpu")
+        self.assertIsNone(self.cnn.compile("reference").stats())
+        rng = np.random.default_rng(2)
+        for n in (1, 4, 2, 4):
+            session.run(None, {"x": rng.standard_normal((n, 1, 28, 28)).astype(np.float32)})
+        shapes = session.stats()["shapes"]
+        # Three batch sizes, each compiled once; weights packed for the first.
+        self.assertEqual(shapes["compiled"], 3)
+        packs = shapes["weight_packs"]
+        session.run(None, {"x": rng.standard_normal((7, 1, 28, 28)).astype(np.float32)})
+        self.assertEqual(session.stats()["shapes"]["weight_packs"], packs)
+        self.assertEqual(session.stats()["shapes"]["compiled"], 4)
+        self.assertGreater(session.stats()["shapes"]["shared_arena_bytes"], 0)
+
     def test_mlp_equals_numpy(self):
         rng = np.random.default_rng(1)
         x = rng.standard_normal((5, 4)).astype(np.float32)

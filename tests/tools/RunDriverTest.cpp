@@ -87,11 +87,13 @@ TEST(RunDriverTest, StatsSayWhatTheCpuBackendDid) {
   EXPECT_NE(R.Out.find("stats: "), std::string::npos) << R.Out;
   EXPECT_NE(R.Out.find(" 0 node kernels)"), std::string::npos) << R.Out;
   EXPECT_NE(R.Out.find("memory: arena "), std::string::npos) << R.Out;
+  EXPECT_NE(R.Out.find("shapes: 1 compiled"), std::string::npos) << R.Out;
   EXPECT_EQ(R.Out.find("fallback: "), std::string::npos) << R.Out;
   Result J = runRun({SmallCnn, "--backend", "cpu", "--stats", "--json"});
   ASSERT_EQ(J.Status, 0) << J.Err;
   EXPECT_NE(J.Out.find("\"arena_bytes\""), std::string::npos) << J.Out;
   EXPECT_NE(J.Out.find("\"fallbacks\": []"), std::string::npos) << J.Out;
+  EXPECT_NE(J.Out.find("\"weight_packs\""), std::string::npos) << J.Out;
   // The reference backend has no compiled schedule: nothing to report.
   Result Ref = runRun({SmallCnn, "--stats"});
   ASSERT_EQ(Ref.Status, 0) << Ref.Err;
