@@ -146,7 +146,9 @@ TEST(GPT2, BadInputsAreErrors) {
     }
     return "no error";
   };
-  std::string A = Message([&] { (*M)(Ids, std::vector<Tensor>{zeros({1, 4, 2, 8})}); });
+  std::string A = Message([&] {
+    (*M)(Ids, std::vector<Tensor>{zeros({1, 4, 2, 8})});
+  });
   EXPECT_NE(A.find("past must be empty or hold 4 tensors"), std::string::npos)
       << A;
   std::vector<Tensor> Bad(4, zeros({1, 4, 2, 8}));
