@@ -1,7 +1,8 @@
 //===- ZooReference.cpp - PyTorch references for the zoo tests -------------===//
 //
-// Running zoo_reference.py with the first Python that imports torch, and
-// the raw tensor files and JSON manifests it exchanges with the tests.
+// Running zoo_reference.py (or another script of tests/zoo/scripts) with
+// the first Python that imports torch, and the raw tensor files and JSON
+// manifests it exchanges with the tests.
 //
 //===----------------------------------------------------------------------===//
 
@@ -29,8 +30,6 @@ using json = nlohmann::json;
 
 namespace nng::test {
 
-namespace {
-
 json writeRaw(const fs::path &Dir, const std::string &File, const Tensor &T) {
   rt::Tensor C = T.data().contiguous();
   std::ofstream OS(Dir / File, std::ios::binary);
@@ -57,8 +56,6 @@ Tensor readRaw(const fs::path &Dir, const json &Ref) {
   return Tensor(R);
 }
 
-} // namespace
-
 std::string zooTempDir(const std::string &Tag) {
   const auto *Info = ::testing::UnitTest::GetInstance()->current_test_info();
   std::string Name = Info ? std::string(Info->test_suite_name()) + "-" +
@@ -73,6 +70,12 @@ std::string zooTempDir(const std::string &Tag) {
 }
 
 std::string runZooScript(const std::vector<std::string> &Args) {
+  return runTorchScript("zoo_reference.py", Args, "torch and torchvision");
+}
+
+std::string runTorchScript(const std::string &Script,
+                           const std::vector<std::string> &Args,
+                           const std::string &Needs) {
   const std::vector<std::string> Pythons = pythonCandidates();
   std::string Reasons;
   for (const std::string &Py : Pythons) {
@@ -83,26 +86,26 @@ std::string runZooScript(const std::vector<std::string> &Args) {
     // OpenBLAS 0.3.21 does not recognise this CPU (DESIGN.md).
     std::string Cmd = "OPENBLAS_CORETYPE=SkylakeX OMP_NUM_THREADS=2 " +
                       shellQuote(Py) + " " +
-                      shellQuote(NNGRAPH_SOURCE_DIR
-                            "/tests/zoo/scripts/zoo_reference.py");
+                      shellQuote(NNGRAPH_SOURCE_DIR "/tests/zoo/scripts/" +
+                                 Script);
     for (const std::string &A : Args)
       Cmd += " " + shellQuote(A);
     std::string Out;
     int Status = runCommand(Cmd, Out);
     if (Status == 0)
       return "";
-    if (Status == 127 && Out.find("zoo_reference") == std::string::npos) {
+    if (Status == 127 && Out.find(Script) == std::string::npos) {
       Reasons += Py + ": command not found; ";
       continue;
     }
     if (Status != OracleSkipStatus)
-      return "FAIL: zoo_reference.py " + Args.front() + " failed (exit " +
+      return "FAIL: " + Script + " " + Args.front() + " failed (exit " +
              std::to_string(Status) + ") with " + Py + ":\n" + Out;
     while (!Out.empty() && Out.back() == '\n')
       Out.pop_back();
     Reasons += Out + "; ";
   }
-  return "SKIP: no Python with torch and torchvision: " + Reasons;
+  return "SKIP: no Python with " + Needs + ": " + Reasons;
 }
 
 ZooExport readZooExport(const std::string &Dir, const std::string &Name) {

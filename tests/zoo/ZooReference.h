@@ -14,6 +14,9 @@
 #include "nngraph/frontend/Tensor.h"
 #include "nngraph/frontend/nn/Module.h"
 
+#include <nlohmann/json.hpp>
+
+#include <filesystem>
 #include <string>
 #include <utility>
 #include <vector>
@@ -42,6 +45,19 @@ std::string zooTempDir(const std::string &Tag);
 /// Runs zoo_reference.py Args... . Returns "" on exit status 0; "SKIP: why"
 /// when no Python imports torch; else "FAIL: output".
 std::string runZooScript(const std::vector<std::string> &Args);
+
+/// Runs tests/zoo/scripts/Script Args... as runZooScript does; Needs names
+/// what the SKIP reason says is missing ("torch").
+std::string runTorchScript(const std::string &Script,
+                           const std::vector<std::string> &Args,
+                           const std::string &Needs);
+
+/// Writes T as the raw file Dir/File; returns its manifest entry ({"file",
+/// "dtype", "shape"}).
+nlohmann::json writeRaw(const std::filesystem::path &Dir,
+                        const std::string &File, const Tensor &T);
+/// Reads the raw tensor a manifest entry of Dir names.
+Tensor readRaw(const std::filesystem::path &Dir, const nlohmann::json &Ref);
 
 /// Reads Dir/Name/manifest.json and the input and output tensors.
 ZooExport readZooExport(const std::string &Dir, const std::string &Name);

@@ -152,6 +152,21 @@ Tensor arange(Scalar Start, Scalar End, Scalar Step, TensorOptions O) {
   return finish(std::move(D), O);
 }
 
+Tensor sym_arange(const SymInt &Start, const SymInt &End) {
+  if (!Start.isSymbolic() && !End.isSymbolic())
+    return arange(Start.example(), End.example());
+  if (End.example() < Start.example())
+    fail(ErrorKind::InvalidArgument, "sym_arange: end ", End,
+         " is below start ", Start, " (with the trace's example extents)");
+  // Range takes 0-d operands; the shape operand of a size is 1-D [1].
+  auto Scalar0d = [](const SymInt &S) {
+    return squeeze(detail::symShapeTensor({S}), 0);
+  };
+  return dispatch::call1(ir::OpKind::Range,
+                         {Scalar0d(Start), Scalar0d(End),
+                          detail::scalarOf(DType::I64, 1)});
+}
+
 Tensor linspace(Scalar Start, Scalar End, int64_t Steps, TensorOptions O) {
   if (Steps < 0)
     fail(ErrorKind::InvalidArgument, "linspace: number of steps must be "

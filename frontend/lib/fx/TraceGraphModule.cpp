@@ -11,16 +11,18 @@
 namespace nng::fx {
 
 GraphModule Tracer::trace(nn::ModuleBase &Root,
-                          const std::vector<InputSpec> &Inputs) {
-  TraceResult R = trace_graph(Root, Inputs);
+                          const std::vector<InputSpec> &Inputs,
+                          const ArgPacker &Pack) {
+  TraceResult R = trace_graph(Root, Inputs, Pack);
   return GraphModule(std::move(R.Graph), std::move(R.Out),
                      std::move(R.KeepAlive), std::move(R.SourceType));
 }
 
 GraphModule symbolic_trace(nn::ModuleBase &Root,
-                           const std::vector<InputSpec> &Inputs) {
+                           const std::vector<InputSpec> &Inputs,
+                           const ArgPacker &Pack) {
   Tracer T;
-  return T.trace(Root, Inputs);
+  return T.trace(Root, Inputs, Pack);
 }
 
 } // namespace nng::fx

@@ -239,7 +239,8 @@ bool TraceState::callModule(nn::ModuleBase &M, const std::string &Path,
 } // namespace detail
 
 TraceResult Tracer::trace_graph(nn::ModuleBase &Root,
-                                const std::vector<InputSpec> &Inputs) {
+                                const std::vector<InputSpec> &Inputs,
+                                const ArgPacker &Pack) {
   if (detail::anyTrace())
     fail(ErrorKind::InvalidArgument,
          "symbolic_trace(", Root.type_name(),
@@ -290,6 +291,12 @@ TraceResult Tracer::trace_graph(nn::ModuleBase &Root,
   {
     dispatch::ModeGuard MG(S);
     try {
+      if (Pack) {
+        std::vector<Tensor> Proxies;
+        for (const nn::Value &A : Args)
+          Proxies.push_back(A.toTensor());
+        Args = Pack(Proxies);
+      }
       nn::Value Result = Root.call(Args);
       Out = S.addOutputs(Result);
     } catch (Error &E) {

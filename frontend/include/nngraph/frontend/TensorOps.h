@@ -120,6 +120,14 @@ Tensor full(const std::vector<int64_t> &Sizes, Scalar V, TensorOptions O = {});
 Tensor arange(Scalar End, TensorOptions O = DType::I64);
 Tensor arange(Scalar Start, Scalar End, Scalar Step = 1,
               TensorOptions O = DType::I64);
+/// [Start, End) as i64, where Start and End may be sizes of a traced
+/// tensor's dynamic dims (`x.size(0)`, `past.size(2) + x.size(1)`): then a
+/// Range node computes it from the shapes, so the graph serves every
+/// extent (arange would capture the example extents as a constant). With
+/// concrete bounds it is arange(Start, End). (A name of its own: as an
+/// arange overload, a call mixing a SymInt and a literal would be
+/// ambiguous with arange(Scalar, Scalar).)
+Tensor sym_arange(const SymInt &Start, const SymInt &End);
 Tensor linspace(Scalar Start, Scalar End, int64_t Steps, TensorOptions O = {});
 Tensor eye(int64_t N, TensorOptions O = {});
 /// Uniform [0, 1) and standard normal, from the global generator.

@@ -22,6 +22,7 @@
 #include "nngraph/runtime/Error.h"
 
 #include <cstdint>
+#include <functional>
 #include <initializer_list>
 #include <memory>
 #include <string>
@@ -59,6 +60,15 @@ struct InputSpec {
   std::string Name;
 };
 
+/// Groups the graph inputs into forward's arguments, for a forward that
+/// takes a structure: given one proxy per InputSpec, in order, it returns
+/// the argument list, e.g. {In[0], nn::Value::list({In[1], ..., In[K]})}
+/// for forward(input_ids, std::vector<Tensor> past). The graph keeps one
+/// input per spec (ONNX has no nested inputs). Without one, each input is
+/// one argument.
+using ArgPacker =
+    std::function<std::vector<nn::Value>(const std::vector<Tensor> &Inputs)>;
+
 /// Thrown when forward does something a trace cannot record (reading a
 /// proxy's data, an op without a tracing rule); the message names the module
 /// path, the op, and suggests marking the module as a leaf.
@@ -85,17 +95,21 @@ public:
   /// recorded as one call node instead of being traced through. Default:
   /// false for every module.
   virtual bool is_leaf_module(const nn::ModuleBase &M, const std::string &Path);
-  /// Runs Root.forward on proxies built from Inputs and returns the graph.
-  GraphModule trace(nn::ModuleBase &Root, const std::vector<InputSpec> &Inputs);
+  /// Runs Root.forward on proxies built from Inputs (grouped into
+  /// arguments by Pack when given) and returns the graph.
+  GraphModule trace(nn::ModuleBase &Root, const std::vector<InputSpec> &Inputs,
+                    const ArgPacker &Pack = {});
   /// trace() without the GraphModule: the graph, output structure and
   /// what its callbacks need.
   TraceResult trace_graph(nn::ModuleBase &Root,
-                          const std::vector<InputSpec> &Inputs);
+                          const std::vector<InputSpec> &Inputs,
+                          const ArgPacker &Pack = {});
 };
 
-/// Tracer().trace(Root, Inputs).
+/// Tracer().trace(Root, Inputs, Pack).
 GraphModule symbolic_trace(nn::ModuleBase &Root,
-                           const std::vector<InputSpec> &Inputs);
+                           const std::vector<InputSpec> &Inputs,
+                           const ArgPacker &Pack = {});
 
 /// True while a trace runs on this thread (layers use it to skip side
 /// effects such as running-statistics updates); false inside the eager
