@@ -58,6 +58,7 @@ struct RunOptions {
   int MaxValues = 8;
   bool Stats = false;
   bool Profile = false;
+  bool PrintSchedule = false;
   int OptLevel = 2;
   int IdleMs = 0;
   int Threads = 0; ///< 0: the process default (nng::defaultNumThreads).
@@ -133,6 +134,14 @@ void describeOptions(CLI::App &App, RunOptions &O) {
                "them); cpu backend only.\n"
                "  e.g. nngraph-run model.onnx --backend cpu --repeat 20 "
                "--profile");
+  App.add_flag("--print-schedule", O.PrintSchedule,
+               "Print the cpu backend's compiled schedule for these input "
+               "shapes: one line per step (a oneDNN primitive and its "
+               "implementation, an own loop, a node kernel), with its "
+               "operands' dtypes, shapes, arena ranges and layouts; cpu "
+               "backend only.\n"
+               "  e.g. nngraph-run model.onnx --backend cpu --dim N=1 "
+               "--print-schedule");
   App.add_option("--threads", O.Threads,
                  "Threads of the parallel loops and oneDNN; default "
                  "NNGRAPH_NUM_THREADS, else OMP_NUM_THREADS, else 2.\n"
@@ -201,6 +210,7 @@ struct RunResult {
   std::vector<double> RunMs;
 #if NNGRAPH_HAVE_ONEDNN
   std::optional<backends::CpuExecutableStats> Cpu; ///< With --stats.
+  std::string Schedule; ///< With --print-schedule.
 #endif
 };
 #if NNGRAPH_HAVE_ONEDNN
@@ -283,6 +293,7 @@ void printText(std::ostream &Out, const RunOptions &O, const ir::Graph &G,
   if (R.Cpu && O.Profile)
     printProfile(Out, *R.Cpu);
 #endif
+  Out << R.Schedule;
 }
 
 void printJson(std::ostream &Out, const RunOptions &O, const ir::Graph &G,
@@ -322,6 +333,8 @@ void printJson(std::ostream &Out, const RunOptions &O, const ir::Graph &G,
   if (R.Cpu && O.Stats)
     J["stats"] = cpuStatsJson(*R.Cpu);
 #endif
+  if (O.PrintSchedule)
+    J["schedule"] = R.Schedule;
   Out << J.dump(2) << "\n";
 }
 
@@ -394,6 +407,18 @@ int runRunDriver(const std::vector<std::string> &Args, std::ostream &Out,
 #if NNGRAPH_HAVE_ONEDNN
     if (O.Stats || O.Profile)
       R.Cpu = backends::cpuExecutableStats(*Exe);
+    if (O.PrintSchedule) {
+      std::optional<std::string> S = backends::cpuSchedule(*Exe);
+      if (!S)
+        fail(ErrorKind::InvalidArgument, "--print-schedule prints the cpu "
+             "backend's schedule; backend '", O.Backend, "' has none (use "
+             "--backend cpu)");
+      R.Schedule = *S;
+    }
+#else
+    if (O.PrintSchedule)
+      fail(ErrorKind::InvalidArgument, "--print-schedule needs the cpu "
+           "backend, and this build has none (built without oneDNN)");
 #endif
     if (!O.SaveOutputsPath.empty()) {
       std::vector<std::string> Names;

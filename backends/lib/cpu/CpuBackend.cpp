@@ -147,6 +147,15 @@ public:
     return S;
   }
 
+  std::string schedule() const {
+    std::lock_guard<std::mutex> Lock(Mu);
+    if (!Last)
+      return "schedule: none yet (the executable has not run)\n";
+    if (!Last->P)
+      return "schedule: node by node (a shape depends on the data)\n";
+    return printSchedule(*Last->P);
+  }
+
   void setProfiling(bool On) {
     std::lock_guard<std::mutex> Lock(Mu);
     Profiling = On;
@@ -241,6 +250,12 @@ Backend &cpuBackend() {
 std::optional<CpuExecutableStats> cpuExecutableStats(const Executable &E) {
   if (auto *C = dynamic_cast<const cpu::CompiledExecutable *>(&E))
     return C->stats();
+  return std::nullopt;
+}
+
+std::optional<std::string> cpuSchedule(const Executable &E) {
+  if (auto *C = dynamic_cast<const cpu::CompiledExecutable *>(&E))
+    return C->schedule();
   return std::nullopt;
 }
 

@@ -122,6 +122,8 @@ public:
       C->Preset.push_back(P.tensorOf(O));
   }
 
+  std::string kind() const override { return "node kernel"; }
+
   void run(Program &P) override {
     for (size_t I : RunBound)
       C->Inputs[I] = P.tensorOf(In[I]);

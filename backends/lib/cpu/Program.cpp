@@ -260,8 +260,14 @@ void ProgramBuilder::touch(int S) {
   B.Last = std::max(B.Last, At);
 }
 
-void ProgramBuilder::reads(int S) { touch(S); }
-void ProgramBuilder::writes(int S) { touch(S); }
+void ProgramBuilder::reads(int S) {
+  touch(S);
+  PendingReads.push_back(S);
+}
+void ProgramBuilder::writes(int S) {
+  touch(S);
+  PendingWrites.push_back(S);
+}
 
 void ProgramBuilder::readAtEnd(int S) {
   const ValueSlot &V = P.Slots[S];
@@ -273,7 +279,26 @@ void ProgramBuilder::readAtEnd(int S) {
 }
 
 void ProgramBuilder::emit(std::unique_ptr<Step> St) {
+  St->Reads = std::move(PendingReads);
+  St->Writes = std::move(PendingWrites);
+  PendingReads.clear();
+  PendingWrites.clear();
   P.Steps.push_back(std::move(St));
+}
+
+void ProgramBuilder::emitReorder(int From, const dnnl::memory::desc &FromMD,
+                                 int To, const dnnl::memory::desc &ToMD,
+                                 std::string Desc) {
+  // Emitted while a consumer records its operands: those stay its own.
+  std::vector<int> Reads = std::move(PendingReads), Writes = std::move(PendingWrites);
+  PendingReads.clear();
+  PendingWrites.clear();
+  reads(From);
+  writes(To);
+  emit(makeReorderStep(From, FromMD, To, ToMD));
+  P.Steps.back()->Desc = std::move(Desc);
+  PendingReads = std::move(Reads);
+  PendingWrites = std::move(Writes);
 }
 
 int ProgramBuilder::plainOf(int S) {
@@ -287,10 +312,8 @@ int ProgramBuilder::plainOf(int S) {
   std::string Name = V.Name;
   int Plain = newBuffer(V.Type, V.S, {}, Name);
   dnnl::memory::desc From = P.Slots[S].MD;
-  reads(S);
-  writes(Plain);
-  emit(makeReorderStep(S, From, Plain, P.layoutOf(Plain)));
-  P.Steps.back()->Desc = "reorder of %" + Name + " to the plain layout";
+  emitReorder(S, From, Plain, P.layoutOf(Plain),
+              "reorder of %" + Name + " to the plain layout");
   ++P.Stats.Reorders;
   P.Slots[S].PlainTwin = Plain;
   return Plain;
@@ -305,10 +328,7 @@ int ProgramBuilder::inLayout(int S, const dnnl::memory::desc &MD) {
     return plainOf(S);
   std::string Name = P.Slots[S].Name;
   int To = newBuffer(P.Slots[S].Type, P.Slots[S].S, MD, Name);
-  reads(S);
-  writes(To);
-  emit(makeReorderStep(S, From, To, MD));
-  P.Steps.back()->Desc = "reorder of %" + Name + " to its consumer's layout";
+  emitReorder(S, From, To, MD, "reorder of %" + Name + " to its consumer's layout");
   ++P.Stats.Reorders;
   return To;
 }

@@ -78,12 +78,18 @@ using ProgramStats = CpuExecutableStats;
 class Step {
 public:
   virtual ~Step();
-  /// Called once after the arena is laid out: create memories and views.
+  /// Called after the arena is laid out, and again when it moved: create
+  /// memories and views.
   virtual void bind(Program &P) {}
   /// Runs the step.
   virtual void run(Program &P) = 0;
+  /// What runs, for the printed schedule: "oneDNN <primitive> <impl>",
+  /// "loop" (the backend's own), "node kernel".
+  virtual std::string kind() const { return "loop"; }
   /// For messages: the node(s) it runs, or what a reorder moves.
   std::string Desc;
+  /// The slots it reads and writes (ProgramBuilder::emit).
+  std::vector<int> Reads, Writes;
 };
 
 /// A step running one of the backend's own loops, a function of the
@@ -311,7 +317,18 @@ public:
 
 private:
   void touch(int S);
+  /// Emits a reorder step From -> To now, keeping the operands recorded
+  /// for the step being built.
+  void emitReorder(int From, const dnnl::memory::desc &FromMD, int To,
+                   const dnnl::memory::desc &ToMD, std::string Desc);
+  /// Operands recorded since the last emitted step.
+  std::vector<int> PendingReads, PendingWrites;
 };
+
+/// The schedule of P as text: a header line, then one line per step (its
+/// index, what runs, its description, the slots it reads and writes with
+/// dtype, shape, place and layout). nngraph-run --print-schedule.
+std::string printSchedule(const Program &P);
 
 /// One argument of a primitive: which one, the slot bound to it and the
 /// description it is read or written with.
@@ -342,6 +359,7 @@ public:
   }
   void bind(Program &P) override;
   void run(Program &P) override;
+  std::string kind() const override;
 };
 
 /// A reorder between two layouts of the same tensor.

@@ -98,6 +98,11 @@ struct CpuExecutableStats {
 };
 /// The stats of E, or nullopt when E is not a cpu executable.
 std::optional<CpuExecutableStats> cpuExecutableStats(const Executable &E);
+/// The schedule E compiled for the input shapes it ran last, as text (one
+/// line per step; nngraph-run --print-schedule): nullopt when E is not a
+/// cpu executable; a line saying so when it runs node by node or has not
+/// run yet.
+std::optional<std::string> cpuSchedule(const Executable &E);
 /// Times every step of E's runs from now on (On) or stops (nngraph-run
 /// --profile); false when E is not a cpu executable.
 bool setCpuProfiling(Executable &E, bool On);
