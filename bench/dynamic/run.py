@@ -33,6 +33,7 @@
 # ===----------------------------------------------------------------------===#
 
 import argparse
+import contextlib
 import datetime
 import importlib.util
 import json
@@ -560,10 +561,8 @@ def main():
             "work is running; with more runnable threads than cores the "
             "figures (nngraph's OpenMP barriers above all) are noise")
     rows = []
-    competitor = Competitor(args.python) if args.competitor else None
-    if competitor:
-        competitor.__enter__()
-    try:
+    with (Competitor(args.python) if args.competitor
+          else contextlib.nullcontext()):
         for case in args.cases:
             for batch in args.batches:
                 row = measure(args, case, models[case], batch, lengths)
@@ -571,9 +570,6 @@ def main():
                     print(row["skip"])
                     sys.exit(SKIP_STATUS)
                 rows.append(row)
-    finally:
-        if competitor:
-            competitor.__exit__()
     info["load_average_after"] = load_average()
     info["finished"] = now()
     versions = lambda key: ", ".join(sorted(

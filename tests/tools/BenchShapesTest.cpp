@@ -125,8 +125,7 @@ TEST_F(BenchShapesTest, TheShapeSeedFixesTheDraws) {
 
 TEST_F(BenchShapesTest, DrawsCoverTheRangeAndStayInIt) {
   std::vector<tools::DimBindings> D = tools::drawShapes(
-      {tools::parseDimRange("S=8:12"), tools::parseDimRange("N=2:2")}, 200,
-      0);
+      {tools::parseDimRange("S=8:12"), tools::parseDimRange("N=2:2")}, 200, 0);
   std::set<int64_t> Values;
   for (const tools::DimBindings &B : D) {
     ASSERT_EQ(B.size(), 2u);
@@ -142,8 +141,8 @@ TEST_F(BenchShapesTest, ShapesFilePlaysItsLinesOncePerRound) {
                                                "\n"
                                                "  N=3, \n"
                                                "N=2\n");
-  Result J = runBench({SmallCnn, "--shapes", File, "--rounds", "2",
-                       "--warmup", "1", "--json", "--quiet"});
+  Result J = runBench({SmallCnn, "--shapes", File, "--rounds", "2", "--warmup",
+                       "1", "--json", "--quiet"});
   ASSERT_EQ(J.Status, 0) << J.Err;
   const json S = json::parse(J.Out).at("shapes");
   EXPECT_EQ(S.at("source"), "file");
@@ -158,14 +157,14 @@ TEST_F(BenchShapesTest, ShapesFilePlaysItsLinesOncePerRound) {
   ASSERT_EQ(S.at("per_shape").size(), 2u);
   EXPECT_EQ(S.at("per_shape")[0].at("later_ms").size(), 3u);
 
-  Result T = runBench(
-      {SmallCnn, "--shapes", File, "--rounds", "2", "--warmup", "1"});
+  Result T =
+      runBench({SmallCnn, "--shapes", File, "--rounds", "2", "--warmup", "1"});
   ASSERT_EQ(T.Status, 0) << T.Err;
   for (const char *Want :
        {"(the warm-up's; each request binds its own)",
         "shapes: 6 requests in 2 rounds, from ", "2 distinct shapes, 2 new",
-        "latency per request: min ", "p99 ", "at shapes seen before: 4 requests",
-        "repeat run at a new shape: p50 ",
+        "latency per request: min ", "p99 ",
+        "at shapes seen before: 4 requests", "repeat run at a new shape: p50 ",
         "new-shape cost (first run minus repeat run, 2 shapes): median ",
         "per shape:", "N=3", "memory: peak RSS"})
     EXPECT_NE(T.Out.find(Want), std::string::npos) << Want << "\n" << T.Out;
@@ -199,13 +198,11 @@ TEST_F(BenchShapesTest, BadRangesAndFilesAreRefused) {
   std::string Bad = writeFile("bad.txt", "N=2\nN=two\n");
   Result BadLine = runBench({SmallCnn, "--shapes", Bad, "--quiet"});
   EXPECT_EQ(BadLine.Status, 1);
-  EXPECT_NE(BadLine.Err.find("bad.txt:2: "), std::string::npos)
-      << BadLine.Err;
+  EXPECT_NE(BadLine.Err.find("bad.txt:2: "), std::string::npos) << BadLine.Err;
   Result Empty =
       runBench({SmallCnn, "--shapes", writeFile("empty.txt", "# none\n")});
   EXPECT_EQ(Empty.Status, 1);
-  EXPECT_NE(Empty.Err.find("lists no request"), std::string::npos)
-      << Empty.Err;
+  EXPECT_NE(Empty.Err.find("lists no request"), std::string::npos) << Empty.Err;
   EXPECT_THROW(tools::readShapesFile(Bad), Error);
   Result Help = runBench({"--help"});
   EXPECT_NE(Help.Out.find("--dim-range"), std::string::npos);

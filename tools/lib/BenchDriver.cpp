@@ -136,14 +136,15 @@ void describeOptions(CLI::App &App, BenchOptions &O) {
   App.add_flag("--stats", O.Stats,
                "Also report what the cpu backend did per run (steps, "
                "oneDNN primitives, fused nodes, arena bytes).");
-  CLI::Option *VsOrt = App.add_flag("--vs-ort", O.VsOrt,
-               "Run ONNX Runtime (npm onnxruntime-node, CPU EP, same "
-               "threads) on the same model and inputs, interleaved round "
-               "by round; check the outputs agree and print min and median "
-               "per engine and their ratios (nngraph / ORT). An .nng model "
-               "is exported to ONNX for it. Needs node and "
-               "`scripts/setup.sh --tests`.\n"
-               "  e.g. nngraph-bench model.onnx --vs-ort");
+  CLI::Option *VsOrt =
+      App.add_flag("--vs-ort", O.VsOrt,
+                   "Run ONNX Runtime (npm onnxruntime-node, CPU EP, same "
+                   "threads) on the same model and inputs, interleaved round "
+                   "by round; check the outputs agree and print min and median "
+                   "per engine and their ratios (nngraph / ORT). An .nng model "
+                   "is exported to ONNX for it. Needs node and "
+                   "`scripts/setup.sh --tests`.\n"
+                   "  e.g. nngraph-bench model.onnx --vs-ort");
   CLI::Option *Range =
       App.add_option(
              "--dim-range", O.DimRangeTexts,
@@ -330,8 +331,7 @@ void printText(std::ostream &Out, const BenchOptions &O, const ir::Graph &G,
   Out << "compile: optimize " << fixed(R.OptimizeMs) << " ms, compile "
       << fixed(R.CompileMs) << " ms\n";
   if (O.shapeList()) {
-    printShapeListText(Out, R.Shapes, R.ShapeRuns, O.Rounds,
-                       R.Specializations);
+    printShapeListText(Out, R.Shapes, R.ShapeRuns, O.Rounds, R.Specializations);
     Out << "memory: peak RSS " << mib(R.PeakRss) << " (" << mib(R.RssBefore)
         << " before loading the model)\n";
     return;
@@ -511,10 +511,9 @@ std::vector<DimBindings> shapeRequests(const BenchOptions &O,
     for (int K = 0; K < O.Rounds; ++K)
       Requests.insert(Requests.end(), File.begin(), File.end());
   } else if (!Src.Ranges.empty()) {
-    Requests = drawShapes(Src.Ranges,
-                          static_cast<size_t>(O.Runs) *
-                              static_cast<size_t>(O.Rounds),
-                          Src.ShapeSeed);
+    Requests = drawShapes(
+        Src.Ranges, static_cast<size_t>(O.Runs) * static_cast<size_t>(O.Rounds),
+        Src.ShapeSeed);
   }
   std::set<DimBindings> Checked;
   for (const DimBindings &D : Requests)

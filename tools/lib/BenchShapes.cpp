@@ -109,8 +109,7 @@ std::vector<DimBindings> drawShapes(const std::vector<DimRange> &Ranges,
 
 std::vector<DimBindings> readShapesFile(const std::string &Path) {
   std::ifstream IS(Path);
-  NNG_CHECK_KIND(IS.good(), IO, "cannot read the shapes file '",
-                 Path, "'");
+  NNG_CHECK_KIND(IS.good(), IO, "cannot read the shapes file '", Path, "'");
   std::vector<DimBindings> Shapes;
   std::string Line;
   for (int LineNo = 1; std::getline(IS, Line); ++LineNo) {
@@ -143,9 +142,8 @@ std::vector<DimBindings> readShapesFile(const std::string &Path) {
   return Shapes;
 }
 
-ShapeListRunner::ShapeListRunner(backends::Executable &Exe,
-                                 const ir::Graph &G, DimBindings Base,
-                                 uint64_t Seed)
+ShapeListRunner::ShapeListRunner(backends::Executable &Exe, const ir::Graph &G,
+                                 DimBindings Base, uint64_t Seed)
     : Exe(Exe), G(G), Base(std::move(Base)), Seed(Seed) {}
 
 DimBindings ShapeListRunner::fullDims(const DimBindings &Request) const {
@@ -153,9 +151,7 @@ DimBindings ShapeListRunner::fullDims(const DimBindings &Request) const {
   for (const std::string &S : inputSymbols(G)) {
     auto R = Request.find(S);
     auto B = Base.find(S);
-    Full[S] = R != Request.end() ? R->second
-              : B != Base.end()  ? B->second
-                                 : 1;
+    Full[S] = R != Request.end() ? R->second : B != Base.end() ? B->second : 1;
   }
   return Full;
 }
@@ -271,9 +267,8 @@ void printShapeListText(std::ostream &Out, const ShapeListSource &Src,
   ShapeListSummary S = summarizeShapeList(Runs);
   size_t News = S.NewCost.Runs.size();
   Out << "shapes: " << Runs.size() << " requests in " << Rounds
-      << (Rounds == 1 ? " round" : " rounds") << ", " << sourceText(Src)
-      << "; " << S.Distinct << " distinct shapes, " << News
-      << " new to the process\n";
+      << (Rounds == 1 ? " round" : " rounds") << ", " << sourceText(Src) << "; "
+      << S.Distinct << " distinct shapes, " << News << " new to the process\n";
   const Latency &L = S.Requests;
   Out << "latency per request: min " << fixed(L.Min) << " ms, p50 "
       << fixed(L.P50) << " ms, p90 " << fixed(L.P90) << " ms, p99 "
@@ -306,9 +301,8 @@ void printShapeListText(std::ostream &Out, const ShapeListSource &Src,
     return;
   }
   char Buf[200];
-  std::snprintf(Buf, sizeof(Buf), "  %-24s %9s %10s %10s %10s %13s\n",
-                "shape", "requests", "first ms", "repeat ms", "cost ms",
-                "later p50 ms");
+  std::snprintf(Buf, sizeof(Buf), "  %-24s %9s %10s %10s %10s %13s\n", "shape",
+                "requests", "first ms", "repeat ms", "cost ms", "later p50 ms");
   Out << "per shape:\n" << Buf;
   for (const PerShape &P : Shapes) {
     auto Ms = [](std::optional<double> V) {
@@ -322,16 +316,14 @@ void printShapeListText(std::ostream &Out, const ShapeListSource &Src,
       Later = summarize(P.LaterMs).P50;
     std::snprintf(Buf, sizeof(Buf), "  %-24s %9zu %10s %10s %10s %13s\n",
                   shapeText(P.Dims).c_str(),
-                  P.LaterMs.size() + (P.FirstMs ? 1 : 0),
-                  Ms(P.FirstMs).c_str(), Ms(P.RepeatMs).c_str(),
-                  Ms(Cost).c_str(), Ms(Later).c_str());
+                  P.LaterMs.size() + (P.FirstMs ? 1 : 0), Ms(P.FirstMs).c_str(),
+                  Ms(P.RepeatMs).c_str(), Ms(Cost).c_str(), Ms(Later).c_str());
     Out << Buf;
   }
 }
 
 json shapeListJson(const ShapeListSource &Src,
-                   const std::vector<ShapeRun> &Runs,
-                   int64_t Specializations) {
+                   const std::vector<ShapeRun> &Runs, int64_t Specializations) {
   ShapeListSummary S = summarizeShapeList(Runs);
   json J;
   if (!Src.File.empty()) {

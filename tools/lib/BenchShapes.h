@@ -1,4 +1,4 @@
-//===- BenchShapes.h - nngraph-bench's statistics and shape lists -*- C++ -*-===//
+//===- BenchShapes.h - nngraph-bench statistics, shape lists -*- C++ -*-===//
 //
 // What nngraph-bench reports about run times (latency percentiles), and its
 // shape-list mode: a list of requests, each at its own values of the
@@ -70,9 +70,9 @@ std::vector<DimBindings> readShapesFile(const std::string &Path);
 
 /// One request of a shape list, as run.
 struct ShapeRun {
-  DimBindings Dims;  ///< Every input symbol of the graph, bound.
-  double Ms = 0;     ///< The request's run.
-  bool New = false;  ///< The first run at this shape in the process.
+  DimBindings Dims;    ///< Every input symbol of the graph, bound.
+  double Ms = 0;       ///< The request's run.
+  bool New = false;    ///< The first run at this shape in the process.
   double RepeatMs = 0; ///< New: the repeat run right after it.
 };
 
