@@ -7,11 +7,14 @@
 // warm-up runs of each engine -> rounds: R timed runs of nngraph, then R of
 // ONNX Runtime, K times -> compare the outputs -> report latency
 // percentiles, throughput, compile time and peak memory, and the ratio
-// table, as text or JSON. Progress goes to the error stream.
+// table, as text or JSON. Progress goes to the error stream. With
+// --dim-range or --shapes, the timed runs are a list of requests, each at
+// its own shape (BenchShapes.h), and the report adds the new-shape cost.
 //
 //===----------------------------------------------------------------------===//
 
 #include "nngraph/tools/BenchDriver.h"
+#include "BenchShapes.h"
 #include "CommandLine.h"
 #include "nngraph/tools/CpuStatsReport.h"
 #include "OrtPeer.h"
@@ -39,6 +42,7 @@
 #include <iostream>
 #include <numeric>
 #include <optional>
+#include <set>
 #include <thread>
 
 #include <sys/resource.h>
@@ -68,6 +72,13 @@ struct BenchOptions {
   std::string OrtScript;
   double Tolerance = 1e-3;
   int PauseMs = 100; ///< Between the engines' turns (--vs-ort).
+  std::vector<std::string> DimRangeTexts; ///< --dim-range.
+  std::string ShapesPath;                 ///< --shapes.
+  uint64_t ShapeSeed = 0;
+  /// A list of requests at varying shapes instead of repeated runs.
+  bool shapeList() const {
+    return !DimRangeTexts.empty() || !ShapesPath.empty();
+  }
 };
 
 void describeOptions(CLI::App &App, BenchOptions &O) {
@@ -93,11 +104,12 @@ void describeOptions(CLI::App &App, BenchOptions &O) {
                      "Seed of the pseudo-random inputs (as nngraph-run's); "
                      "default 0.")
           ->option_text("S");
-  App.add_option("--inputs", O.InputsPath,
-                 "Run on the arrays of FILE.npz (one per graph input, named "
-                 "after it) instead of pseudo-random inputs.")
-      ->excludes(Seed)
-      ->option_text("FILE.npz");
+  CLI::Option *Inputs =
+      App.add_option("--inputs", O.InputsPath,
+                     "Run on the arrays of FILE.npz (one per graph input, "
+                     "named after it) instead of pseudo-random inputs.")
+          ->excludes(Seed)
+          ->option_text("FILE.npz");
   App.add_option("-O", O.OptLevel,
                  "Optimize with nngraph-opt's preset LEVEL first (0-2); "
                  "default 2, as nngraph-run.")
@@ -124,14 +136,45 @@ void describeOptions(CLI::App &App, BenchOptions &O) {
   App.add_flag("--stats", O.Stats,
                "Also report what the cpu backend did per run (steps, "
                "oneDNN primitives, fused nodes, arena bytes).");
-  App.add_flag("--vs-ort", O.VsOrt,
-               "Run ONNX Runtime (npm onnxruntime-node, CPU EP, same "
-               "threads) on the same model and inputs, interleaved round "
-               "by round; check the outputs agree and print min and median "
-               "per engine and their ratios (nngraph / ORT). An .nng model "
-               "is exported to ONNX for it. Needs node and "
-               "`scripts/setup.sh --tests`.\n"
-               "  e.g. nngraph-bench model.onnx --vs-ort");
+  CLI::Option *VsOrt =
+      App.add_flag("--vs-ort", O.VsOrt,
+                   "Run ONNX Runtime (npm onnxruntime-node, CPU EP, same "
+                   "threads) on the same model and inputs, interleaved round "
+                   "by round; check the outputs agree and print min and median "
+                   "per engine and their ratios (nngraph / ORT). An .nng model "
+                   "is exported to ONNX for it. Needs node and "
+                   "`scripts/setup.sh --tests`.\n"
+                   "  e.g. nngraph-bench model.onnx --vs-ort");
+  CLI::Option *Range =
+      App.add_option(
+             "--dim-range", O.DimRangeTexts,
+             "Shape-list mode: the timed runs are R x K requests (--runs x "
+             "--rounds), each at its own shape: NAME drawn uniformly from "
+             "LO..HI (both included) per request, from a stream seeded by "
+             "--shape-seed (repeatable, one per dim; other dims as --dim). "
+             "The first run at a shape new to the process is followed by a "
+             "repeat run; the report gives per-request latency and the "
+             "new-shape cost (first minus repeat run).\n"
+             "  e.g. nngraph-bench encoder.onnx --dim-range S=8:256 "
+             "--dim N=4")
+          ->option_text("NAME=LO:HI")
+          ->excludes(Inputs)
+          ->excludes(VsOrt);
+  App.add_option("--shapes", O.ShapesPath,
+                 "Shape-list mode with the requests of FILE, in order, once "
+                 "per round (--rounds): one request per line, NAME=VALUE "
+                 "bindings separated by spaces or commas (\"S=17 N=2\"); "
+                 "blank lines and # comments are skipped; dims a line does "
+                 "not bind are --dim's, else 1.\n"
+                 "  e.g. nngraph-bench encoder.onnx --shapes requests.txt "
+                 "--rounds 1")
+      ->option_text("FILE")
+      ->excludes(Inputs)
+      ->excludes(VsOrt)
+      ->excludes(Range);
+  App.add_option("--shape-seed", O.ShapeSeed,
+                 "Seed of the shapes --dim-range draws; default 0.")
+      ->option_text("S");
   App.add_option("--ort-script", O.OrtScript,
                  "The ONNX Runtime side of --vs-ort; default "
                  "$NNGRAPH_ORT_SCRIPT, else tools/nngraph-bench/ort_peer.mjs "
@@ -171,43 +214,6 @@ void describeOptions(CLI::App &App, BenchOptions &O) {
         "--vs-ort and the outputs differ beyond --tolerance"}});
 }
 
-/// Latency statistics of a list of run times.
-struct Latency {
-  double Min = 0, Max = 0, Mean = 0, P50 = 0, P90 = 0, P99 = 0;
-  std::vector<double> Runs;
-};
-
-/// The P-th percentile (0-100) of Sorted, interpolated linearly between
-/// the closest ranks (numpy's default).
-double percentile(const std::vector<double> &Sorted, double P) {
-  double Pos = P / 100.0 * static_cast<double>(Sorted.size() - 1);
-  size_t Lo = static_cast<size_t>(std::floor(Pos));
-  size_t Hi = std::min(Lo + 1, Sorted.size() - 1);
-  return Sorted[Lo] +
-         (Sorted[Hi] - Sorted[Lo]) * (Pos - static_cast<double>(Lo));
-}
-
-Latency summarize(std::vector<double> Runs) {
-  Latency L;
-  L.Runs = Runs;
-  if (Runs.empty())
-    return L;
-  std::sort(Runs.begin(), Runs.end());
-  L.Min = Runs.front();
-  L.Max = Runs.back();
-  L.Mean = std::accumulate(Runs.begin(), Runs.end(), 0.0) /
-           static_cast<double>(Runs.size());
-  L.P50 = percentile(Runs, 50);
-  L.P90 = percentile(Runs, 90);
-  L.P99 = percentile(Runs, 99);
-  return L;
-}
-
-json latencyJson(const Latency &L) {
-  return {{"min", L.Min}, {"p50", L.P50},   {"p90", L.P90},  {"p99", L.P99},
-          {"max", L.Max}, {"mean", L.Mean}, {"runs", L.Runs}};
-}
-
 /// A "VmRSS"/"VmHWM" line of /proc/self/status in bytes; for VmHWM,
 /// getrusage's high-water mark when /proc is not there; else 0.
 int64_t memoryBytes(const std::string &Key) {
@@ -221,12 +227,6 @@ int64_t memoryBytes(const std::string &Key) {
   rusage U{};
   getrusage(RUSAGE_SELF, &U);
   return static_cast<int64_t>(U.ru_maxrss) * 1024;
-}
-
-std::string fixed(double V, int Digits = 3) {
-  char Buf[48];
-  std::snprintf(Buf, sizeof(Buf), "%.*f", Digits, V);
-  return Buf;
 }
 
 /// How the two engines' outputs compare.
@@ -297,6 +297,11 @@ struct BenchResult {
   std::optional<backends::CpuExecutableStats> Cpu;
 #endif
   std::optional<OrtResult> Ort;
+  /// Shape-list mode: the requests as run, in order (RunMs holds their
+  /// runs' times too).
+  std::vector<ShapeRun> ShapeRuns;
+  ShapeListSource Shapes;
+  int64_t Specializations = -1; ///< The cpu backend's; -1: not known.
 };
 
 /// The batch of a run: dim 0 of the first input (1 for a scalar or none).
@@ -318,11 +323,19 @@ void printText(std::ostream &Out, const BenchOptions &O, const ir::Graph &G,
   Out << "backend: " << O.Backend << " (" << nng::numThreads()
       << (nng::numThreads() == 1 ? " thread" : " threads") << ")";
   if (std::string D = dimsText(G, Dims); !D.empty())
-    Out << ", dims:" << D;
+    Out << ", dims:" << D
+        << (O.shapeList() ? " (the warm-up's; each request binds its own)"
+                          : "");
   Out << "\n";
   printInputLines(Out, G, R.Inputs, O.InputsPath, O.Seed);
   Out << "compile: optimize " << fixed(R.OptimizeMs) << " ms, compile "
       << fixed(R.CompileMs) << " ms\n";
+  if (O.shapeList()) {
+    printShapeListText(Out, R.Shapes, R.ShapeRuns, O.Rounds, R.Specializations);
+    Out << "memory: peak RSS " << mib(R.PeakRss) << " (" << mib(R.RssBefore)
+        << " before loading the model)\n";
+    return;
+  }
   Latency L = summarize(R.RunMs);
   Out << "latency: " << R.RunMs.size() << " runs (" << O.Rounds
       << (O.Rounds == 1 ? " round" : " rounds") << " of " << O.Runs
@@ -406,6 +419,15 @@ void printJson(std::ostream &Out, const BenchOptions &O, const ir::Graph &G,
   J["time_ms"] = {{"optimize", R.OptimizeMs}, {"compile", R.CompileMs}};
   Latency L = summarize(R.RunMs);
   J["latency_ms"] = latencyJson(L);
+  if (O.shapeList()) {
+    // The requests' shapes differ: no single batch or throughput.
+    J.erase("runs_per_round");
+    J["shapes"] = shapeListJson(R.Shapes, R.ShapeRuns, R.Specializations);
+    J["memory"] = {{"rss_before_bytes", R.RssBefore},
+                   {"peak_rss_bytes", R.PeakRss}};
+    Out << J.dump(2) << "\n";
+    return;
+  }
   int64_t Batch = batchOf(R.Inputs);
   double Ips = L.Mean > 0 ? 1000.0 / L.Mean : 0;
   J["throughput"] = {{"inferences_per_s", Ips},
@@ -477,6 +499,54 @@ private:
   std::string Path;
 };
 
+/// The shape list's requests: --shapes FILE's once per round, or R x K
+/// drawn by --dim-range; empty without either. Every dim they bind must
+/// be a symbolic dim of G's inputs.
+std::vector<DimBindings> shapeRequests(const BenchOptions &O,
+                                       const ShapeListSource &Src,
+                                       const ir::Graph &G) {
+  std::vector<DimBindings> Requests;
+  if (!Src.File.empty()) {
+    std::vector<DimBindings> File = readShapesFile(Src.File);
+    for (int K = 0; K < O.Rounds; ++K)
+      Requests.insert(Requests.end(), File.begin(), File.end());
+  } else if (!Src.Ranges.empty()) {
+    Requests = drawShapes(
+        Src.Ranges, static_cast<size_t>(O.Runs) * static_cast<size_t>(O.Rounds),
+        Src.ShapeSeed);
+  }
+  std::set<DimBindings> Checked;
+  for (const DimBindings &D : Requests)
+    if (Checked.insert(D).second)
+      checkDimBindings(G, D);
+  return Requests;
+}
+
+/// Shape-list mode's timed part: the requests in order, round by round, on
+/// the executable warmed up at Base's shape.
+void runShapeList(backends::Executable &Exe, const ir::Graph &G,
+                  const DimBindings &Base, const BenchOptions &O,
+                  const std::vector<DimBindings> &Requests, BenchResult &R,
+                  Progress &P) {
+  ShapeListRunner Runner(Exe, G, Base, O.Seed);
+  Runner.markSeen({});
+  size_t PerRound = Requests.size() / static_cast<size_t>(O.Rounds);
+  for (int K = 0; K < O.Rounds; ++K) {
+    std::vector<ShapeRun> Round;
+    for (size_t I = 0; I < PerRound; ++I)
+      Round.push_back(Runner.run(Requests[K * PerRound + I]));
+    ShapeListSummary S = summarizeShapeList(Round);
+    P.step("round " + std::to_string(K + 1) + "/" + std::to_string(O.Rounds) +
+           ": " + std::to_string(Round.size()) + " requests, p50 " +
+           fixed(S.Requests.P50) + " ms, " +
+           std::to_string(S.NewCost.Runs.size()) + " new shapes");
+    for (ShapeRun &Run : Round) {
+      R.RunMs.push_back(Run.Ms);
+      R.ShapeRuns.push_back(std::move(Run));
+    }
+  }
+}
+
 } // namespace
 
 int runBenchDriver(const std::vector<std::string> &Args, std::ostream &Out,
@@ -496,6 +566,10 @@ int runBenchDriver(const std::vector<std::string> &Args, std::ostream &Out,
   try {
     for (const std::string &D : O.DimTexts)
       parseDimBinding(D, Dims);
+    for (const std::string &D : O.DimRangeTexts)
+      R.Shapes.Ranges.push_back(parseDimRange(D));
+    R.Shapes.File = O.ShapesPath;
+    R.Shapes.ShapeSeed = O.ShapeSeed;
     backends::getBackend(O.Backend); // Throws listing the known ones.
   } catch (const Error &E) {
     printError(Err, ToolName, E);
@@ -523,6 +597,7 @@ int runBenchDriver(const std::vector<std::string> &Args, std::ostream &Out,
   try {
     LoadedModel M = loadForRun(O.Model, O.InputsPath, Dims, P);
     R.LoadedNodes = M.LoadedNodes;
+    std::vector<DimBindings> Requests = shapeRequests(O, R.Shapes, *M.Graph);
     std::string OrtModel = O.Model, ExportError;
     if (O.VsOrt) {
       Work = std::make_unique<TempDir>();
@@ -586,7 +661,9 @@ int runBenchDriver(const std::vector<std::string> &Args, std::ostream &Out,
       if (Peer)
         withOrt([&] { Peer->run(O.Warmup); });
     }
-    for (int K = 0; K < O.Rounds; ++K) {
+    if (O.shapeList())
+      runShapeList(*Exe, *G, Dims, O, Requests, R, P);
+    for (int K = 0; K < O.Rounds && !O.shapeList(); ++K) {
       Pause();
       std::vector<double> Round;
       for (int I = 0; I < O.Runs; ++I) {
@@ -610,6 +687,8 @@ int runBenchDriver(const std::vector<std::string> &Args, std::ostream &Out,
     }
 #if NNGRAPH_HAVE_ONEDNN
     R.Cpu = backends::cpuExecutableStats(*Exe);
+    if (R.Cpu && R.Cpu->Compiled)
+      R.Specializations = R.Cpu->Specializations;
 #endif
     if (Peer)
       withOrt([&] {

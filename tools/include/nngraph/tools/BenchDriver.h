@@ -8,7 +8,9 @@
 // with --json, as one JSON object. --vs-ort runs ONNX Runtime (npm
 // onnxruntime-node) on the same model and inputs, interleaved round by
 // round with nngraph, checks that the outputs agree and prints the ratio of
-// the medians.
+// the medians. --dim-range NAME=LO:HI or --shapes FILE make the timed runs
+// a list of requests at varying shapes, and the report adds the new-shape
+// cost (first run at a shape minus a repeat run at it).
 //
 //===----------------------------------------------------------------------===//
 #pragma once
