@@ -333,6 +333,13 @@ void layerNormRows(const float *X, float *Y, int64_t Rows, int64_t Len,
 void batchedFewRows(const float *A, const float *B, float *Y, int64_t Batches,
                     int64_t M, int64_t K, int64_t N);
 
+/// The four arithmetic ops of binaryFloats.
+enum class BinaryKind { Add, Sub, Mul, Div };
+/// Y = A op B over Count floats, B a single float when Scalar (Y may be A
+/// or B): the reference's f32 operation.
+void binaryFloats(BinaryKind K, const float *A, const float *B, bool Scalar,
+                  float *Y, int64_t Count);
+
 /// Concat of dense row-major f32 inputs along an axis: for each of Outer
 /// outer indices, Runs[i] floats of input i in turn.
 void concatRuns(const std::vector<const float *> &Src,

@@ -1,7 +1,8 @@
 //===- LowerBinary.cpp - Add/Sub/Mul/Div and Concat with oneDNN ----------===//
 //
-// Binary arithmetic is a oneDNN binary primitive in the full-shape
-// operand's layout (blocked or plain); the other operand, when it has the
+// Binary arithmetic of plain operands, the other one of the same shape or a
+// single element, is an own loop; otherwise a oneDNN binary primitive in
+// the full-shape operand's layout (blocked or plain); the other operand, when it has the
 // same shape, is brought to that layout, and when it broadcasts it must be
 // plain (its dims padded with leading ones). Concat of plain inputs is an
 // own loop of copies; of blocked ones, oneDNN's, which joins its inputs in
@@ -14,6 +15,75 @@
 namespace nng::backends::cpu {
 
 using dnnl::memory;
+
+namespace {
+
+/// Binary arithmetic of a plain operand A of the result's shape with a
+/// plain operand B of the same shape or a single element, as the own loop
+/// (OwnKernels.cpp): no primitive per shape (attention's scaling of its
+/// scores changes shape with every cache length), the same f32 operation.
+bool lowerPlainBinary(LowerContext &C, const ir::Node &N, const ir::Value *A,
+                      const ir::Value *B, const Shape &YS) {
+  int SA = C.slotOf(A), SB = C.slotOf(B);
+  if (C.slot(SA).Blocked || C.slot(SB).Blocked)
+    return false;
+  int64_t BN = C.shapeOf(B).numel();
+  if (BN != 1 && C.shapeOf(B) != YS)
+    return false;
+  BinaryKind K;
+  switch (N.op()) {
+  case ir::OpKind::Add:
+    K = BinaryKind::Add;
+    break;
+  case ir::OpKind::Sub:
+    K = BinaryKind::Sub;
+    break;
+  case ir::OpKind::Mul:
+    K = BinaryKind::Mul;
+    break;
+  case ir::OpKind::Div:
+    K = BinaryKind::Div;
+    break;
+  default:
+    return false;
+  }
+  // Sub and Div do not commute: lowerBinary swapped only Add and Mul.
+  int64_t Count = YS.numel();
+  int Out = C.defineBuffer(N.output(0));
+  emitLoop(C, {SA, SB}, Out, N.describe(), [=](Program &P) {
+    binaryFloats(K, static_cast<const float *>(P.dataOf(SA)),
+                 static_cast<const float *>(P.dataOf(SB)), BN == 1,
+                 reinterpret_cast<float *>(P.bufferData(Out)), Count);
+  });
+  return true;
+}
+
+/// Concat of plain inputs as the own loop (OwnKernels.cpp): a run of each
+/// input per outer index, no primitive (a KV cache's Concat changes shape
+/// with every token).
+bool lowerPlainConcat(LowerContext &C, const ir::Node &N,
+                      const std::vector<int> &Ins, const Shape &YS,
+                      int64_t Axis) {
+  for (int S : Ins)
+    if (C.slot(S).Blocked)
+      return false;
+  int64_t Outer = 1;
+  for (int64_t D = 0; D < Axis; ++D)
+    Outer *= YS[D];
+  std::vector<int64_t> Runs;
+  for (int S : Ins)
+    Runs.push_back(C.slot(S).S.numel() / std::max<int64_t>(Outer, 1));
+  int Out = C.defineBuffer(N.output(0));
+  emitLoop(C, Ins, Out, N.describe(), [=](Program &P) {
+    std::vector<const float *> Src;
+    for (int S : Ins)
+      Src.push_back(static_cast<const float *>(P.dataOf(S)));
+    concatRuns(Src, Runs, reinterpret_cast<float *>(P.bufferData(Out)), Outer);
+  });
+  return true;
+}
+
+} // namespace
 
 bool lowerBinary(LowerContext &C, const ir::Node &N) {
   const ir::Value *A = N.input(0), *B = N.input(1);
@@ -28,6 +98,8 @@ bool lowerBinary(LowerContext &C, const ir::Node &N) {
   }
   if (YS.rank() == 0 || YS.numel() == 0)
     return false;
+  if (lowerPlainBinary(C, N, A, B, YS))
+    return true;
   int SA = C.slotOf(A), SB = C.slotOf(B);
   memory::desc MDA = C.slot(SA).MD, MDB;
   if (C.shapeOf(B) == YS) {
@@ -67,35 +139,6 @@ bool lowerBinary(LowerContext &C, const ir::Node &N) {
                 {SA, SB}, Out);
   return true;
 }
-
-namespace {
-
-/// Concat of plain inputs as the own loop (OwnKernels.cpp): a run of each
-/// input per outer index, no primitive (a KV cache's Concat changes shape
-/// with every token).
-bool lowerPlainConcat(LowerContext &C, const ir::Node &N,
-                      const std::vector<int> &Ins, const Shape &YS,
-                      int64_t Axis) {
-  for (int S : Ins)
-    if (C.slot(S).Blocked)
-      return false;
-  int64_t Outer = 1;
-  for (int64_t D = 0; D < Axis; ++D)
-    Outer *= YS[D];
-  std::vector<int64_t> Runs;
-  for (int S : Ins)
-    Runs.push_back(C.slot(S).S.numel() / std::max<int64_t>(Outer, 1));
-  int Out = C.defineBuffer(N.output(0));
-  emitLoop(C, Ins, Out, N.describe(), [=](Program &P) {
-    std::vector<const float *> Src;
-    for (int S : Ins)
-      Src.push_back(static_cast<const float *>(P.dataOf(S)));
-    concatRuns(Src, Runs, reinterpret_cast<float *>(P.bufferData(Out)), Outer);
-  });
-  return true;
-}
-
-} // namespace
 
 bool lowerConcat(LowerContext &C, const ir::Node &N) {
   const Shape &YS = C.PendingTypes.at(N.output(0)).second;

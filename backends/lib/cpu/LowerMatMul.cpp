@@ -67,6 +67,10 @@ bool lowerLinear(LowerContext &C, const ir::Node &N, const Tensor &Wt,
   }
   const ir::Value *Y = N.output(0);
   const Shape YS = C.shapeOf(Y);
+  // A node met with a second M (a sequence length that varies) gets one
+  // primitive with M given at run time, for every M from then on; a model
+  // served at one shape keeps the one specialised for its M.
+  bool AnyM = C.Shared.variesAt(&N, M);
   const ir::Node *AddNode = nullptr, *ResNode = nullptr, *ActNode = nullptr;
   const ir::Value *Residual = nullptr;
   if (N.op() != ir::OpKind::FusedGemm) {
@@ -81,14 +85,18 @@ bool lowerLinear(LowerContext &C, const ir::Node &N, const Tensor &Wt,
         Y = U->output(0);
       }
     }
-    // Then a residual (a binary post-op) and an activation.
+    // Then a residual (a binary post-op) and an activation; not when the
+    // product's M varies (a primitive with M given at run time takes no
+    // binary post-op: the Add runs as its own loop).
     FusedTail T = fusedTail(C, Y, YS);
-    ResNode = T.SumNode;
-    Residual = T.Residual;
-    ActNode = T.ActNode;
-    if (ActNode)
-      Act = T.Act;
-    Y = T.Out;
+    if (!(AnyM && T.SumNode)) {
+      ResNode = T.SumNode;
+      Residual = T.Residual;
+      ActNode = T.ActNode;
+      if (ActNode)
+        Act = T.Act;
+      Y = T.Out;
+    }
   }
 
   memory::desc SrcMD = plainDesc({M, K});
@@ -96,28 +104,48 @@ bool lowerLinear(LowerContext &C, const ir::Node &N, const Tensor &Wt,
       TransB ? stridedDesc({K, NOut}, {1, K}) : plainDesc({K, NOut});
   memory::desc DstMD = plainDesc({M, NOut});
   memory::desc BiasMD = BiasT ? plainDesc({1, NOut}) : memory::desc();
-  dnnl::post_ops Ops;
-  if (Residual)
-    Ops.append_binary(dnnl::algorithm::binary_add, DstMD);
-  Act.appendTo(Ops);
-  // Everything the primitive depends on: the node (K, NOut, the weights'
-  // layout), M and the fusions.
-  std::string Key = "linear " + std::to_string(reinterpret_cast<uintptr_t>(&N)) +
-                    " " + std::to_string(M) + " " +
+  // Everything the primitive depends on besides M: the node (K, NOut, the
+  // weights' layout) and the fusions.
+  std::string Key = std::to_string(reinterpret_cast<uintptr_t>(&N)) + " " +
                     std::to_string(BiasT != nullptr) +
                     std::to_string(Residual != nullptr);
   for (const PostOpEltwise &P : Act.PostOps)
     Key += " " + std::to_string(static_cast<int>(P.Alg)) + ":" +
            std::to_string(P.Alpha) + ":" + std::to_string(P.Beta);
-  auto [PD, Prim] =
-      C.Shared.primitive<dnnl::matmul::primitive_desc, dnnl::matmul>(Key, [&] {
-        dnnl::primitive_attr Attr;
-        Attr.set_post_ops(Ops);
-        Attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
-        dnnl::matmul::desc D(SrcMD, anyF32({K, NOut}), BiasMD, DstMD);
-        dnnl::matmul::primitive_desc PD(D, Attr, cpuEngine());
-        return std::make_pair(PD, dnnl::matmul(PD));
-      });
+  auto Make = [&](const memory::desc &Src, const memory::desc &Dst,
+                  dnnl::scratchpad_mode Scratch) {
+    dnnl::post_ops Ops;
+    if (Residual)
+      Ops.append_binary(dnnl::algorithm::binary_add, Dst);
+    Act.appendTo(Ops);
+    dnnl::primitive_attr Attr;
+    Attr.set_post_ops(Ops);
+    Attr.set_scratchpad_mode(Scratch);
+    dnnl::matmul::desc D(Src, anyF32({K, NOut}), BiasMD, Dst);
+    dnnl::matmul::primitive_desc PD(D, Attr, cpuEngine());
+    return std::make_pair(PD, dnnl::matmul(PD));
+  };
+  using MatMulPD = dnnl::matmul::primitive_desc;
+  std::pair<MatMulPD, dnnl::matmul> Made;
+  if (AnyM) {
+    Made = C.Shared.primitive<MatMulPD, dnnl::matmul>("linear any-M " + Key, [&] {
+      try {
+        memory::desc Src({DNNL_RUNTIME_DIM_VAL, K}, memory::data_type::f32,
+                         memory::dims{K, 1});
+        memory::desc Dst({DNNL_RUNTIME_DIM_VAL, NOut}, memory::data_type::f32,
+                         memory::dims{NOut, 1});
+        // Library scratchpad: its size depends on M.
+        return Make(Src, Dst, dnnl::scratchpad_mode::library);
+      } catch (const dnnl::error &) {
+        return std::make_pair(MatMulPD(), dnnl::matmul()); // None: per M.
+      }
+    });
+  }
+  if (!Made.second)
+    Made = C.Shared.primitive<MatMulPD, dnnl::matmul>(
+        "linear M=" + std::to_string(M) + " " + Key,
+        [&] { return Make(SrcMD, DstMD, dnnl::scratchpad_mode::user); });
+  auto &[PD, Prim] = Made;
 
   int In = C.B.plainOf(C.slotOf(A));
   C.PendingTypes[Y] = {DType::F32, YS};
@@ -152,11 +180,11 @@ bool lowerLinear(LowerContext &C, const ir::Node &N, const Tensor &Wt,
 std::pair<dnnl::matmul::primitive_desc, dnnl::matmul>
 batchedPrimitive(LowerContext &C, const memory::dims &AD,
                  const memory::dims &BD, const Shape &YS) {
+  using MatMulPD = dnnl::matmul::primitive_desc;
   std::string Key = "batched";
   for (const memory::dims *Ds : {&AD, &BD})
     for (int64_t X : *Ds)
       Key += " " + std::to_string(X);
-  using MatMulPD = dnnl::matmul::primitive_desc;
   return C.Shared.primitive<MatMulPD, dnnl::matmul>(Key, [&] {
     dnnl::primitive_attr Attr;
     Attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);

@@ -275,6 +275,43 @@ void batchedFewRows(const float *A, const float *B, float *Y, int64_t Batches,
   });
 }
 
+namespace {
+template <BinaryKind K> float apply(float X, float Y) {
+  if constexpr (K == BinaryKind::Add)
+    return X + Y;
+  else if constexpr (K == BinaryKind::Sub)
+    return X - Y;
+  else if constexpr (K == BinaryKind::Mul)
+    return X * Y;
+  else
+    return X / Y;
+}
+
+template <BinaryKind K>
+NNG_VECTOR_CLONES void binaryRange(const float *A, const float *B, bool Scalar,
+                                   float *Y, int64_t Begin, int64_t End) {
+  if (Scalar) {
+    float S = B[0];
+    for (int64_t I = Begin; I < End; ++I)
+      Y[I] = apply<K>(A[I], S);
+    return;
+  }
+  for (int64_t I = Begin; I < End; ++I)
+    Y[I] = apply<K>(A[I], B[I]);
+}
+} // namespace
+
+void binaryFloats(BinaryKind K, const float *A, const float *B, bool Scalar,
+                  float *Y, int64_t Count) {
+  auto Fn = K == BinaryKind::Add   ? &binaryRange<BinaryKind::Add>
+            : K == BinaryKind::Sub ? &binaryRange<BinaryKind::Sub>
+            : K == BinaryKind::Mul ? &binaryRange<BinaryKind::Mul>
+                                   : &binaryRange<BinaryKind::Div>;
+  parallelFor(0, Count, ElementGrain, [&](int64_t Begin, int64_t End) {
+    Fn(A, B, Scalar, Y, Begin, End);
+  });
+}
+
 void concatRuns(const std::vector<const float *> &Src,
                 const std::vector<int64_t> &Runs, float *Dst, int64_t Outer) {
   int64_t Row = 0;

@@ -376,9 +376,10 @@ std::shared_ptr<PackedWeight> WeightPacks::get(const Tensor &Source,
         W->Packed.get_desc() == MD)
       return W;
   auto W = std::make_shared<PackedWeight>(Source, UserMD, MD);
-  ++Made;
-  if (W->Reorder)
+  if (W->Reorder) { // Else the primitive reads the source where it lies.
+    ++Made;
     Bytes += static_cast<int64_t>(MD.get_size());
+  }
   Same.push_back(W);
   return W;
 }

@@ -148,7 +148,8 @@ public:
   std::shared_ptr<PackedWeight> get(const Tensor &Source,
                                     const dnnl::memory::desc &UserMD,
                                     const dnnl::memory::desc &MD);
-  /// Packs made so far, and their bytes (layouts other than the source's).
+  /// Packs made so far (reorders into layouts other than the source's),
+  /// and their bytes.
   int64_t made() const { return Made; }
   int64_t packedBytes() const { return Bytes; }
 
@@ -204,8 +205,17 @@ struct ProgramShared {
     return Made;
   }
 
+  /// True when node N was lowered before with an extent other than Extent
+  /// (its first one is remembered): its shapes vary, so a primitive with
+  /// run-time dims serves it better than one per extent.
+  bool variesAt(const void *N, int64_t Extent) {
+    auto [It, New] = FirstExtent.emplace(N, Extent);
+    return !New && It->second != Extent;
+  }
+
 private:
   static constexpr size_t MaxPrimitives = 4096;
+  std::unordered_map<const void *, int64_t> FirstExtent;
   std::unordered_map<std::string, std::any> Prims;
 };
 
