@@ -167,7 +167,7 @@ private:
 void lowerFallback(LowerContext &C, const ir::Node &N,
                    const std::vector<ir::TensorType> &OutTypes) {
   auto St = std::make_unique<NodeStep>(N, nodeKernelFor(N));
-  St->Desc = N.describe();
+  St->Desc = C.describe(N);
   std::vector<int> In;
   for (size_t I = 0; I < N.numInputs(); ++I)
     In.push_back(N.hasInput(I) ? C.B.plainOf(C.slotOf(N.input(I))) : -1);
@@ -182,7 +182,7 @@ void lowerFallback(LowerContext &C, const ir::Node &N,
   St->In = std::move(In);
   St->OutTypes = OutTypes;
   C.B.emit(std::move(St));
-  C.program().Stats.Fallbacks.push_back(N.describe());
+  C.program().Stats.Fallbacks.push_back(C.describe(N));
 }
 
 // --- Folding -----------------------------------------------------------------
@@ -229,7 +229,7 @@ bool lowerNode(LowerContext &C, const ir::Node &N) {
       AllConst = false;
   }
   ir::InferContext IC(N.schema(), N.attrs(), TypePtrs, Values, N.numOutputs(),
-                      N.describe());
+                      C.describe(N));
   N.schema().Infer(IC);
   std::vector<ir::TensorType> OutTypes = IC.outputTypes();
   bool Static = true;
@@ -358,7 +358,7 @@ void emitPrimitive(LowerContext &C, const ir::Node &N, dnnl::primitive Prim,
                    std::vector<PrimitiveArg> Args, const std::vector<int> &Reads,
                    int Out, std::vector<WeightToPack> Ws) {
   auto St = std::make_unique<PrimitiveStep>();
-  St->Desc = N.describe();
+  St->Desc = C.describe(N);
   St->Prim = std::move(Prim);
   for (const PrimitiveArg &A : Args)
     St->arg(A.Arg, A.Slot, A.MD);

@@ -94,6 +94,8 @@ struct LowerContext {
               const ir::Node *Except) const;
   /// Defines V as a new arena buffer in layout MD (plain when empty).
   int defineBuffer(const ir::Value *V, const dnnl::memory::desc &MD = {});
+  /// N.describe(), made once per executable (step descriptions, messages).
+  const std::string &describe(const ir::Node &N) { return Shared.describe(N); }
 };
 
 /// Lowers N; false when it declines (the node kernel serves it).

@@ -251,7 +251,7 @@ bool lowerActivation(LowerContext &C, const ir::Node &N) {
     In = C.B.plainOf(In);
   dnnl::memory::desc MD = C.slot(In).MD;
   int Out = C.defineBuffer(N.output(0), MD);
-  emitOwnLoop(C, In, Out, A.Own, N.describe());
+  emitOwnLoop(C, In, Out, A.Own, C.describe(N));
   return true;
 }
 

@@ -50,7 +50,7 @@ bool lowerPlainBinary(LowerContext &C, const ir::Node &N, const ir::Value *A,
   // Sub and Div do not commute: lowerBinary swapped only Add and Mul.
   int64_t Count = YS.numel();
   int Out = C.defineBuffer(N.output(0));
-  emitLoop(C, {SA, SB}, Out, N.describe(), [=](Program &P) {
+  emitLoop(C, {SA, SB}, Out, C.describe(N), [=](Program &P) {
     binaryFloats(K, static_cast<const float *>(P.dataOf(SA)),
                  static_cast<const float *>(P.dataOf(SB)), BN == 1,
                  reinterpret_cast<float *>(P.bufferData(Out)), Count);
@@ -74,7 +74,7 @@ bool lowerPlainConcat(LowerContext &C, const ir::Node &N,
   for (int S : Ins)
     Runs.push_back(C.slot(S).S.numel() / std::max<int64_t>(Outer, 1));
   int Out = C.defineBuffer(N.output(0));
-  emitLoop(C, Ins, Out, N.describe(), [=](Program &P) {
+  emitLoop(C, Ins, Out, C.describe(N), [=](Program &P) {
     std::vector<const float *> Src;
     for (int S : Ins)
       Src.push_back(static_cast<const float *>(P.dataOf(S)));

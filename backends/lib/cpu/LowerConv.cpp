@@ -345,7 +345,7 @@ bool lowerConv(LowerContext &C, const ir::Node &N) {
       C.B.writes(OutSlot);
       C.B.emit(makeReorderStep(R, RS.MD, OutSlot, PD.dst_desc()));
       C.program().Steps.back()->Desc =
-          "copy of %" + RS.Name + " as the start of " + N.describe();
+          "copy of %" + RS.Name + " as the start of " + C.describe(N);
       ++C.program().Stats.DnnlSteps;
     }
   } else {
@@ -359,7 +359,7 @@ bool lowerConv(LowerContext &C, const ir::Node &N) {
     // (The residual, when in place, is the destination's bytes.)
     if (SumNode)
       Checks.push_back({InPlace ? OutSlot : C.slotOf(Residual), 1e30f});
-    emitGuard(C, Checks, "guard of " + N.describe() + " (Winograd)");
+    emitGuard(C, Checks, "guard of " + C.describe(N) + " (Winograd)");
     ++C.program().Stats.WinogradConvs;
   }
   std::vector<PrimitiveArg> Args = {{DNNL_ARG_SRC, XSlot, PD.src_desc()},
@@ -385,7 +385,7 @@ bool lowerConv(LowerContext &C, const ir::Node &N) {
   emitPrimitive(C, N, dnnl::convolution_forward(PD), PD, std::move(Args),
                 Reads, OutSlot, std::move(Ws));
   if (Act.needsOwnLoop())
-    emitEpilogue(C, OutSlot, Act.Own, N.describe() + " activation");
+    emitEpilogue(C, OutSlot, Act.Own, C.describe(N) + " activation");
   if (Dw) {
     if (Dw->Tail.Act.needsOwnLoop())
       emitEpilogue(C, OutSlot, Dw->Tail.Act.Own,

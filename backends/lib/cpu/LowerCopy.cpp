@@ -120,7 +120,7 @@ bool lowerCopy(LowerContext &C, const ir::Node &N) {
   }
   int Out = C.defineBuffer(N.output(0));
   size_t Elem = dtypeSize(T);
-  emitLoop(C, {In}, Out, N.describe(), [=, V = *V](Program &P) {
+  emitLoop(C, {In}, Out, C.describe(N), [=, V = *V](Program &P) {
     stridedCopy(static_cast<const char *>(P.dataOf(In)), P.bufferData(Out), V,
                 Elem);
   });

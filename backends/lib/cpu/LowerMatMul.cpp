@@ -166,7 +166,7 @@ bool lowerLinear(LowerContext &C, const ir::Node &N, const Tensor &Wt,
   emitPrimitive(C, N, Prim, PD, std::move(Args), Reads, Out,
                 {WeightToPack{Wt, WeiUser}});
   if (Act.needsOwnLoop())
-    emitEpilogue(C, Out, Act.Own, N.describe() + " activation");
+    emitEpilogue(C, Out, Act.Own, C.describe(N) + " activation");
   for (const ir::Node *F : {AddNode, ResNode, ActNode})
     if (F) {
       C.Done.insert(F);
@@ -217,7 +217,7 @@ bool lowerFewRows(LowerContext &C, const ir::Node &N, const memory::dims &AD,
   int SA = C.B.plainOf(C.slotOf(N.input(0)));
   int SB = C.B.plainOf(C.slotOf(N.input(1)));
   int Out = C.defineBuffer(N.output(0));
-  emitLoop(C, {SA, SB}, Out, N.describe(), [=](Program &P) {
+  emitLoop(C, {SA, SB}, Out, C.describe(N), [=](Program &P) {
     batchedFewRows(static_cast<const float *>(P.dataOf(SA)),
                    static_cast<const float *>(P.dataOf(SB)),
                    reinterpret_cast<float *>(P.bufferData(Out)), Batches, M, K,

@@ -96,7 +96,7 @@ bool lowerMaxPool(LowerContext &C, const ir::Node &N, bool Global) {
   St->In = In;
   St->Out = Out;
   St->G = G;
-  St->Desc = N.describe();
+  St->Desc = C.describe(N);
   C.B.reads(In);
   C.B.writes(Out);
   C.B.emit(std::move(St));

@@ -367,7 +367,7 @@ bool lowerQLinearConv(LowerContext &C, const ir::Node &N) {
     int B = C.B.newConstant(Folded->Out, N.output(0)->name() + ".bias");
     Args.push_back({DNNL_ARG_BIAS, B, BiasMD});
     // Before each run: the fold again when W or B changed.
-    std::string Where = N.describe();
+    std::string Where = C.describe(N);
     auto St = std::make_unique<LoopStep>([Folded, Where](Program &) {
       if (!Folded->refresh())
         fail(ErrorKind::Unsupported, "in ", Where,
@@ -375,7 +375,7 @@ bool lowerQLinearConv(LowerContext &C, const ir::Node &N) {
              "no longer fits the i32 bias it is folded into; compile the "
              "graph again (it then runs on the reference kernel)");
     });
-    St->Desc = "x_zero_point of " + N.describe() + " folded into its bias";
+    St->Desc = "x_zero_point of " + C.describe(N) + " folded into its bias";
     C.B.emit(std::move(St));
   } else {
     if (Bias) {

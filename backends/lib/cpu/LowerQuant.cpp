@@ -82,7 +82,7 @@ bool lowerQuantize(LowerContext &C, const ir::Node &N) {
       In = C.B.plainOf(In);
   }
   int Out = C.defineBuffer(N.output(0), OutMD);
-  emitLoop(C, {In}, Out, N.describe(),
+  emitLoop(C, {In}, Out, C.describe(N),
            [In, Out, G = *G, InT, OutT, Quantize](Program &P) {
              if (Quantize)
                quantizeFloats(static_cast<const float *>(P.dataOf(In)),

@@ -33,7 +33,7 @@ bool lowerFusedRegion(LowerContext &C, const ir::Node &N) {
   kernel::RegionKernel RK;
   try {
     std::unique_ptr<ir::Graph> Body =
-        ir::instantiateRegionBody(N.attrString("body"), Ptrs, N.describe());
+        ir::instantiateRegionBody(N.attrString("body"), Ptrs, C.describe(N));
     RK = kernel::buildRegionKernel(*Body, "region");
     K = KernelJit::global().compile(RK.K);
   } catch (const Error &) {
@@ -68,7 +68,7 @@ bool lowerFusedRegion(LowerContext &C, const ir::Node &N) {
           Bufs[B] = const_cast<void *>(P.dataOf(Slots[B]));
         K->run(std::span<void *const>(Bufs, Slots.size()), Sizes, Strides);
       });
-  St->Desc = N.describe() + " (JIT kernel)";
+  St->Desc = C.describe(N) + " (JIT kernel)";
   C.B.emit(std::move(St));
   ++C.program().Stats.OwnKernels;
   ++C.program().Stats.JitKernels;

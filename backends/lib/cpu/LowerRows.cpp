@@ -58,7 +58,7 @@ bool lowerSoftmax(LowerContext &C, const ir::Node &N) {
   int Out = C.defineBuffer(N.output(0));
   bool Log = N.op() == ir::OpKind::LogSoftmax;
   auto [Rows, Len] = *RL;
-  emitLoop(C, {In}, Out, N.describe(), [=](Program &P) {
+  emitLoop(C, {In}, Out, C.describe(N), [=](Program &P) {
     softmaxRows(static_cast<const float *>(P.dataOf(In)),
                 reinterpret_cast<float *>(P.bufferData(Out)), Rows, Len, Log);
   });
@@ -94,7 +94,7 @@ bool lowerLayerNorm(LowerContext &C, const ir::Node &N) {
   std::vector<int> Reads = {In, Scale};
   if (HasBias)
     Reads.push_back(Bias);
-  emitLoop(C, Reads, Out, N.describe(), [=](Program &P) {
+  emitLoop(C, Reads, Out, C.describe(N), [=](Program &P) {
     layerNormRows(static_cast<const float *>(P.dataOf(In)),
                   reinterpret_cast<float *>(P.bufferData(Out)), Rows, Len, Eps,
                   static_cast<const float *>(P.dataOf(Scale)),

@@ -205,6 +205,14 @@ struct ProgramShared {
     return Made;
   }
 
+  /// N.describe(), kept: every compile describes every node it lowers.
+  const std::string &describe(const ir::Node &N) {
+    auto It = Descs.find(&N);
+    if (It == Descs.end())
+      It = Descs.emplace(&N, N.describe()).first;
+    return It->second;
+  }
+
   /// True when node N was lowered before with an extent other than Extent
   /// (its first one is remembered): its shapes vary, so a primitive with
   /// run-time dims serves it better than one per extent.
@@ -216,6 +224,7 @@ struct ProgramShared {
 private:
   static constexpr size_t MaxPrimitives = 4096;
   std::unordered_map<const void *, int64_t> FirstExtent;
+  std::unordered_map<const ir::Node *, std::string> Descs;
   std::unordered_map<std::string, std::any> Prims;
 };
 
