@@ -25,8 +25,10 @@
 import argparse
 import os
 import sys
-import time
 import warnings
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from sidebyside import export_all  # noqa: E402
 
 # name -> (input shape after the batch dim)
 MODELS = {
@@ -104,22 +106,7 @@ def main():
     if unknown:
         sys.exit(f"export_models: unknown model(s) {', '.join(unknown)}; "
                  f"known: {', '.join(SHAPES)}")
-    os.makedirs(args.out_dir, exist_ok=True)
-    for name in names:
-        path = os.path.join(args.out_dir, name + ".onnx")
-        if os.path.exists(path) and not args.force:
-            print(f"export_models: {path} exists, skipped (--force to redo)")
-            continue
-        start = time.monotonic()
-        try:
-            export(name, path)
-        except Exception as e:  # report which model, then stop
-            sys.exit(f"export_models: exporting {name} to {path} failed: "
-                     f"{type(e).__name__}: {e}")
-        print(f"export_models: wrote {path} "
-              f"({os.path.getsize(path) / 2**20:.1f} MiB, "
-              f"{time.monotonic() - start:.1f} s)")
-
+    export_all("export_models", names, args.out_dir, args.force, export)
 
 if __name__ == "__main__":
     main()

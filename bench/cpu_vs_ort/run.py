@@ -29,27 +29,18 @@ import os
 import statistics
 import subprocess
 import sys
-import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(os.path.dirname(HERE))
+sys.path.insert(0, os.path.dirname(HERE))
+from sidebyside import (cell_text, comma_ints, cpu_flags, cpu_model,  # noqa: E402
+                        exit_text, fmt_mib, fmt_ms, last_lines, load_average,
+                        logger, run_child)
 MODELS = ["mlp", "transformer", "resnet18", "mobilenet_v2", "resnet50"]
 SKIP_STATUS = 77
 
 
-def log(msg):
-    print(f"cpu_vs_ort: {msg}", file=sys.stderr, flush=True)
-
-
-def comma_ints(text):
-    try:
-        values = [int(x) for x in text.split(",") if x]
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected integers, got '{text}'")
-    if not values or min(values) < 1:
-        raise argparse.ArgumentTypeError(f"expected positive integers, "
-                                         f"got '{text}'")
-    return values
+log = logger("cpu_vs_ort")
 
 
 def parse_args():
@@ -110,87 +101,6 @@ def parse_args():
         p.error("--check-values must be at least 0")
     args.json = args.json or os.path.join(args.out, "results.json")
     return args
-
-
-# --- machine ------------------------------------------------------------------
-
-
-def cpu_model():
-    """The CPU's model name, with the family and model numbers (lscpu, else
-    /proc/cpuinfo): virtual machines often report just "AMD EPYC"."""
-    fields = {}
-    try:
-        out = subprocess.run(["lscpu"], capture_output=True, text=True,
-                             check=False).stdout
-        for line in out.splitlines():
-            key, _, value = line.partition(":")
-            fields.setdefault(key.strip(), value.strip())
-        name = fields.get("Model name")
-        family, model = fields.get("CPU family"), fields.get("Model")
-    except OSError:
-        name = None
-    if not name:
-        try:
-            with open("/proc/cpuinfo") as f:
-                for line in f:
-                    key, _, value = line.partition(":")
-                    fields.setdefault(key.strip(), value.strip())
-            name = fields.get("model name")
-            family, model = fields.get("cpu family"), fields.get("model")
-        except OSError:
-            pass
-    if not name:
-        return "unknown CPU"
-    return f"{name} (family {family}, model {model})" if family else name
-
-
-def cpu_flags():
-    try:
-        with open("/proc/cpuinfo") as f:
-            for line in f:
-                if line.startswith("flags"):
-                    flags = set(line.split(":", 1)[1].split())
-                    if "avx512f" in flags:
-                        return "AVX-512"
-                    return "AVX2" if "avx2" in flags else "no AVX2"
-    except OSError:
-        pass
-    return "unknown ISA"
-
-
-def load_average():
-    return [round(x, 2) for x in os.getloadavg()]
-
-
-# --- processes ----------------------------------------------------------------
-
-
-def run_child(cmd, env=None):
-    """Runs cmd to completion; returns (exit code, stdout, stderr, peak RSS
-    in bytes). The peak RSS is the child's own, from wait4's rusage."""
-    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
-        proc = subprocess.Popen(cmd, stdout=out, stderr=err, env=env,
-                                stdin=subprocess.DEVNULL)
-        try:
-            _, status, usage = os.wait4(proc.pid, 0)
-        except BaseException:
-            proc.kill()
-            proc.wait()
-            raise
-        proc.returncode = os.waitstatus_to_exitcode(status)
-        out.seek(0)
-        err.seek(0)
-        return (proc.returncode, out.read().decode(errors="replace"),
-                err.read().decode(errors="replace"), usage.ru_maxrss * 1024)
-
-
-def last_lines(text, n=3):
-    lines = [line for line in text.strip().splitlines() if line.strip()]
-    return " / ".join(lines[-n:]) if lines else "(no message)"
-
-
-def exit_text(code):
-    return f"signal {-code}" if code < 0 else f"exit {code}"
 
 
 def run_nngraph(args, model_path, batch):
@@ -363,20 +273,6 @@ def measure(args, model, batch, path=None, label=None):
 
 
 # --- report -------------------------------------------------------------------
-
-
-def fmt_ms(x):
-    return "-" if x is None else (f"{x:.3f}" if x < 10 else
-                                  f"{x:.2f}" if x < 100 else f"{x:.1f}")
-
-
-def fmt_mib(b):
-    return "-" if b is None else f"{b / 2**20:.0f}"
-
-
-def cell_text(text, limit=80):
-    text = text.replace("|", "/")
-    return text if len(text) <= limit else text[:limit - 3] + "..."
 
 
 def table(rows):

@@ -27,8 +27,10 @@ import argparse
 import math
 import os
 import sys
-import time
 import warnings
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from sidebyside import export_all  # noqa: E402
 
 D_MODEL, HEADS, LAYERS, VOCAB, POSITIONS = 512, 8, 8, 16384, 1024
 
@@ -178,22 +180,7 @@ def main():
     if unknown:
         sys.exit(f"export_models: unknown model(s) {', '.join(unknown)}; "
                  "known: encoder, decoder")
-    os.makedirs(args.out_dir, exist_ok=True)
-    for name in names:
-        path = os.path.join(args.out_dir, name + ".onnx")
-        if os.path.exists(path) and not args.force:
-            print(f"export_models: {path} exists, skipped (--force to redo)")
-            continue
-        start = time.monotonic()
-        try:
-            export(name, path)
-        except Exception as e:  # report which model, then stop
-            sys.exit(f"export_models: exporting {name} to {path} failed: "
-                     f"{type(e).__name__}: {e}")
-        print(f"export_models: wrote {path} "
-              f"({os.path.getsize(path) / 2**20:.1f} MiB, "
-              f"{time.monotonic() - start:.1f} s)")
-
+    export_all("export_models", names, args.out_dir, args.force, export)
 
 if __name__ == "__main__":
     main()

@@ -35,7 +35,6 @@
 import argparse
 import contextlib
 import datetime
-import importlib.util
 import json
 import os
 import random
@@ -48,34 +47,17 @@ import tempfile
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(os.path.dirname(HERE))
 
-# The machine and process helpers of the other side-by-side benchmark.
-_spec = importlib.util.spec_from_file_location(
-    "cpu_vs_ort_run", os.path.join(REPO, "bench", "cpu_vs_ort", "run.py"))
-_shared = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(_shared)
-cpu_flags, cpu_model, exit_text = (_shared.cpu_flags, _shared.cpu_model,
-                                   _shared.exit_text)
-last_lines, load_average, run_child = (_shared.last_lines,
-                                       _shared.load_average, _shared.run_child)
+sys.path.insert(0, os.path.dirname(HERE))
+from sidebyside import (cell_text, comma_ints, cpu_flags, cpu_model,  # noqa: E402
+                        exit_text, fmt_mib, fmt_ms, last_lines, load_average,
+                        logger, run_child)
 
 CASES = ["serve", "decode"]
 SKIP_STATUS = 77
 NOISY_SPREAD = 0.10  # Rounds further apart than this (of the median) are noisy.
 
 
-def log(msg):
-    print(f"dynamic: {msg}", file=sys.stderr, flush=True)
-
-
-def comma_ints(text):
-    try:
-        values = [int(x) for x in text.split(",") if x]
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected integers, got '{text}'")
-    if not values or min(values) < 1:
-        raise argparse.ArgumentTypeError(f"expected positive integers, "
-                                         f"got '{text}'")
-    return values
+log = logger("dynamic")
 
 
 def parse_args():
@@ -413,15 +395,6 @@ def measure(args, case, model, batch, lengths):
 # --- report -------------------------------------------------------------------
 
 
-def fmt_ms(x):
-    return "-" if x is None else (f"{x:.3f}" if abs(x) < 10 else
-                                  f"{x:.2f}" if abs(x) < 100 else f"{x:.1f}")
-
-
-def fmt_mib(b):
-    return "-" if b is None else f"{b / 2**20:.0f}"
-
-
 def fmt_ratio(row, key):
     return f"{row[key]:.2f}x" if key in row else "-"
 
@@ -433,11 +406,6 @@ def fmt_spread(*values):
         return "-"
     worst = max(vals)
     return f"{worst:.0%}" + (" noisy" if worst > NOISY_SPREAD else "")
-
-
-def cell_text(text, limit=60):
-    text = text.replace("|", "/")
-    return text if len(text) <= limit else text[:limit - 3] + "..."
 
 
 def markdown(head, rows):
