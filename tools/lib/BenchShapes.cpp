@@ -294,7 +294,7 @@ void printShapeListText(std::ostream &Out, const ShapeListSource &Src,
   if (Specializations >= 0)
     Out << "cpu backend: " << Specializations << " shape "
         << (Specializations == 1 ? "specialisation" : "specialisations")
-        << " compiled (the warm-up's included; it keeps the last 8)\n";
+        << " compiled (the warm-up's included)\n";
   std::vector<PerShape> Shapes = perShape(Runs);
   if (Shapes.size() > MaxShapesInText) {
     Out << "per shape: " << Shapes.size() << " shapes, see --json\n";
