@@ -124,6 +124,30 @@ TEST(RunDriverTest, ProfileAndIdleReportTheirMeasurements) {
 #endif
 }
 
+TEST(RunDriverTest, PrintScheduleListsEveryStepWithItsOperands) {
+#if NNGRAPH_HAVE_ONEDNN
+  Result R = runRun({SmallCnn, "--backend", "cpu", "--dim", "N=2",
+                     "--print-schedule", "--max-values", "0"});
+  ASSERT_EQ(R.Status, 0) << R.Err;
+  EXPECT_NE(R.Out.find("schedule: "), std::string::npos) << R.Out;
+  EXPECT_NE(R.Out.find("  input %x f32[2,1,28,28] input\n"), std::string::npos)
+      << R.Out;
+  EXPECT_NE(R.Out.find(" oneDNN convolution "), std::string::npos) << R.Out;
+  EXPECT_NE(R.Out.find("  output %y f32[2,10] arena["), std::string::npos)
+      << R.Out;
+  Result J = runRun({SmallCnn, "--backend", "cpu", "--print-schedule", "--json"});
+  ASSERT_EQ(J.Status, 0) << J.Err;
+  EXPECT_NE(J.Out.find("\"schedule\": \"schedule: "), std::string::npos)
+      << J.Out;
+  // The reference backend compiles no schedule: a usage error, said so.
+  Result Ref = runRun({SmallCnn, "--print-schedule"});
+  EXPECT_EQ(Ref.Status, 1);
+  EXPECT_NE(Ref.Err.find("--backend cpu"), std::string::npos) << Ref.Err;
+#else
+  GTEST_SKIP() << "SKIPPED: built without oneDNN, there is no cpu backend";
+#endif
+}
+
 TEST(RunDriverTest, OptimizationLevelsGiveTheSameOutputs) {
   Result O2 = runRun({SmallCnn});
   Result O0 = runRun({SmallCnn, "-O0"});
