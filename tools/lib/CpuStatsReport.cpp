@@ -40,15 +40,17 @@ void printCpuStats(std::ostream &Out, const backends::CpuExecutableStats &S) {
   Out << "memory: arena " << S.ArenaBytes << " bytes (" << S.NaiveBytes
       << " without reuse), packed weights " << S.WeightBytes << " bytes, "
       << S.Specializations << " shape signature(s) compiled\n";
-  char Shapes[240];
+  char Shapes[320];
   std::snprintf(Shapes, sizeof(Shapes),
                 "shapes: %lld compiled (%.1f ms in all, the last %.2f ms); "
                 "shared by all: %lld weights packed once (%lld bytes), "
-                "arena %lld bytes\n",
+                "arena %lld bytes, %lld oneDNN primitives made (%lld reused)\n",
                 static_cast<long long>(S.Specializations), S.CompileMs,
                 S.LastCompileMs, static_cast<long long>(S.WeightPacks),
                 static_cast<long long>(S.SharedWeightBytes),
-                static_cast<long long>(S.SharedArenaBytes));
+                static_cast<long long>(S.SharedArenaBytes),
+                static_cast<long long>(S.Primitives),
+                static_cast<long long>(S.PrimitiveHits));
   Out << Shapes;
   if (S.ProvenClamps || S.Guards || S.ExactReruns)
     Out << "speculation: " << S.ProvenClamps
@@ -93,7 +95,9 @@ nlohmann::json cpuStatsJson(const backends::CpuExecutableStats &S) {
             {"last_compile_ms", S.LastCompileMs},
             {"weight_packs", S.WeightPacks},
             {"shared_weight_bytes", S.SharedWeightBytes},
-            {"shared_arena_bytes", S.SharedArenaBytes}}},
+            {"shared_arena_bytes", S.SharedArenaBytes},
+            {"primitives", S.Primitives},
+            {"primitive_hits", S.PrimitiveHits}}},
           {"proven_clamps", S.ProvenClamps},
           {"winograd_convs", S.WinogradConvs},
           {"guards", S.Guards},

@@ -142,6 +142,8 @@ public:
     S.WeightPacks = Shared.Packs.made();
     S.SharedWeightBytes = Shared.Packs.packedBytes();
     S.SharedArenaBytes = static_cast<int64_t>(Shared.Arena->Bytes);
+    S.Primitives = Shared.Primitives;
+    S.PrimitiveHits = Shared.PrimitiveHits;
     S.LastCompileMs = LastCompileMs;
     S.CompileMs = CompileMs;
     return S;

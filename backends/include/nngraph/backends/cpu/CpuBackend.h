@@ -73,6 +73,10 @@ struct CpuExecutableStats {
   int64_t WeightPacks = 0;
   int64_t SharedWeightBytes = 0;
   int64_t SharedArenaBytes = 0;
+  /// oneDNN primitives the compiles of all shapes made, and those a compile
+  /// found made already (a decoder's weight products at a new cache length).
+  int64_t Primitives = 0;
+  int64_t PrimitiveHits = 0;
   /// Wall time of the last compile of a shape (a Program), and of all.
   double LastCompileMs = 0;
   double CompileMs = 0;
