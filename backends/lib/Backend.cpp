@@ -13,6 +13,31 @@
 namespace nng::backends {
 
 Executable::~Executable() = default;
+
+void Executable::runInto(const std::vector<Tensor> &Inputs,
+                         std::vector<Tensor> &Outputs) {
+  // The graph is not at hand here: the count is checked against the run's.
+  std::vector<Tensor> Got = run(Inputs);
+  NNG_CHECK(Outputs.size() == Got.size(), "runInto: the model has ",
+            Got.size(), " outputs but ", Outputs.size(), " tensors were given");
+  for (size_t I = 0; I < Got.size(); ++I) {
+    if (!Outputs[I].defined()) {
+      Outputs[I] = std::move(Got[I]);
+      continue;
+    }
+    NNG_CHECK(Outputs[I].dtype() == Got[I].dtype() &&
+                  Outputs[I].shape() == Got[I].shape() &&
+                  Outputs[I].isContiguous(),
+              "runInto: output #", I, " was given a ",
+              dtypeName(Outputs[I].dtype()), Outputs[I].shape().toString(),
+              Outputs[I].isContiguous() ? "" : " (not contiguous)",
+              " tensor but the run produces ", dtypeName(Got[I].dtype()),
+              Got[I].shape().toString(),
+              "; pass a contiguous tensor of that type, or none to get a "
+              "new one");
+    Outputs[I].copyFrom(Got[I]);
+  }
+}
 Backend::~Backend() = default;
 
 Backend &getBackend(std::string_view Name) {
@@ -70,6 +95,58 @@ void checkInputs(const ir::Graph &G,
                   Dm.symbol(), " is ", Got, " but input %", It->second.second,
                   " gave it ", It->second.first);
       }
+    }
+  }
+}
+
+void checkOutputCount(const ir::Graph &G, const std::vector<Tensor> &Outputs) {
+  NNG_CHECK(Outputs.size() == G.outputs().size(), "graph '", G.name(),
+            "' has ", G.outputs().size(), " outputs but ", Outputs.size(),
+            " output tensors were given (one per output; an empty one "
+            "gets a new tensor)");
+}
+
+void checkOutputBuffers(const ir::Graph &G, const std::vector<Tensor> &Inputs,
+                        const std::vector<Tensor> &Outputs,
+                        const std::vector<DType> &Types,
+                        const std::vector<Shape> &Shapes) {
+  checkOutputCount(G, Outputs);
+  for (size_t I = 0; I < Outputs.size(); ++I) {
+    const Tensor &T = Outputs[I];
+    if (!T.defined())
+      continue;
+    auto Where = [&] {
+      return "output %" + G.outputs()[I]->name() + " (#" + std::to_string(I) +
+             ")";
+    };
+    NNG_CHECK(T.dtype() == Types[I] && T.shape() == Shapes[I], Where(),
+              " was given a ", dtypeName(T.dtype()), T.shape().toString(),
+              " tensor but this run produces ", dtypeName(Types[I]),
+              Shapes[I].toString(),
+              "; pass a tensor of that type and shape, or none to get a new "
+              "one");
+    NNG_CHECK(T.isContiguous(), Where(),
+              " was given a tensor that is not contiguous (a strided view); "
+              "pass a contiguous one (.contiguous())");
+    const char *Begin = static_cast<const char *>(T.rawData());
+    const char *End = Begin + T.nbytes();
+    for (size_t J = 0; J < Inputs.size(); ++J) {
+      const Tensor &In = Inputs[J];
+      if (!In.defined() || In.nbytes() == 0) // Arrays wrapped twice have
+        continue;                           // two storages: compare bytes.
+      if (In.dtype() == DType::String)
+        continue;
+      // The bytes In spans (its strides are non-negative).
+      size_t Span = In.elementSize();
+      for (size_t D = 0; D < In.rank(); ++D)
+        Span += static_cast<size_t>((In.shape()[D] - 1) * In.strides()[D]) *
+                In.elementSize();
+      const char *InBegin = static_cast<const char *>(In.rawData());
+      const char *InEnd = InBegin + Span;
+      NNG_CHECK(End <= InBegin || InEnd <= Begin, Where(),
+                " shares memory with input %", G.inputs()[J]->name(),
+                " (#", J, "); an output cannot be written over an input "
+                "while it is read: pass another buffer");
     }
   }
 }

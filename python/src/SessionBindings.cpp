@@ -7,7 +7,8 @@
 // when their dtype matches and their strides fit (Arrays.h); outputs are
 // returned as arrays owning the output tensors' memory (the backends
 // give every run fresh output tensors), copied only when an output shares
-// memory with something else (an input or a weight passed through). The
+// memory with something else (an input or a weight passed through);
+// run_into writes them into the caller's arrays instead. The
 // GIL is released while the backend compiles and runs; one run at a time
 // per session.
 //
@@ -130,6 +131,36 @@ py::list run(Session &S, py::object OutputNames, py::object Feed) {
   return Result;
 }
 
+/// Runs writing into the caller's arrays (ONNX Runtime's IOBinding, in one
+/// call): Outputs maps output names to writable C-contiguous arrays of the
+/// dtype and shape the run produces; the others are computed and dropped.
+void runInto(Session &S, py::object Feed, py::dict Outputs) {
+  std::vector<rt::Tensor> Inputs = feedTensors(S, Feed);
+  const auto &Outs = S.Graph->outputs();
+  std::vector<rt::Tensor> Into(Outs.size());
+  std::vector<py::object> Keep; // The arrays, alive during the run.
+  for (auto KV : Outputs) {
+    std::string Name = py::str(KV.first).cast<std::string>();
+    std::vector<size_t> I = outputIndices(S, py::make_tuple(Name));
+    py::object Arr = py::reinterpret_borrow<py::object>(KV.second);
+    NNG_CHECK(py::isinstance<py::array>(Arr), "outputs['", Name,
+              "'] must be a NumPy array (numpy.empty(shape, dtype)), not ",
+              py::str(py::type::handle_of(Arr).attr("__name__"))
+                  .cast<std::string>());
+    py::array A = py::reinterpret_borrow<py::array>(Arr);
+    NNG_CHECK(A.writeable() &&
+                  (A.flags() & py::array::c_style) == py::array::c_style,
+              "outputs['", Name,
+              "'] must be a writable C-contiguous array (numpy."
+              "ascontiguousarray, or a fresh numpy.empty)");
+    Into[I[0]] = tensorFromArray(A, "outputs['" + Name + "']");
+    Keep.push_back(Arr);
+  }
+  py::gil_scoped_release NoGil;
+  std::lock_guard<std::mutex> Lock(S.Running);
+  S.Exec->runInto(Inputs, Into);
+}
+
 /// What the executable did so far (cpu: nngraph-run --stats as a dict), or
 /// None for a backend that keeps no statistics.
 py::object stats(Session &S) {
@@ -160,6 +191,12 @@ void bindSession(py::module_ &M) {
            "list in input order); the dtypes must be the inputs' (no "
            "conversion), a symbolic dim takes any size. output_names: the "
            "outputs to return, None for all. Returns a list of arrays.")
+      .def("run_into", &runInto, py::arg("input_feed"), py::arg("outputs"),
+           "Runs the model writing outputs into arrays the caller keeps "
+           "(ONNX Runtime's IOBinding in one call): outputs maps output "
+           "names to writable C-contiguous arrays of the dtype and shape the "
+           "run produces (the cpu backend's steps write them directly, no "
+           "copy); outputs not named are computed and dropped. Returns None.")
       .def("stats", &stats,
            "What the session did so far, as a dict (the cpu backend: steps, "
            "oneDNN primitives, fallbacks, arena bytes, 'shapes': shapes "

@@ -5,7 +5,8 @@
 // fused, blocked layouts kept, reorders counted, the residual summed in
 // place), NaN and infinities through every fused activation and the max
 // pool, weights updated in place between runs, the memory plan's reuse,
-// and a linear layer with bias and activation fused.
+// a linear layer with bias and activation fused, and outputs written in
+// place (runInto).
 //
 //===----------------------------------------------------------------------===//
 
@@ -313,6 +314,60 @@ TEST(CpuCompiled, LinearLayerSumsItsResidual) {
   auto St = backends::cpuExecutableStats(*Cpu);
   EXPECT_EQ(St->FusedNodes, 3); // The bias Add, the residual Add, Relu.
   EXPECT_EQ(St->Steps, 1);
+}
+
+TEST(CpuCompiled, OutputsAreWrittenInPlace) {
+  // The residual block's classifier writes the graph output directly: each
+  // run returns a fresh tensor (the next run does not touch it), runInto
+  // writes the caller's tensor (no copy), and a tensor of the wrong shape,
+  // a strided one or one over an input is refused with a message.
+  std::unique_ptr<ir::Graph> G = residualBlock();
+  auto Cpu = backends::getBackend("cpu").compile(*G);
+  std::vector<Tensor> In{rnd({2, 16, 12, 12}, 102)};
+  Tensor Want = backends::runReference(*G, In).at(0);
+  Tensor First = Cpu->run(In).at(0);
+  Tensor Kept = First.clone();
+  std::vector<Tensor> Other{rnd({2, 16, 12, 12}, 103)};
+  Tensor Second = Cpu->run(Other).at(0);
+  EXPECT_TRUE(First.equals(Kept)) << "a later run wrote an earlier output";
+  EXPECT_NE(static_cast<const Tensor &>(First).rawData(),
+            static_cast<const Tensor &>(Second).rawData());
+  EXPECT_TRUE(closeTo(First, Want));
+
+  std::vector<Tensor> Into{Tensor::empty(Want.shape(), DType::F32)};
+  const void *Where = static_cast<const Tensor &>(Into[0]).rawData();
+  Cpu->runInto(In, Into);
+  EXPECT_EQ(static_cast<const Tensor &>(Into[0]).rawData(), Where);
+  EXPECT_TRUE(Into[0].equals(First));
+  std::vector<Tensor> Fresh(1); // Undefined: a new tensor.
+  Cpu->runInto(In, Fresh);
+  EXPECT_TRUE(Fresh.at(0).equals(First));
+
+  auto Refused = [&](std::vector<Tensor> Outs, const std::string &Says) {
+    try {
+      Cpu->runInto(In, Outs);
+      ADD_FAILURE() << "accepted; wanted: " << Says;
+    } catch (const Error &E) {
+      EXPECT_NE(std::string(E.what()).find(Says), std::string::npos)
+          << E.what();
+    }
+  };
+  Refused({Tensor::empty(Shape({2, 9}), DType::F32)}, "this run produces f32");
+  Refused({Tensor::empty(Shape({10, 2}), DType::F32).permute({1, 0})},
+          "not contiguous");
+  Refused({}, "has 1 outputs but 0 output tensors");
+  std::vector<Tensor> Over{Tensor::empty(Shape({2, 16, 12, 12}), DType::F32)};
+  Tensor View(Over[0].storage(), Want.shape(), contiguousStrides(Want.shape()),
+              0, DType::F32);
+  try {
+    std::vector<Tensor> Outs{View};
+    Cpu->runInto(Over, Outs);
+    ADD_FAILURE() << "an output over an input was accepted";
+  } catch (const Error &E) {
+    EXPECT_NE(std::string(E.what()).find("shares memory with input %x"),
+              std::string::npos)
+        << E.what();
+  }
 }
 
 TEST(CpuCompiled, DataDependentShapesRunNodeByNode) {

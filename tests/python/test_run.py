@@ -183,6 +183,22 @@ class RunTest(unittest.TestCase):
             self.assertFalse(np.shares_memory(y, x))
             self.assertFalse(np.shares_memory(x_out, x))
 
+    def test_run_into_writes_the_callers_arrays(self):
+        s = self.sessions["cpu"]
+        x = np.ones((2, 1, 28, 28), np.float32)
+        (want,) = s.run(None, {"x": x})
+        name = s.get_outputs()[0].name
+        out = np.full_like(want, np.nan)
+        self.assertIsNone(s.run_into({"x": x}, {name: out}))
+        np.testing.assert_array_equal(out, want)
+        for bad, says in [(np.empty((3, 10), np.float32), "this run produces"),
+                          (np.empty((10, 2), np.float32).T, "C-contiguous"),
+                          ([0.0] * 20, "must be a NumPy array")]:
+            with self.subTest(says), self.assertRaisesRegex(Exception, says):
+                s.run_into({"x": x}, {name: bad})
+        with self.assertRaisesRegex(Exception, "is not an output"):
+            s.run_into({"x": x}, {"nope": out})
+
     def test_threads_share_a_session(self):
         s = self.sessions["cpu"]
         xs = [np.full((2, 1, 28, 28), i, np.float32) for i in range(8)]

@@ -95,29 +95,16 @@ public:
       : G(std::move(Graph)) {}
 
   std::vector<Tensor> run(const std::vector<Tensor> &Inputs) override {
-    checkInputs(*G, Inputs);
-    ThreadScope Threads(numThreads());
-    std::lock_guard<std::mutex> Lock(Mu);
-    Entry &E = lookup(Inputs);
-    Last = &E;
-    if (E.P) {
-      // A speculative program (ValueBounds.cpp) whose proof failed: the
-      // exact one, compiled the first time it is needed.
-      Program *P = E.P.get();
-      if (P->Speculative && P->proofStale())
-        P = &exact(E);
-      P->Profile = Profiling;
-      std::vector<Tensor> Out = P->run(Inputs);
-      if (!(P->Speculative && P->GuardTripped))
-        return Out;
-      ++ExactReruns;
-      Program &X = exact(E);
-      X.Profile = Profiling;
-      return X.run(Inputs);
-    }
-    if (!Interp)
-      Interp = reference::makeInterpreter(G->clone(), chooseKernel, "cpu");
-    return Interp->run(Inputs);
+    return runWith(Inputs, nullptr);
+  }
+
+  void runInto(const std::vector<Tensor> &Inputs,
+               std::vector<Tensor> &Outputs) override {
+    checkOutputCount(*G, Outputs);
+    std::vector<Tensor> Got = runWith(Inputs, &Outputs);
+    for (size_t I = 0; I < Got.size(); ++I)
+      if (!Outputs[I].defined())
+        Outputs[I] = std::move(Got[I]);
   }
 
   void prepare(const std::vector<Tensor> &Inputs) override {
@@ -164,6 +151,42 @@ public:
   }
 
 private:
+  /// Runs the program of Inputs' signature; Outputs, when given, holds the
+  /// caller's output tensors (runInto), written in place.
+  std::vector<Tensor> runWith(const std::vector<Tensor> &Inputs,
+                              const std::vector<Tensor> *Outputs) {
+    checkInputs(*G, Inputs);
+    ThreadScope Threads(numThreads());
+    std::lock_guard<std::mutex> Lock(Mu);
+    Entry &E = lookup(Inputs);
+    Last = &E;
+    if (E.P) {
+      // A speculative program (ValueBounds.cpp) whose proof failed: the
+      // exact one, compiled the first time it is needed.
+      Program *P = E.P.get();
+      if (P->Speculative && P->proofStale())
+        P = &exact(E);
+      if (Outputs)
+        checkOutputBuffers(*G, Inputs, *Outputs, P->outputTypes(),
+                           P->outputShapes());
+      P->Profile = Profiling;
+      std::vector<Tensor> Out = P->run(Inputs, Outputs);
+      if (!(P->Speculative && P->GuardTripped))
+        return Out;
+      ++ExactReruns;
+      Program &X = exact(E);
+      X.Profile = Profiling;
+      return X.run(Inputs, Outputs);
+    }
+    if (!Interp)
+      Interp = reference::makeInterpreter(G->clone(), chooseKernel, "cpu");
+    if (!Outputs)
+      return Interp->run(Inputs);
+    std::vector<Tensor> Into = *Outputs;
+    Interp->runInto(Inputs, Into);
+    return Into;
+  }
+
   /// One input signature and its program (null: node by node).
   struct Entry {
     std::vector<DType> Types;

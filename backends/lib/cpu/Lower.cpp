@@ -113,13 +113,18 @@ public:
     for (size_t I = 0; I < In.size(); ++I) {
       if (In[I] < 0)
         continue;
-      if (P.Slots[In[I]].Kind == SlotKind::Input)
+      if (P.runBound(In[I]))
         RunBound.push_back(I);
       else
         C->Inputs[I] = P.tensorOf(In[I]);
     }
-    for (int O : Out)
-      C->Preset.push_back(P.tensorOf(O));
+    RunBoundOut.clear();
+    for (size_t I = 0; I < Out.size(); ++I) {
+      bool Later = P.runBound(Out[I]); // An output written in place.
+      C->Preset.push_back(Later ? Tensor() : P.tensorOf(Out[I]));
+      if (Later)
+        RunBoundOut.push_back(I);
+    }
   }
 
   std::string kind() const override { return "node kernel"; }
@@ -127,6 +132,8 @@ public:
   void run(Program &P) override {
     for (size_t I : RunBound)
       C->Inputs[I] = P.tensorOf(In[I]);
+    for (size_t I : RunBoundOut)
+      C->Preset[I] = P.tensorOf(Out[I]);
     C->Outputs.assign(Out.size(), Tensor());
     try {
       K(*C);
@@ -154,6 +161,8 @@ public:
     }
     for (size_t I : RunBound)
       C->Inputs[I] = Tensor();
+    for (size_t I : RunBoundOut)
+      C->Preset[I] = Tensor();
     C->Outputs.assign(Out.size(), Tensor());
   }
 
@@ -161,7 +170,8 @@ private:
   const ir::Node &N;
   NodeKernel K;
   std::unique_ptr<KernelContext> C;
-  std::vector<size_t> RunBound; ///< Inputs that are graph inputs.
+  std::vector<size_t> RunBound;    ///< Inputs bound at each run.
+  std::vector<size_t> RunBoundOut; ///< Outputs written in place.
 };
 
 void lowerFallback(LowerContext &C, const ir::Node &N,
@@ -345,6 +355,7 @@ std::unique_ptr<Program> compileProgram(const ir::Graph &G,
   for (const ir::Value *V : G.outputs()) {
     int S = C.B.plainOf(C.slotOf(V));
     C.B.readAtEnd(S);
+    C.B.markOutput(S, P->OutputSlots.size());
     P->OutputSlots.push_back(S);
   }
   C.B.finalize(Shared.Arena);

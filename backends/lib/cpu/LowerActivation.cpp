@@ -169,16 +169,19 @@ public:
   float *Y = nullptr;
   int64_t Count = 0;
   void bind(Program &P) override {
-    if (P.Slots[In].Kind != SlotKind::Input)
+    if (!P.runBound(In))
       X = static_cast<const float *>(
           static_cast<const Tensor &>(P.tensorOf(In)).rawData());
-    Y = reinterpret_cast<float *>(P.bufferData(Out));
+    if (!P.runBound(Out))
+      Y = reinterpret_cast<float *>(P.bufferData(Out));
     Count = static_cast<int64_t>(P.Slots[Out].MD.get_size() / sizeof(float));
   }
   void run(Program &P) override {
-    if (P.Slots[In].Kind == SlotKind::Input)
+    if (P.runBound(In))
       X = static_cast<const float *>(
           static_cast<const Tensor &>(P.tensorOf(In)).rawData());
+    if (P.runBound(Out))
+      Y = reinterpret_cast<float *>(P.bufferData(Out));
     if (E.K == Epilogue::Clamp) {
       if (clampFloats(X, Y, Count, E.Lo, E.Hi) && E.Guard)
         P.GuardTripped = true;

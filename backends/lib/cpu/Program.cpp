@@ -27,7 +27,11 @@ dnnl::memory::desc plainDescOf(DType T, const Shape &S) {
 
 char *Program::bufferData(int S) const {
   const ValueSlot &V = Slots[S];
-  return static_cast<char *>(Arena->data()) + Buffers[V.Buffer].Offset;
+  const BufferSlot &B = Buffers[V.Buffer];
+  if (B.External >= 0)
+    return static_cast<char *>(const_cast<void *>(
+        static_cast<const Tensor &>(RunExternals[B.External]).rawData()));
+  return static_cast<char *>(Arena->data()) + B.Offset;
 }
 
 const void *Program::dataOf(int S) const {
@@ -54,7 +58,13 @@ Tensor Program::tensorOf(int S) const {
     break;
   }
   size_t Elem = dtypeSize(V.Type);
-  size_t Offset = Buffers[V.Buffer].Offset;
+  const BufferSlot &B = Buffers[V.Buffer];
+  if (B.External >= 0) {
+    const Tensor &T = RunExternals[B.External];
+    return Tensor(T.storage(), V.S, contiguousStrides(V.S), T.offset(),
+                  V.Type);
+  }
+  size_t Offset = B.Offset;
   // Offsets are 64-byte aligned, so a multiple of every element size.
   return Tensor(Arena, V.S, contiguousStrides(V.S),
                 static_cast<int64_t>(Offset / Elem), V.Type);
@@ -67,29 +77,37 @@ dnnl::memory::desc Program::layoutOf(int S) const {
 
 dnnl::memory
 Program::memoryOf(int S, const dnnl::memory::desc &MD,
-                  std::vector<std::pair<dnnl::memory, size_t>> &Inputs) {
+                  std::vector<std::pair<dnnl::memory, int>> &RunBound) {
   const ValueSlot &V = Slots[S];
   const dnnl::memory::desc &D = MD ? MD : V.MD;
-  switch (V.Kind) {
-  case SlotKind::Input: {
+  if (runBound(S)) {
     dnnl::memory M(D, cpuEngine(), DNNL_MEMORY_NONE);
-    Inputs.emplace_back(M, V.InputIndex);
+    RunBound.emplace_back(M, S);
     return M;
   }
-  case SlotKind::Constant:
+  if (V.Kind == SlotKind::Constant)
     return dnnl::memory(D, cpuEngine(), const_cast<void *>(V.Const.rawData()));
-  case SlotKind::Buffer:
-    break;
-  }
   return dnnl::memory(D, cpuEngine(), bufferData(S));
 }
 
-void Program::bindInputs(
-    const std::vector<std::pair<dnnl::memory, size_t>> &M) {
-  for (const auto &[Mem, Index] : M) {
-    const Tensor &T = (*RunInputs)[Index];
-    Mem.set_data_handle(const_cast<void *>(T.rawData()));
-  }
+void Program::bindRunMemories(
+    const std::vector<std::pair<dnnl::memory, int>> &M) {
+  for (const auto &[Mem, S] : M)
+    Mem.set_data_handle(const_cast<void *>(dataOf(S)));
+}
+
+std::vector<DType> Program::outputTypes() const {
+  std::vector<DType> Ts;
+  for (int O : OutputSlots)
+    Ts.push_back(Slots[O].Type);
+  return Ts;
+}
+
+std::vector<Shape> Program::outputShapes() const {
+  std::vector<Shape> Ss;
+  for (int O : OutputSlots)
+    Ss.push_back(Slots[O].S);
+  return Ss;
 }
 
 bool Program::proofStale() {
@@ -117,9 +135,19 @@ void Program::bindArena() {
     St->bind(*this);
 }
 
-std::vector<Tensor> Program::run(const std::vector<Tensor> &Inputs) {
+std::vector<Tensor> Program::run(const std::vector<Tensor> &Inputs,
+                                 const std::vector<Tensor> *Outputs) {
   GuardTripped = false;
   bindArena();
+  // The outputs written in place: the caller's tensors, else fresh ones.
+  RunExternals.clear();
+  for (const ExternalBuffer &E : Externals) {
+    const ValueSlot &V = Slots[OutputSlots[E.Output]];
+    if (Outputs && (*Outputs)[E.Output].defined())
+      RunExternals.push_back((*Outputs)[E.Output]);
+    else
+      RunExternals.push_back(Tensor::empty(V.S, V.Type));
+  }
   // Inputs that are views (strided) are made dense once for the run.
   std::vector<Tensor> Dense;
   const std::vector<Tensor> *In = &Inputs;
@@ -139,6 +167,7 @@ std::vector<Tensor> Program::run(const std::vector<Tensor> &Inputs) {
     ~Reset() {
       P.RunInputs = nullptr;
       P.Stream = nullptr;
+      P.RunExternals.clear();
     }
   } R{*this};
   if (Profile) {
@@ -164,19 +193,23 @@ std::vector<Tensor> Program::run(const std::vector<Tensor> &Inputs) {
     }
   }
   S.wait();
-  std::vector<Tensor> Outs;
-  Outs.reserve(OutputSlots.size());
-  for (int O : OutputSlots) {
-    const ValueSlot &V = Slots[O];
-    if (V.Kind == SlotKind::Input) {
-      Outs.push_back(Inputs[V.InputIndex]);
+  std::vector<Tensor> Outs(OutputSlots.size());
+  for (const ExternalBuffer &E : Externals)
+    Outs[E.Output] = tensorOf(OutputSlots[E.Output]);
+  for (size_t I = 0; I < OutputSlots.size(); ++I) {
+    if (Outs[I].defined())
+      continue;
+    const ValueSlot &V = Slots[OutputSlots[I]];
+    if (V.Kind == SlotKind::Input && !(Outputs && (*Outputs)[I].defined())) {
+      Outs[I] = Inputs[V.InputIndex];
       continue;
     }
     // Outputs own their memory: the arena is reused by the next run.
-    Tensor T = Tensor::empty(V.S, V.Type);
-    const Tensor Src = tensorOf(O);
+    Tensor T = Outputs && (*Outputs)[I].defined() ? (*Outputs)[I]
+                                                   : Tensor::empty(V.S, V.Type);
+    const Tensor Src = tensorOf(OutputSlots[I]);
     std::memcpy(T.rawData(), Src.rawData(), T.nbytes());
-    Outs.push_back(std::move(T));
+    Outs[I] = std::move(T);
   }
   return Outs;
 }
@@ -278,6 +311,19 @@ void ProgramBuilder::readAtEnd(int S) {
   B.First = std::min(B.First, B.Last);
 }
 
+void ProgramBuilder::markOutput(int S, size_t Index) {
+  const ValueSlot &V = P.Slots[S];
+  if (V.Kind != SlotKind::Buffer || V.Blocked)
+    return;
+  BufferSlot &B = P.Buffers[V.Buffer];
+  // One output per buffer: a second (the same value twice, a reshape of
+  // another output) is copied, so the caller's arrays never alias.
+  if (B.External >= 0)
+    return;
+  B.External = static_cast<int>(P.Externals.size());
+  P.Externals.push_back({V.Buffer, Index});
+}
+
 void ProgramBuilder::emit(std::unique_ptr<Step> St) {
   St->Reads = std::move(PendingReads);
   St->Writes = std::move(PendingWrites);
@@ -335,18 +381,23 @@ int ProgramBuilder::inLayout(int S, const dnnl::memory::desc &MD) {
 
 void ProgramBuilder::finalize(const std::shared_ptr<SharedArena> &A) {
   std::vector<BufferLife> Lives;
+  std::vector<size_t> Placed; // Buffers of the arena (not external).
   Lives.reserve(P.Buffers.size());
   int64_t End = nextStep();
-  for (BufferSlot &B : P.Buffers) {
+  for (size_t I = 0; I < P.Buffers.size(); ++I) {
+    const BufferSlot &B = P.Buffers[I];
+    if (B.External >= 0)
+      continue;
     // A buffer nobody touched (its producer was folded away) still gets a
     // place; one read at the end lives to the end.
     int64_t First = B.First == INT64_MAX ? 0 : B.First;
     int64_t Last = std::min(std::max(B.Last, First), End);
     Lives.push_back(BufferLife{B.Bytes, First, Last});
+    Placed.push_back(I);
   }
   ArenaPlan Plan = planArena(Lives);
-  for (size_t I = 0; I < P.Buffers.size(); ++I)
-    P.Buffers[I].Offset = Plan.Offsets[I];
+  for (size_t I = 0; I < Placed.size(); ++I)
+    P.Buffers[Placed[I]].Offset = Plan.Offsets[I];
   P.ArenaOwner = A;
   P.ArenaNeed = std::max<size_t>(Plan.PeakBytes, 64);
   P.Stats.ArenaBytes = static_cast<int64_t>(Plan.PeakBytes);
@@ -388,11 +439,11 @@ std::shared_ptr<PackedWeight> WeightPacks::get(const Tensor &Source,
 
 void PrimitiveStep::bind(Program &P) {
   Args.clear();
-  InputMems.clear();
+  RunMems.clear();
   for (const auto &[Arg, W] : Weights)
     Args.emplace(Arg, W->Packed);
   for (const PrimitiveArg &A : Pending)
-    Args.emplace(A.Arg, P.memoryOf(A.Slot, A.MD, InputMems));
+    Args.emplace(A.Arg, P.memoryOf(A.Slot, A.MD, RunMems));
   if (Scratch >= 0)
     Args.emplace(DNNL_ARG_SCRATCHPAD,
                  dnnl::memory(ScratchMD, cpuEngine(), P.bufferData(Scratch)));
@@ -429,8 +480,8 @@ void PrimitiveStep::run(Program &P) {
   for (auto &[Arg, W] : Weights)
     if (W->refresh(*P.Stream))
       ++P.Stats.WeightRefreshes;
-  if (!InputMems.empty())
-    P.bindInputs(InputMems);
+  if (!RunMems.empty())
+    P.bindRunMemories(RunMems);
   Prim.execute(*P.Stream, Args);
 }
 

@@ -68,6 +68,10 @@ struct BufferSlot {
   size_t Bytes = 0;
   int64_t First = INT64_MAX, Last = -1;
   size_t Offset = 0; ///< Set by the plan.
+  /// Index into Program::Externals when the buffer holds a graph output:
+  /// its bytes are not the arena's but the run's output tensor, written in
+  /// place (no copy out of the arena); -1 otherwise.
+  int External = -1;
 };
 
 /// What a program does per run: the public CpuExecutableStats (nngraph-run
@@ -237,6 +241,14 @@ public:
   std::vector<std::unique_ptr<Step>> Steps;
   std::vector<int> InputSlots;  ///< Per graph input.
   std::vector<int> OutputSlots; ///< Per graph output.
+  /// The buffers that hold graph outputs (BufferSlot::External), each with
+  /// the output that owns it; other outputs are copied at the end of a run
+  /// (constants, inputs passed through, a second output on one buffer).
+  struct ExternalBuffer {
+    int Buffer;
+    size_t Output;
+  };
+  std::vector<ExternalBuffer> Externals;
   ProgramStats Stats;
   /// Profiling: time each step, summing into StepMs.
   bool Profile = false;
@@ -267,16 +279,33 @@ private:
 
 public:
   const std::vector<Tensor> *RunInputs = nullptr; ///< During run().
+  /// During run(): per external buffer, the tensor holding its bytes.
+  std::vector<Tensor> RunExternals;
   dnnl::stream *Stream = nullptr;                 ///< During run().
 
-  /// Runs the schedule (the caller serializes runs).
-  std::vector<Tensor> run(const std::vector<Tensor> &Inputs);
+  /// Runs the schedule (the caller serializes runs). Outputs, when given,
+  /// holds one tensor per graph output: a defined one (the output's dtype
+  /// and shape, contiguous; checkOutputs) is written in place, an undefined
+  /// one is allocated; the returned tensors are those.
+  std::vector<Tensor> run(const std::vector<Tensor> &Inputs,
+                          const std::vector<Tensor> *Outputs = nullptr);
   /// Binds every step to the shared arena's block, reserving ArenaNeed
   /// bytes of it, when it is not bound to that block already.
   void bindArena();
 
-  /// The arena pointer of buffer slot S (valid after finalize).
+  /// The dtypes and shapes of the graph outputs.
+  std::vector<DType> outputTypes() const;
+  std::vector<Shape> outputShapes() const;
+  /// The bytes of buffer slot S: the arena's (valid after finalize), or
+  /// during a run the output tensor's when its buffer is external.
   char *bufferData(int S) const;
+  /// True when slot S's bytes change from run to run (an input, an output
+  /// written in place): steps look them up at each run, not at bind().
+  bool runBound(int S) const {
+    const ValueSlot &V = Slots[S];
+    return V.Kind == SlotKind::Input ||
+           (V.Kind == SlotKind::Buffer && Buffers[V.Buffer].External >= 0);
+  }
   /// The bytes of plain slot S: the arena's, the constant's or (during a
   /// run) the caller's input.
   const void *dataOf(int S) const;
@@ -287,12 +316,13 @@ public:
   /// its dtype (empty when oneDNN has no such dtype).
   dnnl::memory::desc layoutOf(int S) const;
   /// A oneDNN memory over slot S with description MD (its own MD when
-  /// empty). Input slots get their handle at each run through
-  /// bindInputs(); constants and buffers point at their bytes now.
+  /// empty). Run-bound slots (inputs, outputs written in place) get their
+  /// handle at each run through bindRunMemories(), which finds them in
+  /// RunBound; constants and arena buffers point at their bytes now.
   dnnl::memory memoryOf(int S, const dnnl::memory::desc &MD,
-                        std::vector<std::pair<dnnl::memory, size_t>> &Inputs);
-  /// Points the memories of input slots at this run's input tensors.
-  void bindInputs(const std::vector<std::pair<dnnl::memory, size_t>> &M);
+                        std::vector<std::pair<dnnl::memory, int>> &RunBound);
+  /// Points the memories of run-bound slots at this run's tensors.
+  void bindRunMemories(const std::vector<std::pair<dnnl::memory, int>> &M);
 };
 
 /// Builds a Program during lowering.
@@ -316,6 +346,10 @@ public:
   void writes(int S);
   /// Records that slot S is read after the last step (a graph output).
   void readAtEnd(int S);
+  /// Makes slot S graph output Index: its buffer, when it has one of its
+  /// own that no earlier output took, becomes external (written in place
+  /// into the run's output tensor). Call after readAtEnd, before finalize.
+  void markOutput(int S, size_t Index);
   /// Appends a step (the reads and writes recorded since the last one are
   /// its operands).
   void emit(std::unique_ptr<Step> St);
@@ -365,7 +399,8 @@ public:
   /// each execution.
   std::vector<std::pair<int, std::shared_ptr<PackedWeight>>> Weights;
   std::unordered_map<int, dnnl::memory> Args;
-  std::vector<std::pair<dnnl::memory, size_t>> InputMems;
+  /// Memories over run-bound slots (Program::memoryOf).
+  std::vector<std::pair<dnnl::memory, int>> RunMems;
   /// Arguments on slots, turned into memories by bind() (again after the
   /// arena moved).
   std::vector<PrimitiveArg> Pending;

@@ -5,7 +5,7 @@
 // step's kind (a oneDNN primitive and the implementation oneDNN chose, the
 // backend's own loop, a node kernel), its description, and its operands
 // with dtype, shape, where their bytes live (an input, a constant, a range
-// of the arena) and their layout in oneDNN's tag notation (aBcd16b: dim b
+// of the arena, graph output K written in place: output[K]) and their layout in oneDNN's tag notation (aBcd16b: dim b
 // blocked by 16) when it is not the plain row-major one.
 //
 //===----------------------------------------------------------------------===//
@@ -68,7 +68,10 @@ std::string describeSlot(const Program &P, int S) {
     break;
   case SlotKind::Buffer: {
     const BufferSlot &B = P.Buffers[V.Buffer];
-    Out << " arena[" << B.Offset << "+" << B.Bytes << "]";
+    if (B.External >= 0)
+      Out << " output[" << P.Externals[B.External].Output << "]";
+    else
+      Out << " arena[" << B.Offset << "+" << B.Bytes << "]";
     break;
   }
   }

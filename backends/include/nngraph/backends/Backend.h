@@ -29,6 +29,16 @@ public:
   /// graph output. Throws Error naming the input when a tensor does not fit
   /// its declared type.
   virtual std::vector<rt::Tensor> run(const std::vector<rt::Tensor> &Inputs) = 0;
+  /// Runs with the outputs going to Outputs, one entry per graph output
+  /// (ONNX Runtime's IOBinding): a defined tensor there is written in place
+  /// and must be contiguous, with the dtype and shape this run produces,
+  /// sharing no memory with an input; an undefined one is set to a new
+  /// tensor. A decoder step can write its next KV cache into buffers the
+  /// caller keeps. The cpu backend's steps write such outputs directly; the
+  /// default runs run() and copies. Throws Error(InvalidArgument) naming
+  /// the output when a tensor does not fit.
+  virtual void runInto(const std::vector<rt::Tensor> &Inputs,
+                       std::vector<rt::Tensor> &Outputs);
   /// Does now what the first run() with inputs of these dtypes and shapes
   /// would do before running (the cpu backend: specialise and compile the
   /// schedule, JIT kernels included), so it can be timed as compile time.
@@ -60,5 +70,16 @@ std::vector<std::string> backendNames();
 /// static dims, and the same value for each symbolic dim name); throws
 /// Error(InvalidArgument) naming the offending input.
 void checkInputs(const ir::Graph &G, const std::vector<rt::Tensor> &Inputs);
+
+/// Checks the tensors given to runInto for G's outputs: Outputs has one
+/// entry per graph output and each defined one is contiguous, has dtype
+/// Types[I] and shape Shapes[I] (what the run produces) and shares no
+/// storage with an input; throws Error(InvalidArgument) naming the output.
+void checkOutputBuffers(const ir::Graph &G, const std::vector<rt::Tensor> &Inputs,
+                        const std::vector<rt::Tensor> &Outputs,
+                        const std::vector<DType> &Types,
+                        const std::vector<Shape> &Shapes);
+/// The size check alone (before the shapes are known).
+void checkOutputCount(const ir::Graph &G, const std::vector<rt::Tensor> &Outputs);
 
 } // namespace nng::backends
