@@ -40,18 +40,23 @@ void printCpuStats(std::ostream &Out, const backends::CpuExecutableStats &S) {
   Out << "memory: arena " << S.ArenaBytes << " bytes (" << S.NaiveBytes
       << " without reuse), packed weights " << S.WeightBytes << " bytes, "
       << S.Specializations << " shape signature(s) compiled\n";
-  char Shapes[320];
+  char Shapes[360];
   std::snprintf(Shapes, sizeof(Shapes),
-                "shapes: %lld compiled (%.1f ms in all, the last %.2f ms); "
-                "shared by all: %lld weights packed once (%lld bytes), "
-                "arena %lld bytes, %lld oneDNN primitives made (%lld reused)\n",
-                static_cast<long long>(S.Specializations), S.CompileMs,
+                "shapes: %lld compiled, %lld reshaped (%.1f ms in all, the "
+                "last %.2f ms); shared by all: %lld weights packed once (%lld "
+                "bytes), arena %lld bytes, %lld oneDNN primitives made (%lld "
+                "reused)\n",
+                static_cast<long long>(S.Specializations),
+                static_cast<long long>(S.Reshapes), S.CompileMs,
                 S.LastCompileMs, static_cast<long long>(S.WeightPacks),
                 static_cast<long long>(S.SharedWeightBytes),
                 static_cast<long long>(S.SharedArenaBytes),
                 static_cast<long long>(S.Primitives),
                 static_cast<long long>(S.PrimitiveHits));
   Out << Shapes;
+  if (!S.ReshapeRefusal.empty())
+    Out << "reshape: the last new shape was compiled, not reshaped: "
+        << S.ReshapeRefusal << "\n";
   if (S.ProvenClamps || S.Guards || S.ExactReruns)
     Out << "speculation: " << S.ProvenClamps
         << " clamps by oneDNN on operands proven finite, " << S.WinogradConvs
@@ -93,6 +98,8 @@ nlohmann::json cpuStatsJson(const backends::CpuExecutableStats &S) {
            {{"compiled", S.Specializations},
             {"compile_ms", S.CompileMs},
             {"last_compile_ms", S.LastCompileMs},
+            {"reshaped", S.Reshapes},
+            {"reshape_refusal", S.ReshapeRefusal},
             {"weight_packs", S.WeightPacks},
             {"shared_weight_bytes", S.SharedWeightBytes},
             {"shared_arena_bytes", S.SharedArenaBytes},

@@ -133,6 +133,8 @@ public:
     S.PrimitiveHits = Shared.PrimitiveHits;
     S.LastCompileMs = LastCompileMs;
     S.CompileMs = CompileMs;
+    S.Reshapes = Reshapes;
+    S.ReshapeRefusal = ReshapeRefusal;
     return S;
   }
 
@@ -215,6 +217,48 @@ private:
     return P;
   }
 
+  /// Removes cache entry I (Last no longer points at it).
+  void dropEntry(size_t I) {
+    if (Last == Cache[I].get())
+      Last = nullptr;
+    Cache.erase(Cache.begin() + static_cast<std::ptrdiff_t>(I));
+  }
+
+  /// Serves E's new shapes with the most recently used Program of the same
+  /// dtypes and ranks, reshaped (Program::reshape): its entry goes, E takes
+  /// it. False when there is none or it refuses (the reason is kept for
+  /// --stats); a Program that failed half-way is dropped.
+  bool reshapeInto(Entry &E) {
+    for (size_t I = Cache.size(); I-- > 0;) {
+      Entry &Old = *Cache[I];
+      if (!Old.P || Old.Exact || Old.Types != E.Types)
+        continue;
+      bool SameRanks = true;
+      for (size_t J = 0; J < E.Shapes.size() && SameRanks; ++J)
+        SameRanks = Old.Shapes[J].rank() == E.Shapes[J].rank();
+      if (!SameRanks)
+        continue;
+      auto Start = std::chrono::steady_clock::now();
+      bool Broken = false;
+      std::string Why = Old.P->reshape(*G, Shared, E.Shapes, Broken);
+      if (!Why.empty()) {
+        ReshapeRefusal = Why;
+        if (Broken)
+          dropEntry(I);
+        return false;
+      }
+      E.P = std::move(Old.P);
+      dropEntry(I);
+      LastCompileMs = std::chrono::duration<double, std::milli>(
+                          std::chrono::steady_clock::now() - Start)
+                          .count();
+      CompileMs += LastCompileMs;
+      ++Reshapes;
+      return true;
+    }
+    return false;
+  }
+
   Entry &lookup(const std::vector<Tensor> &Inputs) {
     for (size_t I = Cache.size(); I-- > 0;) {
       Entry &E = *Cache[I];
@@ -233,10 +277,12 @@ private:
       E->Types.push_back(T.dtype());
       E->Shapes.push_back(T.shape());
     }
-    E->P = timedCompile(*E, /*Speculate=*/true);
-    ++Compiled;
+    if (!reshapeInto(*E)) {
+      E->P = timedCompile(*E, /*Speculate=*/true);
+      ++Compiled;
+    }
     if (Cache.size() == MaxEntries)
-      Cache.erase(Cache.begin());
+      dropEntry(0);
     Cache.push_back(std::move(E));
     return *Cache.back();
   }
@@ -246,7 +292,8 @@ private:
   std::vector<std::unique_ptr<Entry>> Cache;
   std::unique_ptr<Executable> Interp;
   const Entry *Last = nullptr;
-  int64_t Compiled = 0;
+  int64_t Compiled = 0, Reshapes = 0;
+  std::string ReshapeRefusal;
   int64_t ExactReruns = 0;
   double LastCompileMs = 0, CompileMs = 0;
   bool Profiling = false;

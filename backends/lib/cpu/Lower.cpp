@@ -27,8 +27,11 @@ const Tensor *LowerContext::constantOf(const ir::Value *V) const {
   auto It = SlotOf.find(V);
   if (It == SlotOf.end())
     return nullptr;
-  const ValueSlot &S = B.P.Slots[It->second];
-  return S.Kind == SlotKind::Constant ? &S.Const : nullptr;
+  ValueSlot &S = B.P.Slots[It->second];
+  if (S.Kind != SlotKind::Constant)
+    return nullptr;
+  S.Baked = true; // A lowering looked at its values.
+  return &S.Const;
 }
 
 bool LowerContext::isF32(const ir::Value *V) const {
@@ -90,7 +93,7 @@ int LowerContext::defineBuffer(const ir::Value *V,
                                const dnnl::memory::desc &MD) {
   auto It = PendingTypes.find(V);
   NNG_CHECK(It != PendingTypes.end(), "internal: no type for %", V->name());
-  int S = B.newBuffer(It->second.first, It->second.second, MD, V->name());
+  int S = B.newBuffer(It->second.first, It->second.second, MD, V->name(), V);
   SlotOf[V] = S;
   return S;
 }
@@ -128,6 +131,16 @@ public:
   }
 
   std::string kind() const override { return "node kernel"; }
+
+  /// Node kernels take their shapes from their operands at each run.
+  bool fits(const Program &, const std::vector<Shape> &) const override {
+    return true;
+  }
+  bool adopt(Program &P) override {
+    for (size_t I = 0; I < Out.size(); ++I)
+      OutTypes[I] = ir::TensorType(P.Slots[Out[I]].Type, P.Slots[Out[I]].S);
+    return true;
+  }
 
   void run(Program &P) override {
     for (size_t I : RunBound)
@@ -215,36 +228,27 @@ Tensor shapeOnly(const Shape &S, DType T) {
 
 // --- compileProgram ----------------------------------------------------------
 
-namespace {
-
-/// Specialises N (static output types), computes it now when its inputs are
-/// known at compile time, else lowers it through the kernel table or into a
-/// fallback step. False when an output's shape is only known at run time.
-bool lowerNode(LowerContext &C, const ir::Node &N) {
-  Program &P = C.program();
+std::optional<NodeSpecialization>
+specializeNode(const ir::Node &N, const std::vector<ir::TensorType> &InTypes,
+               const std::vector<const Tensor *> &Values,
+               const std::string &Desc) {
   size_t NumIn = N.numInputs();
-  std::vector<ir::TensorType> InTypes(NumIn);
   std::vector<const ir::TensorType *> TypePtrs(NumIn, nullptr);
-  std::vector<const Tensor *> Values(NumIn, nullptr);
   bool AllConst = true;
   for (size_t I = 0; I < NumIn; ++I) {
     if (!N.hasInput(I))
       continue;
-    const ValueSlot &S = C.slotOfValue(N.input(I));
-    InTypes[I] = ir::TensorType(S.Type, S.S);
     TypePtrs[I] = &InTypes[I];
-    if (S.Kind == SlotKind::Constant)
-      Values[I] = &S.Const;
-    else
-      AllConst = false;
+    AllConst = AllConst && Values[I];
   }
   ir::InferContext IC(N.schema(), N.attrs(), TypePtrs, Values, N.numOutputs(),
-                      C.describe(N));
+                      Desc);
   N.schema().Infer(IC);
-  std::vector<ir::TensorType> OutTypes = IC.outputTypes();
+  NodeSpecialization R;
+  R.OutTypes = IC.outputTypes();
   bool Static = true;
   int64_t OutBytes = 0;
-  for (const ir::TensorType &T : OutTypes) {
+  for (const ir::TensorType &T : R.OutTypes) {
     auto Sh = T.staticShape();
     if (!Sh) {
       Static = false;
@@ -256,16 +260,16 @@ bool lowerNode(LowerContext &C, const ir::Node &N) {
   if (!Static && N.op() == ir::OpKind::ModuleCall) {
     Static = true;
     for (size_t I = 0; I < N.numOutputs(); ++I) {
-      OutTypes[I] = N.output(I)->type();
-      Static = Static && OutTypes[I].isStatic();
+      R.OutTypes[I] = N.output(I)->type();
+      Static = Static && R.OutTypes[I].isStatic();
     }
   }
   if (!Static)
-    return false; // A data-dependent shape: node by node.
+    return std::nullopt; // A data-dependent shape: node by node.
 
   bool ShapeOnly = N.op() == ir::OpKind::Shape || N.op() == ir::OpKind::Size;
   if ((AllConst || ShapeOnly) && isFoldable(N) && OutBytes <= MaxFoldBytes) {
-    KernelContext K{N, {}, OutTypes, {}, {}};
+    KernelContext K{N, {}, R.OutTypes, {}, {}};
     K.Inputs.resize(NumIn);
     for (size_t I = 0; I < NumIn; ++I)
       if (TypePtrs[I])
@@ -274,9 +278,38 @@ bool lowerNode(LowerContext &C, const ir::Node &N) {
                                             InTypes[I].dtype());
     K.Outputs.resize(N.numOutputs());
     reference::getKernel(N.op())(K);
+    R.Folded = std::move(K.Outputs);
+  }
+  return R;
+}
+
+namespace {
+
+/// Specialises N (static output types), computes it now when its inputs are
+/// known at compile time, else lowers it through the kernel table or into a
+/// fallback step. False when an output's shape is only known at run time.
+bool lowerNode(LowerContext &C, const ir::Node &N) {
+  Program &P = C.program();
+  size_t NumIn = N.numInputs();
+  std::vector<ir::TensorType> InTypes(NumIn);
+  std::vector<const Tensor *> Values(NumIn, nullptr);
+  for (size_t I = 0; I < NumIn; ++I) {
+    if (!N.hasInput(I))
+      continue;
+    const ValueSlot &S = C.slotOfValue(N.input(I));
+    InTypes[I] = ir::TensorType(S.Type, S.S);
+    if (S.Kind == SlotKind::Constant)
+      Values[I] = &S.Const;
+  }
+  std::optional<NodeSpecialization> Sp =
+      specializeNode(N, InTypes, Values, C.describe(N));
+  if (!Sp)
+    return false;
+  std::vector<ir::TensorType> &OutTypes = Sp->OutTypes;
+  if (!Sp->Folded.empty()) {
     for (size_t I = 0; I < N.numOutputs(); ++I)
-      C.SlotOf[N.output(I)] =
-          C.B.newConstant(K.Outputs[I], N.output(I)->name());
+      C.SlotOf[N.output(I)] = C.B.newConstant(
+          std::move(Sp->Folded[I]), N.output(I)->name(), N.output(I));
     ++P.Stats.FoldedNodes;
     return true;
   }
@@ -311,7 +344,7 @@ std::unique_ptr<Program> compileProgram(const ir::Graph &G,
   C.Speculate = Speculate;
   for (size_t I = 0; I < G.inputs().size(); ++I) {
     const ir::Value *V = G.inputs()[I];
-    int S = C.B.newInput(I, Types[I], Shapes[I], V->name());
+    int S = C.B.newInput(I, Types[I], Shapes[I], V->name(), V);
     C.SlotOf[V] = S;
     P->InputSlots.push_back(S);
   }
@@ -320,7 +353,7 @@ std::unique_ptr<Program> compileProgram(const ir::Graph &G,
       fail(ErrorKind::InvalidArgument, "initializer %", V->name(),
            " has no data (it was elided when printed as text): load the "
            "weights before running");
-    C.SlotOf[V] = C.B.newConstant(V->data(), V->name());
+    C.SlotOf[V] = C.B.newConstant(V->data(), V->name(), V);
   }
 
   for (const auto &NP : G.nodes())
@@ -352,6 +385,8 @@ std::unique_ptr<Program> compileProgram(const ir::Graph &G,
         return nullptr;
     }
   }
+  P->InputTypes = Types;
+  P->InputShapes = Shapes;
   for (const ir::Value *V : G.outputs()) {
     int S = C.B.plainOf(C.slotOf(V));
     C.B.readAtEnd(S);
@@ -408,7 +443,7 @@ bool lowerAlias(LowerContext &C, const ir::Node &N) {
   const auto &[T, S] = C.PendingTypes.at(N.output(0));
   if (T != C.slot(In).Type)
     return false;
-  int Out = C.B.aliasOf(In, S, N.output(0)->name());
+  int Out = C.B.aliasOf(In, S, N.output(0)->name(), N.output(0));
   C.SlotOf[N.output(0)] = Out;
   // The alias shares the buffer: its readers extend the buffer's life.
   ++C.program().Stats.AliasNodes;

@@ -75,6 +75,7 @@ struct LowerContext {
   int slotOf(const ir::Value *V) const { return SlotOf.at(V); }
   ValueSlot &slotOfValue(const ir::Value *V) { return slot(slotOf(V)); }
   /// The constant tensor of V, or null when V is computed at run time.
+  /// Marks V's slot Baked: the lowering may have used its values.
   const Tensor *constantOf(const ir::Value *V) const;
   /// True when V is f32.
   bool isF32(const ir::Value *V) const;
@@ -171,6 +172,21 @@ int64_t ownLoopCallCount();
 /// plain layouts, the backend's fast loops, or the reference kernel.
 NodeKernel nodeKernelFor(const ir::Node &N);
 
+/// What compiling node N learns before lowering it, from its inputs' types
+/// InTypes and values (Values[I] null: known only at run time): its static
+/// output types, and its outputs' values when it is computed now (Folded:
+/// all inputs known, or Shape/Size; not for impure nodes or outputs over
+/// 16 MiB). nullopt when an output's shape is only known at run time.
+/// compileProgram and Program::reshape both take their shapes from here.
+struct NodeSpecialization {
+  std::vector<ir::TensorType> OutTypes;
+  std::vector<Tensor> Folded; ///< Empty: lowered, not folded.
+};
+std::optional<NodeSpecialization>
+specializeNode(const ir::Node &N, const std::vector<ir::TensorType> &InTypes,
+               const std::vector<const Tensor *> &Values,
+               const std::string &Desc);
+
 /// Compiles G for inputs of these dtypes and shapes; null when some value
 /// keeps a shape only known at run time (data-dependent), so the caller
 /// runs the graph node by node instead. Weights are packed in Shared (once
@@ -205,8 +221,11 @@ void emitPrimitive(LowerContext &C, const ir::Node &N, dnnl::primitive Prim,
 
 /// Emits one of the backend's own loops: a step running Fn, reading the
 /// slots Reads and writing Out, counted under the own-loop statistics.
+/// With Fits the loop serves other shapes of its slots (Program::reshape):
+/// Fn reads its extents from the slots at run time, or Adopt takes them.
 void emitLoop(LowerContext &C, const std::vector<int> &Reads, int Out,
-              std::string Desc, std::function<void(Program &)> Fn);
+              std::string Desc, std::function<void(Program &)> Fn,
+              LoopStep::FitsFn Fits = {}, LoopStep::AdoptFn Adopt = {});
 
 /// An f32 description of D whose layout the primitive picks.
 inline dnnl::memory::desc anyF32(const dnnl::memory::dims &D) {

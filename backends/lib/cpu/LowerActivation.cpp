@@ -176,6 +176,10 @@ public:
       Y = reinterpret_cast<float *>(P.bufferData(Out));
     Count = static_cast<int64_t>(P.Slots[Out].MD.get_size() / sizeof(float));
   }
+  /// Its count comes from the destination's description at bind().
+  bool fits(const Program &, const std::vector<Shape> &) const override {
+    return true;
+  }
   void run(Program &P) override {
     if (P.runBound(In))
       X = static_cast<const float *>(

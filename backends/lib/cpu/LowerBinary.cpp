@@ -48,13 +48,21 @@ bool lowerPlainBinary(LowerContext &C, const ir::Node &N, const ir::Value *A,
     return false;
   }
   // Sub and Div do not commute: lowerBinary swapped only Add and Mul.
-  int64_t Count = YS.numel();
+  // Extents come from the slots at each run (a reshaped program's too).
   int Out = C.defineBuffer(N.output(0));
-  emitLoop(C, {SA, SB}, Out, C.describe(N), [=](Program &P) {
-    binaryFloats(K, static_cast<const float *>(P.dataOf(SA)),
-                 static_cast<const float *>(P.dataOf(SB)), BN == 1,
-                 reinterpret_cast<float *>(P.bufferData(Out)), Count);
-  });
+  emitLoop(
+      C, {SA, SB}, Out, C.describe(N),
+      [=](Program &P) {
+        binaryFloats(K, static_cast<const float *>(P.dataOf(SA)),
+                     static_cast<const float *>(P.dataOf(SB)),
+                     P.Slots[SB].S.numel() == 1,
+                     reinterpret_cast<float *>(P.bufferData(Out)),
+                     P.Slots[Out].S.numel());
+      },
+      [=](const Program &, const std::vector<Shape> &New) {
+        return New[SA] == New[Out] && New[Out].numel() > 0 &&
+               (New[SB].numel() == 1 || New[SB] == New[Out]);
+      });
   return true;
 }
 
@@ -62,24 +70,32 @@ bool lowerPlainBinary(LowerContext &C, const ir::Node &N, const ir::Value *A,
 /// input per outer index, no primitive (a KV cache's Concat changes shape
 /// with every token).
 bool lowerPlainConcat(LowerContext &C, const ir::Node &N,
-                      const std::vector<int> &Ins, const Shape &YS,
-                      int64_t Axis) {
+                      const std::vector<int> &Ins, int64_t Axis) {
   for (int S : Ins)
     if (C.slot(S).Blocked)
       return false;
-  int64_t Outer = 1;
-  for (int64_t D = 0; D < Axis; ++D)
-    Outer *= YS[D];
-  std::vector<int64_t> Runs;
-  for (int S : Ins)
-    Runs.push_back(C.slot(S).S.numel() / std::max<int64_t>(Outer, 1));
+  // Runs come from the slots' shapes at each run: a reshaped program's
+  // cache grows without a new step (empty inputs copy nothing).
   int Out = C.defineBuffer(N.output(0));
-  emitLoop(C, Ins, Out, C.describe(N), [=](Program &P) {
-    std::vector<const float *> Src;
-    for (int S : Ins)
-      Src.push_back(static_cast<const float *>(P.dataOf(S)));
-    concatRuns(Src, Runs, reinterpret_cast<float *>(P.bufferData(Out)), Outer);
-  });
+  emitLoop(
+      C, Ins, Out, C.describe(N),
+      [=](Program &P) {
+        const Shape &Y = P.Slots[Out].S;
+        int64_t Outer = 1;
+        for (int64_t D = 0; D < Axis; ++D)
+          Outer *= Y[D];
+        std::vector<const float *> Src;
+        std::vector<int64_t> Runs;
+        for (int S : Ins) {
+          Src.push_back(static_cast<const float *>(P.dataOf(S)));
+          Runs.push_back(P.Slots[S].S.numel() / std::max<int64_t>(Outer, 1));
+        }
+        concatRuns(Src, Runs, reinterpret_cast<float *>(P.bufferData(Out)),
+                   Outer);
+      },
+      [=](const Program &, const std::vector<Shape> &New) {
+        return New[Out].numel() > 0;
+      });
   return true;
 }
 
@@ -147,11 +163,12 @@ bool lowerConcat(LowerContext &C, const ir::Node &N) {
   int64_t Axis = N.attrInt("axis");
   if (Axis < 0)
     Axis += static_cast<int64_t>(YS.rank());
-  std::vector<int> Ins;
+  std::vector<int> All, Ins;
   std::vector<memory::desc> MDs;
   for (const ir::Value *V : N.inputs()) {
     if (!V || !C.isF32(V))
       return false;
+    All.push_back(C.slotOf(V));
     if (C.shapeOf(V).numel() == 0)
       continue; // oneDNN refuses empty sources; they add nothing.
     Ins.push_back(C.slotOf(V));
@@ -159,7 +176,7 @@ bool lowerConcat(LowerContext &C, const ir::Node &N) {
   }
   if (Ins.empty())
     return false;
-  if (lowerPlainConcat(C, N, Ins, YS, Axis))
+  if (lowerPlainConcat(C, N, All, Axis))
     return true;
   dnnl::concat::primitive_desc PD(anyF32(dimsOf(YS)), static_cast<int>(Axis),
                                   MDs, cpuEngine());

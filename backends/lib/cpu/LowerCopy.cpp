@@ -43,41 +43,51 @@ std::optional<StridedView> transposeView(const ir::Node &N, const Shape &S) {
   return V;
 }
 
-/// The view Slice N takes of a dense tensor of shape S, when its starts,
-/// ends, axes and steps are constants (ir::sliceAxis clamps them).
-std::optional<StridedView> sliceView(LowerContext &C, const ir::Node &N,
-                                     const Shape &S) {
-  int64_t R = static_cast<int64_t>(S.rank());
+/// Slice's constant starts, ends, axes and steps.
+struct SliceBounds {
+  std::vector<int64_t> Starts, Ends, Axes, Steps;
+};
+
+/// The bounds of Slice N, when its operands are constants.
+std::optional<SliceBounds> sliceBounds(LowerContext &C, const ir::Node &N) {
   auto Starts = intsOf(C, N.input(1)), Ends = intsOf(C, N.input(2));
   if (!Starts || !Ends || Starts->size() != Ends->size())
     return std::nullopt;
   size_t K = Starts->size();
-  std::vector<int64_t> Axes, Steps(K, 1);
+  SliceBounds B{*Starts, *Ends, {}, std::vector<int64_t>(K, 1)};
   for (size_t I = 0; I < K; ++I)
-    Axes.push_back(static_cast<int64_t>(I));
-  for (auto [Index, List] : {std::pair{size_t(3), &Axes},
-                             std::pair{size_t(4), &Steps}})
+    B.Axes.push_back(static_cast<int64_t>(I));
+  for (auto [Index, List] : {std::pair{size_t(3), &B.Axes},
+                             std::pair{size_t(4), &B.Steps}})
     if (N.numInputs() > Index && N.hasInput(Index)) {
       auto L = intsOf(C, N.input(Index));
       if (!L || L->size() != K)
         return std::nullopt;
       *List = *L;
     }
+  return B;
+}
+
+/// The view a Slice with bounds B takes of a dense tensor of shape S
+/// (ir::sliceAxis clamps them).
+std::optional<StridedView> sliceView(const SliceBounds &B, const Shape &S) {
+  int64_t R = static_cast<int64_t>(S.rank());
+  size_t K = B.Starts.size();
   Strides In = contiguousStrides(S);
   StridedView V;
   V.Sizes.assign(S.begin(), S.end());
   V.Strides.assign(In.begin(), In.end());
   std::vector<bool> Seen(R, false);
   for (size_t I = 0; I < K; ++I) {
-    int64_t A = Axes[I] < 0 ? Axes[I] + R : Axes[I];
-    if (A < 0 || A >= R || Seen[A] || Steps[I] == 0)
+    int64_t A = B.Axes[I] < 0 ? B.Axes[I] + R : B.Axes[I];
+    if (A < 0 || A >= R || Seen[A] || B.Steps[I] == 0)
       return std::nullopt; // The node kernel reports it.
     Seen[A] = true;
-    ir::SliceAxis SA = ir::sliceAxis(S[A], (*Starts)[I], (*Ends)[I], Steps[I]);
+    ir::SliceAxis SA = ir::sliceAxis(S[A], B.Starts[I], B.Ends[I], B.Steps[I]);
     V.Sizes[A] = SA.Length;
     if (SA.Length > 0)
       V.Offset += SA.Start * In[A];
-    V.Strides[A] = In[A] * Steps[I];
+    V.Strides[A] = In[A] * B.Steps[I];
   }
   return V;
 }
@@ -107,23 +117,44 @@ bool lowerCopy(LowerContext &C, const ir::Node &N) {
   const auto &[OutT, OutS] = C.PendingTypes.at(N.output(0));
   if (OutT != T)
     return false;
-  std::optional<StridedView> V = N.op() == ir::OpKind::Transpose
-                                     ? transposeView(N, C.slot(In).S)
-                                     : sliceView(C, N, C.slot(In).S);
+  // The view at any input shape: a reshaped program takes it again.
+  std::function<std::optional<StridedView>(const Shape &)> ViewAt;
+  if (N.op() == ir::OpKind::Transpose) {
+    ViewAt = [&N](const Shape &S) { return transposeView(N, S); };
+  } else {
+    std::optional<SliceBounds> B = sliceBounds(C, N);
+    if (!B)
+      return false;
+    ViewAt = [B = *B](const Shape &S) { return sliceView(B, S); };
+  }
+  std::optional<StridedView> V = ViewAt(C.slot(In).S);
   if (!V || Shape(V->Sizes) != OutS)
     return false;
   bool Dense = V->Offset == 0 && isDense(*V);
   if (Dense && C.slot(In).Kind == SlotKind::Buffer) {
-    C.SlotOf[N.output(0)] = C.B.aliasOf(In, OutS, N.output(0)->name());
+    int A = C.B.aliasOf(In, OutS, N.output(0)->name(), N.output(0));
+    C.slot(A).View = true;
+    C.SlotOf[N.output(0)] = A;
     ++C.program().Stats.AliasNodes;
     return true;
   }
   int Out = C.defineBuffer(N.output(0));
   size_t Elem = dtypeSize(T);
-  emitLoop(C, {In}, Out, C.describe(N), [=, V = *V](Program &P) {
-    stridedCopy(static_cast<const char *>(P.dataOf(In)), P.bufferData(Out), V,
-                Elem);
-  });
+  auto Cur = std::make_shared<StridedView>(*V);
+  emitLoop(
+      C, {In}, Out, C.describe(N),
+      [=](Program &P) {
+        stridedCopy(static_cast<const char *>(P.dataOf(In)), P.bufferData(Out),
+                    *Cur, Elem);
+      },
+      [=](const Program &, const std::vector<Shape> &New) {
+        std::optional<StridedView> W = ViewAt(New[In]);
+        return W && Shape(W->Sizes) == New[Out];
+      },
+      [=](Program &P) {
+        *Cur = *ViewAt(P.Slots[In].S); // From now on, at the new shapes.
+        return true;
+      });
   return true;
 }
 

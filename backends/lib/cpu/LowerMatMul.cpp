@@ -165,6 +165,25 @@ bool lowerLinear(LowerContext &C, const ir::Node &N, const Tensor &Wt,
   }
   emitPrimitive(C, N, Prim, PD, std::move(Args), Reads, Out,
                 {WeightToPack{Wt, WeiUser}});
+  if (AnyM && Made.first.src_desc().data.dims[0] == DNNL_RUNTIME_DIM_VAL) {
+    // M given at run time: other shapes (a reshaped program) take new
+    // descriptions of the source and the destination, the same primitive.
+    auto &St = static_cast<PrimitiveStep &>(*C.program().Steps.back());
+    St.Fits = [=](const Program &, const std::vector<Shape> &New) {
+      const Shape &S = New[In];
+      return S.rank() >= 2 && S[S.rank() - 1] == K && S.numel() > 0 &&
+             New[Out].numel() == S.numel() / K * NOut;
+    };
+    St.Adopt = [=](Program &P, PrimitiveStep &Step) {
+      int64_t M2 = P.Slots[In].S.numel() / K;
+      for (PrimitiveArg &A : Step.Pending)
+        if (A.Arg == DNNL_ARG_SRC)
+          A.MD = plainDesc({M2, K});
+        else if (A.Arg == DNNL_ARG_DST)
+          A.MD = plainDesc({M2, NOut});
+      return true;
+    };
+  }
   if (Act.needsOwnLoop())
     emitEpilogue(C, Out, Act.Own, C.describe(N) + " activation");
   for (const ir::Node *F : {AddNode, ResNode, ActNode})
@@ -178,14 +197,14 @@ bool lowerLinear(LowerContext &C, const ir::Node &N, const Tensor &Wt,
 /// The oneDNN matmul of plain f32 operands of dims AD and BD (result YS),
 /// made once per dims by the executable (ProgramShared).
 std::pair<dnnl::matmul::primitive_desc, dnnl::matmul>
-batchedPrimitive(LowerContext &C, const memory::dims &AD,
+batchedPrimitive(ProgramShared &Shared, const memory::dims &AD,
                  const memory::dims &BD, const Shape &YS) {
   using MatMulPD = dnnl::matmul::primitive_desc;
   std::string Key = "batched";
   for (const memory::dims *Ds : {&AD, &BD})
     for (int64_t X : *Ds)
       Key += " " + std::to_string(X);
-  return C.Shared.primitive<MatMulPD, dnnl::matmul>(Key, [&] {
+  return Shared.primitive<MatMulPD, dnnl::matmul>(Key, [&] {
     dnnl::primitive_attr Attr;
     Attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
     dnnl::matmul::desc D(plainDesc(AD), plainDesc(BD), plainDesc(dimsOf(YS)));
@@ -200,6 +219,30 @@ batchedPrimitive(LowerContext &C, const memory::dims &AD,
 /// at so few rows the product is a pass over the right operand either way.
 constexpr int64_t OwnLoopRows = 8;
 
+/// The extents of a product of A and B (padded to rank R) with equal batch
+/// dims: nullopt when a batch dim broadcasts or K differs.
+struct FewRowsDims {
+  int64_t Batches = 1, M = 0, K = 0, N = 0;
+};
+std::optional<FewRowsDims> fewRowsDims(const Shape &A, const Shape &B,
+                                       size_t R) {
+  if (A.rank() < 2 || B.rank() < 2 || A.rank() > R || B.rank() > R)
+    return std::nullopt;
+  memory::dims AD = padDims(dimsOf(A), R), BD = padDims(dimsOf(B), R);
+  FewRowsDims D;
+  for (size_t I = 0; I + 2 < R; ++I) {
+    if (AD[I] != BD[I])
+      return std::nullopt;
+    D.Batches *= AD[I];
+  }
+  D.M = AD[R - 2];
+  D.K = AD[R - 1];
+  D.N = BD[R - 1];
+  if (BD[R - 2] != D.K)
+    return std::nullopt;
+  return D;
+}
+
 /// The product as the own loop (OwnKernels.cpp) when A has at most
 /// OwnLoopRows rows and no batch dim broadcasts; false otherwise.
 bool lowerFewRows(LowerContext &C, const ir::Node &N, const memory::dims &AD,
@@ -211,18 +254,27 @@ bool lowerFewRows(LowerContext &C, const ir::Node &N, const memory::dims &AD,
       return false;
     Batches *= AD[D];
   }
-  int64_t M = AD[R - 2], K = AD[R - 1], NOut = BD[R - 1];
-  if (M > OwnLoopRows)
+  if (AD[R - 2] > OwnLoopRows)
     return false;
   int SA = C.B.plainOf(C.slotOf(N.input(0)));
   int SB = C.B.plainOf(C.slotOf(N.input(1)));
   int Out = C.defineBuffer(N.output(0));
-  emitLoop(C, {SA, SB}, Out, C.describe(N), [=](Program &P) {
-    batchedFewRows(static_cast<const float *>(P.dataOf(SA)),
-                   static_cast<const float *>(P.dataOf(SB)),
-                   reinterpret_cast<float *>(P.bufferData(Out)), Batches, M, K,
-                   NOut);
-  });
+  // Extents from the slots at each run: one step serves every cache length
+  // of a reshaped program.
+  emitLoop(
+      C, {SA, SB}, Out, C.describe(N),
+      [=](Program &P) {
+        FewRowsDims D = *fewRowsDims(P.Slots[SA].S, P.Slots[SB].S, R);
+        batchedFewRows(static_cast<const float *>(P.dataOf(SA)),
+                       static_cast<const float *>(P.dataOf(SB)),
+                       reinterpret_cast<float *>(P.bufferData(Out)),
+                       D.Batches, D.M, D.K, D.N);
+      },
+      [=](const Program &, const std::vector<Shape> &New) {
+        std::optional<FewRowsDims> D = fewRowsDims(New[SA], New[SB], R);
+        return D && D->M <= OwnLoopRows && New[Out].numel() > 0 &&
+               New[Out].numel() == D->Batches * D->M * D->N;
+      });
   return true;
 }
 
@@ -242,13 +294,40 @@ bool lowerBatched(LowerContext &C, const ir::Node &N) {
     return true;
   int SA = C.B.plainOf(C.slotOf(A)), SB = C.B.plainOf(C.slotOf(B));
   memory::desc MA = plainDesc(AD), MB = plainDesc(BD), MY = plainDesc(dimsOf(YS));
-  auto [PD, Prim] = batchedPrimitive(C, AD, BD, YS);
+  auto [PD, Prim] = batchedPrimitive(C.Shared, AD, BD, YS);
   int Out = C.defineBuffer(N.output(0));
   emitPrimitive(C, N, Prim, PD,
                 {{DNNL_ARG_SRC, SA, MA},
                  {DNNL_ARG_WEIGHTS, SB, MB},
                  {DNNL_ARG_DST, Out, MY}},
                 {SA, SB}, Out);
+  // At other shapes (a reshaped program): the primitive of the new dims,
+  // from the executable's cache (made once per dims).
+  auto &St = static_cast<PrimitiveStep &>(*C.program().Steps.back());
+  ProgramShared *Sh = &C.Shared;
+  St.Fits = [=](const Program &, const std::vector<Shape> &New) {
+    return New[SA].rank() <= R && New[SB].rank() <= R &&
+           New[SA].numel() > 0 && New[SB].numel() > 0 && New[Out].rank() == R &&
+           New[Out].numel() > 0;
+  };
+  St.Adopt = [=](Program &P, PrimitiveStep &Step) {
+    memory::dims A2 = padDims(dimsOf(P.Slots[SA].S), R),
+                 B2 = padDims(dimsOf(P.Slots[SB].S), R);
+    const Shape &Y = P.Slots[Out].S;
+    auto [PD2, Prim2] = batchedPrimitive(*Sh, A2, B2, Y);
+    size_t Scratch = PD2.scratchpad_desc().get_size();
+    if (Scratch && Step.Scratch < 0)
+      return false; // No scratch buffer to grow.
+    Step.Prim = Prim2;
+    Step.Pending = {{DNNL_ARG_SRC, SA, plainDesc(A2)},
+                    {DNNL_ARG_WEIGHTS, SB, plainDesc(B2)},
+                    {DNNL_ARG_DST, Out, plainDesc(dimsOf(Y))}};
+    if (Step.Scratch >= 0) {
+      Step.ScratchMD = PD2.scratchpad_desc();
+      P.resizeScratch(Step.Scratch, std::max<size_t>(Scratch, 1));
+    }
+    return true;
+  };
   return true;
 }
 

@@ -13,8 +13,10 @@
 namespace nng::backends::cpu {
 
 void emitLoop(LowerContext &C, const std::vector<int> &Reads, int Out,
-              std::string Desc, std::function<void(Program &)> Fn) {
-  auto St = std::make_unique<LoopStep>(std::move(Fn));
+              std::string Desc, std::function<void(Program &)> Fn,
+              LoopStep::FitsFn Fits, LoopStep::AdoptFn Adopt) {
+  auto St = std::make_unique<LoopStep>(std::move(Fn), std::move(Fits),
+                                       std::move(Adopt));
   St->Desc = std::move(Desc);
   for (int S : Reads)
     C.B.reads(S);
@@ -57,11 +59,20 @@ bool lowerSoftmax(LowerContext &C, const ir::Node &N) {
   int In = C.B.plainOf(C.slotOf(X));
   int Out = C.defineBuffer(N.output(0));
   bool Log = N.op() == ir::OpKind::LogSoftmax;
-  auto [Rows, Len] = *RL;
-  emitLoop(C, {In}, Out, C.describe(N), [=](Program &P) {
-    softmaxRows(static_cast<const float *>(P.dataOf(In)),
-                reinterpret_cast<float *>(P.bufferData(Out)), Rows, Len, Log);
-  });
+  // Rows and their length come from the slot's shape at each run, so the
+  // loop serves every shape of a reshaped program.
+  emitLoop(
+      C, {In}, Out, C.describe(N),
+      [=](Program &P) {
+        auto [Rows, Len] = *rowsFrom(P.Slots[In].S, Axis);
+        softmaxRows(static_cast<const float *>(P.dataOf(In)),
+                    reinterpret_cast<float *>(P.bufferData(Out)), Rows, Len,
+                    Log);
+      },
+      [=](const Program &, const std::vector<Shape> &New) {
+        auto RL = rowsFrom(New[In], Axis);
+        return RL && RL->second > 0 && New[Out] == New[In];
+      });
   return true;
 }
 
@@ -78,7 +89,7 @@ bool lowerLayerNorm(LowerContext &C, const ir::Node &N) {
   auto RL = rowsFrom(C.shapeOf(X), N.attrInt("axis"));
   if (!RL || RL->second == 0)
     return false;
-  auto [Rows, Len] = *RL;
+  int64_t Len = RL->second;
   // Scale and B must hold exactly the normalized shape's elements (a
   // broadcast one, e.g. f32[1], stays with the node kernel).
   auto Param = [&](size_t I) {
@@ -94,13 +105,21 @@ bool lowerLayerNorm(LowerContext &C, const ir::Node &N) {
   std::vector<int> Reads = {In, Scale};
   if (HasBias)
     Reads.push_back(Bias);
-  emitLoop(C, Reads, Out, C.describe(N), [=](Program &P) {
-    layerNormRows(static_cast<const float *>(P.dataOf(In)),
-                  reinterpret_cast<float *>(P.bufferData(Out)), Rows, Len, Eps,
-                  static_cast<const float *>(P.dataOf(Scale)),
-                  Bias < 0 ? nullptr
-                           : static_cast<const float *>(P.dataOf(Bias)));
-  });
+  int64_t Axis = N.attrInt("axis");
+  emitLoop(
+      C, Reads, Out, C.describe(N),
+      [=](Program &P) {
+        auto [Rows, L] = *rowsFrom(P.Slots[In].S, Axis);
+        layerNormRows(static_cast<const float *>(P.dataOf(In)),
+                      reinterpret_cast<float *>(P.bufferData(Out)), Rows, L,
+                      Eps, static_cast<const float *>(P.dataOf(Scale)),
+                      Bias < 0 ? nullptr
+                               : static_cast<const float *>(P.dataOf(Bias)));
+      },
+      [=](const Program &, const std::vector<Shape> &New) {
+        auto RL = rowsFrom(New[In], Axis);
+        return RL && RL->second == Len && New[Out] == New[In];
+      });
   return true;
 }
 

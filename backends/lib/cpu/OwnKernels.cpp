@@ -322,6 +322,8 @@ void concatRuns(const std::vector<const float *> &Src,
     for (int64_t O = Begin; O < End; ++O) {
       float *To = Dst + O * Row;
       for (size_t I = 0; I < Src.size(); ++I) {
+        if (Runs[I] == 0)
+          continue; // An empty input (an empty cache).
         std::memcpy(To, Src[I] + O * Runs[I], Runs[I] * sizeof(float));
         To += Runs[I];
       }

@@ -223,8 +223,10 @@ bool isPlainLayout(const dnnl::memory::desc &MD, DType T, const Shape &S) {
 } // namespace
 
 int ProgramBuilder::newBuffer(DType T, const Shape &S,
-                              const dnnl::memory::desc &MD, std::string Name) {
+                              const dnnl::memory::desc &MD, std::string Name,
+                              const ir::Value *Of) {
   ValueSlot V;
+  V.Of = Of;
   V.Kind = SlotKind::Buffer;
   V.Type = T;
   V.S = S;
@@ -237,13 +239,17 @@ int ProgramBuilder::newBuffer(DType T, const Shape &S,
   size_t Bytes = V.MD ? V.MD.get_size()
                       : static_cast<size_t>(S.numel()) * dtypeSize(T);
   P.Buffers.push_back(BufferSlot{Bytes});
+  P.Buffers.back().Owner = static_cast<int>(P.Slots.size());
   V.Buffer = static_cast<int>(P.Buffers.size()) - 1;
   P.Slots.push_back(std::move(V));
   return static_cast<int>(P.Slots.size()) - 1;
 }
 
-int ProgramBuilder::aliasOf(int Of, const Shape &S, std::string Name) {
+int ProgramBuilder::aliasOf(int Of, const Shape &S, std::string Name,
+                            const ir::Value *Value) {
   ValueSlot V = P.Slots[Of];
+  V.Of = Value;
+  V.View = false;
   NNG_CHECK(V.Kind == SlotKind::Buffer && !V.Blocked,
             "internal: alias of a blocked or non-buffer slot");
   V.S = S;
@@ -254,8 +260,10 @@ int ProgramBuilder::aliasOf(int Of, const Shape &S, std::string Name) {
   return static_cast<int>(P.Slots.size()) - 1;
 }
 
-int ProgramBuilder::newConstant(Tensor T, std::string Name) {
+int ProgramBuilder::newConstant(Tensor T, std::string Name,
+                                const ir::Value *Of) {
   ValueSlot V;
+  V.Of = Of;
   V.Kind = SlotKind::Constant;
   V.Type = T.dtype();
   V.S = T.shape();
@@ -270,8 +278,9 @@ int ProgramBuilder::newConstant(Tensor T, std::string Name) {
 }
 
 int ProgramBuilder::newInput(size_t Index, DType T, const Shape &S,
-                             std::string Name) {
+                             std::string Name, const ir::Value *Of) {
   ValueSlot V;
+  V.Of = Of;
   V.Kind = SlotKind::Input;
   V.InputIndex = Index;
   V.Type = T;
@@ -356,7 +365,7 @@ int ProgramBuilder::plainOf(int S) {
     return V.PlainTwin;
   }
   std::string Name = V.Name;
-  int Plain = newBuffer(V.Type, V.S, {}, Name);
+  int Plain = newBuffer(V.Type, V.S, {}, Name, V.Of);
   dnnl::memory::desc From = P.Slots[S].MD;
   emitReorder(S, From, Plain, P.layoutOf(Plain),
               "reorder of %" + Name + " to the plain layout");
@@ -373,19 +382,25 @@ int ProgramBuilder::inLayout(int S, const dnnl::memory::desc &MD) {
   if (MD == plainDescOf(P.Slots[S].Type, P.Slots[S].S))
     return plainOf(S);
   std::string Name = P.Slots[S].Name;
-  int To = newBuffer(P.Slots[S].Type, P.Slots[S].S, MD, Name);
+  int To = newBuffer(P.Slots[S].Type, P.Slots[S].S, MD, Name, P.Slots[S].Of);
   emitReorder(S, From, To, MD, "reorder of %" + Name + " to its consumer's layout");
   ++P.Stats.Reorders;
   return To;
 }
 
-void ProgramBuilder::finalize(const std::shared_ptr<SharedArena> &A) {
+void Program::resizeScratch(int S, size_t Bytes) {
+  ValueSlot &V = Slots[S];
+  V.S = Shape({static_cast<int64_t>(Bytes)});
+  Buffers[V.Buffer].Bytes = Bytes;
+}
+
+void Program::layOutArena() {
   std::vector<BufferLife> Lives;
   std::vector<size_t> Placed; // Buffers of the arena (not external).
-  Lives.reserve(P.Buffers.size());
-  int64_t End = nextStep();
-  for (size_t I = 0; I < P.Buffers.size(); ++I) {
-    const BufferSlot &B = P.Buffers[I];
+  Lives.reserve(Buffers.size());
+  int64_t End = static_cast<int64_t>(Steps.size());
+  for (size_t I = 0; I < Buffers.size(); ++I) {
+    const BufferSlot &B = Buffers[I];
     if (B.External >= 0)
       continue;
     // A buffer nobody touched (its producer was folded away) still gets a
@@ -397,11 +412,15 @@ void ProgramBuilder::finalize(const std::shared_ptr<SharedArena> &A) {
   }
   ArenaPlan Plan = planArena(Lives);
   for (size_t I = 0; I < Placed.size(); ++I)
-    P.Buffers[Placed[I]].Offset = Plan.Offsets[I];
+    Buffers[Placed[I]].Offset = Plan.Offsets[I];
+  ArenaNeed = std::max<size_t>(Plan.PeakBytes, 64);
+  Stats.ArenaBytes = static_cast<int64_t>(Plan.PeakBytes);
+  Stats.NaiveBytes = static_cast<int64_t>(Plan.NaiveBytes);
+}
+
+void ProgramBuilder::finalize(const std::shared_ptr<SharedArena> &A) {
+  P.layOutArena();
   P.ArenaOwner = A;
-  P.ArenaNeed = std::max<size_t>(Plan.PeakBytes, 64);
-  P.Stats.ArenaBytes = static_cast<int64_t>(Plan.PeakBytes);
-  P.Stats.NaiveBytes = static_cast<int64_t>(Plan.NaiveBytes);
   P.Stats.Steps = static_cast<int64_t>(P.Steps.size());
   P.Stats.Compiled = true;
   P.bindArena();

@@ -61,6 +61,17 @@ struct ValueSlot {
   bool Blocked = false;  ///< MD is not the row-major layout of S.
   int PlainTwin = -1;    ///< Slot holding a plain copy (made once), or -1.
   std::string Name;      ///< The IR value's name (reorder messages).
+  /// A constant whose values a lowering read (LowerContext::constantOf):
+  /// weights it packed, bounds, indices; Program::reshape refuses when it
+  /// changes. Others are read by steps at run time and may change.
+  bool Baked = false;
+  /// A view of another slot's bytes whose geometry was checked at these
+  /// shapes (a transpose of size-1 axes): not reshaped.
+  bool View = false;
+  /// The IR value whose bytes the slot holds (in its own layout, or a plain
+  /// twin's), so Program::reshape finds its shape at other input shapes;
+  /// null for scratch buffers.
+  const ir::Value *Of = nullptr;
 };
 
 /// A buffer of the arena: its size and liveness in step indices.
@@ -72,6 +83,7 @@ struct BufferSlot {
   /// its bytes are not the arena's but the run's output tensor, written in
   /// place (no copy out of the arena); -1 otherwise.
   int External = -1;
+  int Owner = -1; ///< The slot it was made for (its size follows that one's).
 };
 
 /// What a program does per run: the public CpuExecutableStats (nngraph-run
@@ -87,6 +99,18 @@ public:
   virtual void bind(Program &P) {}
   /// Runs the step.
   virtual void run(Program &P) = 0;
+  /// Program::reshape changed the shapes of some of the step's slots (to
+  /// NewShapes, indexed by slot; P's slots still hold the old ones): true
+  /// when the step can run at them, after which adopt() is called with the
+  /// slots updated and bind() follows. False (the default: a step made for
+  /// fixed shapes, or a decision made at compile time that no longer
+  /// holds): the executable compiles a Program for the new shapes instead.
+  virtual bool fits(const Program &P, const std::vector<Shape> &NewShapes) const {
+    return false;
+  }
+  /// Takes the slots' new shapes (after fits() said yes); false when that
+  /// failed after all (a primitive could not be made).
+  virtual bool adopt(Program &P) { return true; }
   /// What runs, for the printed schedule: "oneDNN <primitive> <impl>",
   /// "loop" (the backend's own), "node kernel".
   virtual std::string kind() const { return "loop"; }
@@ -100,11 +124,25 @@ public:
 /// program that finds its operands with Program::dataOf/bufferData.
 class LoopStep final : public Step {
 public:
-  explicit LoopStep(std::function<void(Program &)> Fn) : Fn(std::move(Fn)) {}
+  /// Fits, when given, says whether the loop serves new slot shapes
+  /// (Step::fits; Fn then reads its extents from its slots at each run, or
+  /// Adopt takes them); without it Fn's extents are fixed at compile time.
+  using FitsFn =
+      std::function<bool(const Program &, const std::vector<Shape> &)>;
+  using AdoptFn = std::function<bool(Program &)>;
+  explicit LoopStep(std::function<void(Program &)> Fn, FitsFn Fits = {},
+                    AdoptFn Adopt = {})
+      : Fn(std::move(Fn)), Fits(std::move(Fits)), Adopt(std::move(Adopt)) {}
   void run(Program &P) override { Fn(P); }
+  bool fits(const Program &P, const std::vector<Shape> &New) const override {
+    return Fits && Fits(P, New);
+  }
+  bool adopt(Program &P) override { return !Adopt || Adopt(P); }
 
 private:
   std::function<void(Program &)> Fn;
+  FitsFn Fits;
+  AdoptFn Adopt;
 };
 
 /// What a speculation assumed of a constant: that a measure of its values
@@ -240,6 +278,10 @@ public:
   std::deque<BufferSlot> Buffers;
   std::vector<std::unique_ptr<Step>> Steps;
   std::vector<int> InputSlots;  ///< Per graph input.
+  /// The input dtypes and shapes the program runs at now (compiled for, or
+  /// reshaped to).
+  std::vector<DType> InputTypes;
+  std::vector<Shape> InputShapes;
   std::vector<int> OutputSlots; ///< Per graph output.
   /// The buffers that hold graph outputs (BufferSlot::External), each with
   /// the output that owns it; other outputs are copied at the end of a run
@@ -282,6 +324,26 @@ public:
   /// During run(): per external buffer, the tensor holding its bytes.
   std::vector<Tensor> RunExternals;
   dnnl::stream *Stream = nullptr;                 ///< During run().
+
+  /// Makes the program run at input shapes Shapes (same dtypes and ranks)
+  /// without compiling again: G's shapes are inferred again, every slot
+  /// takes its value's new shape, the steps whose slots changed adapt (own
+  /// loops read their extents at run time, primitives with run-time dims
+  /// take new descriptions) and the arena is laid out again. Returns an
+  /// empty string on success, else why not (a step made for fixed shapes,
+  /// a blocked layout, a constant computed from a shape that a step
+  /// reads); the program is unchanged then, unless Broken is set (it
+  /// failed half-way and must be dropped). Reshape.cpp.
+  std::string reshape(const ir::Graph &G, ProgramShared &Shared,
+                      const std::vector<Shape> &Shapes, bool &Broken);
+  /// Makes scratch slot S (a primitive's) hold Bytes (a reshaped step's
+  /// primitive needs another size).
+  void resizeScratch(int S, size_t Bytes);
+  /// The first slot of each IR value (made by the first reshape).
+  std::unordered_map<const ir::Value *, int> ValueSlots;
+  /// Places the buffers (liveness from the steps, sizes from the slots) in
+  /// the arena plan: ArenaNeed, the offsets and the arena statistics.
+  void layOutArena();
 
   /// Runs the schedule (the caller serializes runs). Outputs, when given,
   /// holds one tensor per graph output: a defined one (the output's dtype
@@ -334,12 +396,14 @@ public:
   /// layout MD (plain when empty; f32, u8 or i8 may be blocked), first
   /// written by the next emitted step.
   int newBuffer(DType T, const Shape &S, const dnnl::memory::desc &MD = {},
-                std::string Name = {});
+                std::string Name = {}, const ir::Value *Of = nullptr);
   /// A slot viewing the bytes of slot Of with another shape (a reshape of a
   /// plain buffer): it shares Of's buffer, whose life it extends.
-  int aliasOf(int Of, const Shape &S, std::string Name = {});
-  int newConstant(Tensor T, std::string Name = {});
-  int newInput(size_t Index, DType T, const Shape &S, std::string Name = {});
+  int aliasOf(int Of, const Shape &S, std::string Name = {},
+              const ir::Value *V = nullptr);
+  int newConstant(Tensor T, std::string Name = {}, const ir::Value *V = nullptr);
+  int newInput(size_t Index, DType T, const Shape &S, std::string Name = {},
+               const ir::Value *V = nullptr);
 
   /// Records that the next emitted step reads / writes slot S.
   void reads(int S);
@@ -407,6 +471,12 @@ public:
   /// Scratchpad bytes (a buffer slot of the arena), or -1.
   int Scratch = -1;
   dnnl::memory::desc ScratchMD;
+  /// For primitives made with run-time dims (or cheap to make again): says
+  /// whether the step serves new slot shapes, and makes it do so (new
+  /// argument descriptions, a primitive from the shared cache). Null: fixed
+  /// shapes.
+  std::function<bool(const Program &, const std::vector<Shape> &)> Fits;
+  std::function<bool(Program &, PrimitiveStep &)> Adopt;
 
   void arg(int Arg, int Slot, const dnnl::memory::desc &MD) {
     Pending.push_back({Arg, Slot, MD});
@@ -414,6 +484,10 @@ public:
   void bind(Program &P) override;
   void run(Program &P) override;
   std::string kind() const override;
+  bool fits(const Program &P, const std::vector<Shape> &New) const override {
+    return Fits && Fits(P, New);
+  }
+  bool adopt(Program &P) override { return !Adopt || Adopt(P, *this); }
 };
 
 /// A reorder between two layouts of the same tensor.

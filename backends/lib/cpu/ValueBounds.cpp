@@ -228,11 +228,13 @@ std::optional<double> computeBound(LowerContext &C, const ir::Value *V) {
   // tells.
   auto Slot = C.SlotOf.find(V);
   if (Slot != C.SlotOf.end()) {
-    const ValueSlot &S = C.slot(Slot->second);
+    ValueSlot &S = C.slot(Slot->second);
     if (S.Type != DType::F32 || S.Kind == SlotKind::Input)
       return std::nullopt;
-    if (S.Kind == SlotKind::Constant)
+    if (S.Kind == SlotKind::Constant) {
+      S.Baked = true; // The bound holds for these values only.
       return constantBound(C, S.Const);
+    }
   } else if (V->type().dtype() != DType::F32) {
     return std::nullopt;
   }

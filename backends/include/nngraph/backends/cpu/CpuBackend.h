@@ -77,9 +77,14 @@ struct CpuExecutableStats {
   /// found made already (a decoder's weight products at a new cache length).
   int64_t Primitives = 0;
   int64_t PrimitiveHits = 0;
-  /// Wall time of the last compile of a shape (a Program), and of all.
+  /// Wall time of the last new shape (a compile, or a reshape), and of all.
   double LastCompileMs = 0;
   double CompileMs = 0;
+  /// New shapes served by reshaping a Program compiled before (no compile:
+  /// shapes inferred again, steps adapted, the arena laid out again), and
+  /// why the last one that could not be was not (empty: none refused).
+  int64_t Reshapes = 0;
+  std::string ReshapeRefusal;
   /// Clamps (ReLU6) done by oneDNN post-ops because their operand is proven
   /// finite; runs redone by the exact program when that proof failed (a NaN
   /// met by a guard, constants changed).

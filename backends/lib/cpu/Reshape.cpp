@@ -1,0 +1,228 @@
+//===- Reshape.cpp - A compiled Program at new input shapes ---------------===//
+//
+// Program::reshape serves a new input shape without compiling: the graph's
+// types are inferred again at the new shapes (folding what compile folds,
+// through specializeNode), every slot takes its value's new shape, and the
+// steps whose slots changed say whether they serve the new shapes
+// (Step::fits: own loops that read their extents at run time, primitives
+// made with run-time dims or made again from the executable's cache, node
+// kernels) and adopt them; then the arena is laid out again and the steps
+// bound to it. Checks come first and change nothing; a Program is refused
+// (and a new one compiled) when a step was made for fixed shapes, a layout
+// is blocked, or a constant computed from a shape feeds a step.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Lower.h"
+
+#include <cstring>
+#include <unordered_set>
+
+namespace nng::backends::cpu {
+
+namespace {
+
+/// True when A and B hold the same dtype, shape and bytes.
+bool sameConstant(const Tensor &A, const Tensor &B) {
+  if (A.dtype() != B.dtype() || A.shape() != B.shape())
+    return false;
+  if (A.storage() == B.storage() && A.offset() == B.offset() &&
+      A.strides() == B.strides())
+    return true;
+  if (A.dtype() == DType::String)
+    return A.toStrings() == B.toStrings();
+  const Tensor CA = A.isContiguous() ? A : A.contiguous();
+  const Tensor CB = B.isContiguous() ? B : B.contiguous();
+  return std::memcmp(CA.rawData(), CB.rawData(), CA.nbytes()) == 0;
+}
+
+} // namespace
+
+std::string Program::reshape(const ir::Graph &G, ProgramShared &Shared,
+                             const std::vector<Shape> &Shapes, bool &Broken) {
+  Broken = false;
+  if (Shapes.size() != InputShapes.size())
+    return "the number of inputs changed";
+  for (size_t I = 0; I < Shapes.size(); ++I)
+    if (Shapes[I].rank() != InputShapes[I].rank())
+      return "the rank of input %" + G.inputs()[I]->name() + " changed";
+
+  // The first slot of each value (twins and reorders share its shape).
+  if (ValueSlots.empty())
+    for (size_t S = 0; S < Slots.size(); ++S)
+      if (Slots[S].Of)
+        ValueSlots.emplace(Slots[S].Of, static_cast<int>(S));
+  auto SlotFor = [&](const ir::Value *V) -> const ValueSlot * {
+    auto It = ValueSlots.find(V);
+    return It == ValueSlots.end() ? nullptr : &Slots[It->second];
+  };
+
+  // The graph's types (and folded values) at the new shapes. A node none
+  // of whose inputs changed keeps what its slots say (weights transformed
+  // at compile time are not computed again); the others are inferred (and
+  // folded) again, and their outputs changed unless their slots agree.
+  std::unordered_map<const ir::Value *, ir::TensorType> Types;
+  std::unordered_map<const ir::Value *, Tensor> Values;
+  std::unordered_set<const ir::Value *> Dirty;
+  for (size_t I = 0; I < Shapes.size(); ++I) {
+    Types[G.inputs()[I]] = ir::TensorType(InputTypes[I], Shapes[I]);
+    if (Shapes[I] != InputShapes[I])
+      Dirty.insert(G.inputs()[I]);
+  }
+  for (const ir::Value *V : G.initializers()) {
+    Types[V] = ir::TensorType(V->data().dtype(), V->data().shape());
+    Values[V] = V->data();
+  }
+  std::vector<ir::TensorType> InTypes;
+  std::vector<const Tensor *> InValues;
+  for (const auto &NP : G.nodes()) {
+    const ir::Node &N = *NP;
+    bool Clean = true;
+    for (size_t I = 0; I < N.numInputs() && Clean; ++I)
+      Clean = !N.hasInput(I) || !Dirty.count(N.input(I));
+    if (Clean) {
+      bool AllSlots = true;
+      for (size_t I = 0; I < N.numOutputs() && AllSlots; ++I)
+        AllSlots = SlotFor(N.output(I)) != nullptr;
+      if (AllSlots) {
+        for (size_t I = 0; I < N.numOutputs(); ++I) {
+          const ValueSlot &V = *SlotFor(N.output(I));
+          Types[N.output(I)] = ir::TensorType(V.Type, V.S);
+          if (V.Kind == SlotKind::Constant)
+            Values[N.output(I)] = V.Const;
+        }
+        continue;
+      }
+    }
+    InTypes.assign(N.numInputs(), ir::TensorType());
+    InValues.assign(N.numInputs(), nullptr);
+    for (size_t I = 0; I < N.numInputs(); ++I) {
+      if (!N.hasInput(I))
+        continue;
+      auto T = Types.find(N.input(I));
+      if (T == Types.end())
+        return "internal: %" + N.input(I)->name() + " has no type";
+      InTypes[I] = T->second;
+      auto V = Values.find(N.input(I));
+      if (V != Values.end())
+        InValues[I] = &V->second;
+    }
+    std::optional<NodeSpecialization> Sp;
+    try {
+      Sp = specializeNode(N, InTypes, InValues, Shared.describe(N));
+    } catch (const Error &E) {
+      return std::string("at these shapes ") + E.what();
+    }
+    if (!Sp)
+      return "a shape depends on the data at " + Shared.describe(N);
+    for (size_t I = 0; I < N.numOutputs(); ++I) {
+      const ir::Value *Out = N.output(I);
+      Types[Out] = Sp->OutTypes[I];
+      const ValueSlot *V = SlotFor(Out);
+      bool Same = Clean && V && V->Type == Sp->OutTypes[I].dtype() &&
+                  Sp->OutTypes[I].staticShape() == V->S;
+      if (!Sp->Folded.empty()) {
+        Same = Same || (V && V->Kind == SlotKind::Constant &&
+                        sameConstant(Sp->Folded[I], V->Const));
+        Values[Out] = std::move(Sp->Folded[I]);
+      } else if (V && V->Type == Sp->OutTypes[I].dtype() &&
+                 Sp->OutTypes[I].staticShape() == V->S) {
+        Same = V->Kind != SlotKind::Constant;
+      }
+      if (!Same)
+        Dirty.insert(Out);
+    }
+  }
+
+  // Every slot's new shape, and what changed. Nothing changes yet.
+  std::vector<Shape> New(Slots.size());
+  std::vector<bool> Changed(Slots.size(), false);
+  std::vector<std::pair<int, Tensor>> NewConsts;
+  for (size_t S = 0; S < Slots.size(); ++S) {
+    const ValueSlot &V = Slots[S];
+    New[S] = V.S;
+    if (!V.Of)
+      continue; // Scratch, or a constant a lowering made: fixed.
+    auto TypeIt = Types.find(V.Of);
+    if (TypeIt == Types.end())
+      return "internal: %" + V.Name + " has no type";
+    const ir::TensorType &T = TypeIt->second;
+    if (V.Kind == SlotKind::Constant) {
+      auto It = Values.find(V.Of);
+      if (It == Values.end())
+        return "%" + V.Name + " was computed at compile time but is not now";
+      if (sameConstant(It->second, V.Const))
+        continue;
+      // A value computed from the input shapes (a Reshape's target, a
+      // position index): fine unless a lowering used its values (then they
+      // are in a step: packed, a bound, a view's geometry); steps read the
+      // others at run time.
+      if (V.Baked)
+        return "%" + V.Name +
+               ", computed from the input shapes, was used by a lowering";
+      NewConsts.emplace_back(static_cast<int>(S), It->second);
+      New[S] = It->second.shape();
+      continue;
+    }
+    if (T.dtype() != V.Type)
+      return "internal: %" + V.Name + " changed dtype";
+    New[S] = *T.staticShape();
+    if (New[S] == V.S)
+      continue;
+    Changed[S] = true;
+    if (V.Blocked || (V.Type != DType::F32 && V.MD))
+      return "%" + V.Name + " is in a blocked layout";
+    if (V.View)
+      return "%" + V.Name + " is a view whose geometry depends on its shape";
+  }
+  // Constants a step reads (a node kernel's operand) changed: it must adapt.
+  for (const auto &[S, T] : NewConsts)
+    Changed[S] = true;
+  std::vector<Step *> Affected;
+  for (size_t I = 0; I < Steps.size(); ++I) {
+    Step &St = *Steps[I];
+    bool Touched = false;
+    for (const std::vector<int> *L : {&St.Reads, &St.Writes})
+      for (int S : *L)
+        Touched = Touched || Changed[S];
+    if (!Touched)
+      continue;
+    if (!St.fits(*this, New))
+      return "step #" + std::to_string(I) + " (" + St.Desc +
+             ") was made for fixed shapes";
+    Affected.push_back(&St);
+  }
+
+  // Apply: the slots, the steps, the arena.
+  for (size_t S = 0; S < Slots.size(); ++S) {
+    if (!Changed[S] || Slots[S].Kind == SlotKind::Constant)
+      continue;
+    ValueSlot &V = Slots[S];
+    V.S = New[S];
+    if (V.Type == DType::F32)
+      V.MD = plainF32(V.S);
+    if (V.Kind == SlotKind::Buffer && Buffers[V.Buffer].Owner == int(S))
+      Buffers[V.Buffer].Bytes =
+          V.MD ? V.MD.get_size()
+               : static_cast<size_t>(V.S.numel()) * dtypeSize(V.Type);
+  }
+  for (auto &[S, T] : NewConsts) {
+    ValueSlot &V = Slots[S];
+    V.Const = T.isContiguous() ? T : T.contiguous();
+    V.S = V.Const.shape();
+    if (V.Type == DType::F32)
+      V.MD = plainF32(V.S);
+  }
+  InputShapes = Shapes;
+  for (Step *St : Affected)
+    if (!St->adopt(*this)) {
+      Broken = true;
+      return "step (" + St->Desc + ") could not adapt";
+    }
+  layOutArena();
+  Arena = nullptr; // Every step binds again.
+  bindArena();
+  return {};
+}
+
+} // namespace nng::backends::cpu
