@@ -370,6 +370,49 @@ TEST(CpuCompiled, OutputsAreWrittenInPlace) {
   }
 }
 
+TEST(CpuCompiled, NewShapesReshapeOrSayWhyNot) {
+  // The residual block's convolutions write blocked layouts: a new batch
+  // is compiled, and --stats says why it was not reshaped.
+  std::unique_ptr<ir::Graph> G = residualBlock();
+  auto Cpu = backends::getBackend("cpu").compile(*G);
+  for (int64_t N : {1, 2}) {
+    std::vector<Tensor> In{rnd({N, 16, 12, 12}, 110 + N)};
+    EXPECT_TRUE(closeTo(Cpu->run(In).at(0), backends::runReference(*G, In).at(0)));
+  }
+  auto St = backends::cpuExecutableStats(*Cpu);
+  EXPECT_EQ(St->Specializations, 2);
+  EXPECT_EQ(St->Reshapes, 0);
+  EXPECT_NE(St->ReshapeRefusal.find("blocked layout"), std::string::npos)
+      << St->ReshapeRefusal;
+
+  // Softmax rows and a transpose whose size-1 axes make it a view: the
+  // program is reshaped while the view holds (the leading dim stays 1),
+  // and compiled when it does not.
+  ir::Graph T;
+  T.setName("rows");
+  ir::Value *X = T.addInput(
+      "x", ir::TensorType(DType::F32, {ir::Dim::symbol("B"),
+                                       ir::Dim::symbol("S"), ir::Dim(4)}));
+  ir::AttrMap Perm;
+  Perm.set("perm", Ints{1, 0, 2});
+  ir::Value *X2 = add(T, ir::OpKind::Add, {X, X}, "x2"); // In the arena.
+  ir::Value *Y = add(T, ir::OpKind::Transpose, {X2}, "t", Perm);
+  T.addOutput(add(T, ir::OpKind::Softmax, {Y}, "y"));
+  ir::inferTypes(T);
+  auto Exe = backends::getBackend("cpu").compile(T);
+  for (auto [B, S] : std::vector<std::pair<int64_t, int64_t>>{
+           {1, 3}, {1, 5}, {1, 9}, {2, 9}}) {
+    std::vector<Tensor> In{rnd({B, S, 4}, 120 + S)};
+    EXPECT_TRUE(closeTo(Exe->run(In).at(0), backends::runReference(T, In).at(0)))
+        << B << "x" << S;
+  }
+  St = backends::cpuExecutableStats(*Exe);
+  EXPECT_EQ(St->Reshapes, 2);
+  EXPECT_EQ(St->Specializations, 2);
+  EXPECT_NE(St->ReshapeRefusal.find("no longer a view"), std::string::npos)
+      << St->ReshapeRefusal;
+}
+
 TEST(CpuCompiled, DataDependentShapesRunNodeByNode) {
   // NonZero's output shape depends on the data: no static schedule.
   ir::Graph G;

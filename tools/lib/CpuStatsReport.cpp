@@ -55,7 +55,7 @@ void printCpuStats(std::ostream &Out, const backends::CpuExecutableStats &S) {
                 static_cast<long long>(S.PrimitiveHits));
   Out << Shapes;
   if (!S.ReshapeRefusal.empty())
-    Out << "reshape: the last new shape was compiled, not reshaped: "
+    Out << "reshape: the last compile of a new shape was needed because "
         << S.ReshapeRefusal << "\n";
   if (S.ProvenClamps || S.Guards || S.ExactReruns)
     Out << "speculation: " << S.ProvenClamps

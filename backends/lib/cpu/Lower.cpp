@@ -133,7 +133,7 @@ public:
   std::string kind() const override { return "node kernel"; }
 
   /// Node kernels take their shapes from their operands at each run.
-  bool fits(const Program &, const std::vector<Shape> &) const override {
+  bool fits(const Program &, const SlotShapes &) const override {
     return true;
   }
   bool adopt(Program &P) override {

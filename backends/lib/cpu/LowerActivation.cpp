@@ -177,7 +177,7 @@ public:
     Count = static_cast<int64_t>(P.Slots[Out].MD.get_size() / sizeof(float));
   }
   /// Its count comes from the destination's description at bind().
-  bool fits(const Program &, const std::vector<Shape> &) const override {
+  bool fits(const Program &, const SlotShapes &) const override {
     return true;
   }
   void run(Program &P) override {

@@ -59,7 +59,7 @@ bool lowerPlainBinary(LowerContext &C, const ir::Node &N, const ir::Value *A,
                      reinterpret_cast<float *>(P.bufferData(Out)),
                      P.Slots[Out].S.numel());
       },
-      [=](const Program &, const std::vector<Shape> &New) {
+      [=](const Program &, const SlotShapes &New) {
         return New[SA] == New[Out] && New[Out].numel() > 0 &&
                (New[SB].numel() == 1 || New[SB] == New[Out]);
       });
@@ -93,7 +93,7 @@ bool lowerPlainConcat(LowerContext &C, const ir::Node &N,
         concatRuns(Src, Runs, reinterpret_cast<float *>(P.bufferData(Out)),
                    Outer);
       },
-      [=](const Program &, const std::vector<Shape> &New) {
+      [=](const Program &, const SlotShapes &New) {
         return New[Out].numel() > 0;
       });
   return true;

@@ -133,7 +133,13 @@ bool lowerCopy(LowerContext &C, const ir::Node &N) {
   bool Dense = V->Offset == 0 && isDense(*V);
   if (Dense && C.slot(In).Kind == SlotKind::Buffer) {
     int A = C.B.aliasOf(In, OutS, N.output(0)->name(), N.output(0));
-    C.slot(A).View = true;
+    C.slot(A).ViewOf = In;
+    C.slot(A).ViewDense =
+        std::make_shared<const std::function<bool(const Shape &)>>(
+            [ViewAt](const Shape &S) {
+              std::optional<StridedView> W = ViewAt(S);
+              return W && W->Offset == 0 && isDense(*W);
+            });
     C.SlotOf[N.output(0)] = A;
     ++C.program().Stats.AliasNodes;
     return true;
@@ -147,7 +153,7 @@ bool lowerCopy(LowerContext &C, const ir::Node &N) {
         stridedCopy(static_cast<const char *>(P.dataOf(In)), P.bufferData(Out),
                     *Cur, Elem);
       },
-      [=](const Program &, const std::vector<Shape> &New) {
+      [=](const Program &, const SlotShapes &New) {
         std::optional<StridedView> W = ViewAt(New[In]);
         return W && Shape(W->Sizes) == New[Out];
       },

@@ -169,7 +169,7 @@ bool lowerLinear(LowerContext &C, const ir::Node &N, const Tensor &Wt,
     // M given at run time: other shapes (a reshaped program) take new
     // descriptions of the source and the destination, the same primitive.
     auto &St = static_cast<PrimitiveStep &>(*C.program().Steps.back());
-    St.Fits = [=](const Program &, const std::vector<Shape> &New) {
+    St.Fits = [=](const Program &, const SlotShapes &New) {
       const Shape &S = New[In];
       return S.rank() >= 2 && S[S.rank() - 1] == K && S.numel() > 0 &&
              New[Out].numel() == S.numel() / K * NOut;
@@ -270,7 +270,7 @@ bool lowerFewRows(LowerContext &C, const ir::Node &N, const memory::dims &AD,
                        reinterpret_cast<float *>(P.bufferData(Out)),
                        D.Batches, D.M, D.K, D.N);
       },
-      [=](const Program &, const std::vector<Shape> &New) {
+      [=](const Program &, const SlotShapes &New) {
         std::optional<FewRowsDims> D = fewRowsDims(New[SA], New[SB], R);
         return D && D->M <= OwnLoopRows && New[Out].numel() > 0 &&
                New[Out].numel() == D->Batches * D->M * D->N;
@@ -305,7 +305,7 @@ bool lowerBatched(LowerContext &C, const ir::Node &N) {
   // from the executable's cache (made once per dims).
   auto &St = static_cast<PrimitiveStep &>(*C.program().Steps.back());
   ProgramShared *Sh = &C.Shared;
-  St.Fits = [=](const Program &, const std::vector<Shape> &New) {
+  St.Fits = [=](const Program &, const SlotShapes &New) {
     return New[SA].rank() <= R && New[SB].rank() <= R &&
            New[SA].numel() > 0 && New[SB].numel() > 0 && New[Out].rank() == R &&
            New[Out].numel() > 0;

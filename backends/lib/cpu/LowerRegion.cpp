@@ -109,7 +109,7 @@ bool lowerFusedRegion(LowerContext &C, const ir::Node &N) {
       },
       // A reshaped program: the body at the new shapes, the same kernel
       // from the JIT's cache (no compile), new extents.
-      [InSlots](const Program &P, const std::vector<Shape> &New) {
+      [InSlots](const Program &P, const SlotShapes &New) {
         for (int S : InSlots)
           if (New[S].rank() != P.Slots[S].S.rank())
             return false;

@@ -69,7 +69,7 @@ bool lowerSoftmax(LowerContext &C, const ir::Node &N) {
                     reinterpret_cast<float *>(P.bufferData(Out)), Rows, Len,
                     Log);
       },
-      [=](const Program &, const std::vector<Shape> &New) {
+      [=](const Program &, const SlotShapes &New) {
         auto RL = rowsFrom(New[In], Axis);
         return RL && RL->second > 0 && New[Out] == New[In];
       });
@@ -116,7 +116,7 @@ bool lowerLayerNorm(LowerContext &C, const ir::Node &N) {
                       Bias < 0 ? nullptr
                                : static_cast<const float *>(P.dataOf(Bias)));
       },
-      [=](const Program &, const std::vector<Shape> &New) {
+      [=](const Program &, const SlotShapes &New) {
         auto RL = rowsFrom(New[In], Axis);
         return RL && RL->second == Len && New[Out] == New[In];
       });

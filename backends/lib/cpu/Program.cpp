@@ -249,7 +249,8 @@ int ProgramBuilder::aliasOf(int Of, const Shape &S, std::string Name,
                             const ir::Value *Value) {
   ValueSlot V = P.Slots[Of];
   V.Of = Value;
-  V.View = false;
+  V.ViewDense = nullptr;
+  V.ViewOf = -1;
   NNG_CHECK(V.Kind == SlotKind::Buffer && !V.Blocked,
             "internal: alias of a blocked or non-buffer slot");
   V.S = S;
@@ -407,12 +408,16 @@ void Program::layOutArena() {
     // place; one read at the end lives to the end.
     int64_t First = B.First == INT64_MAX ? 0 : B.First;
     int64_t Last = std::min(std::max(B.Last, First), End);
-    Lives.push_back(BufferLife{B.Bytes, First, Last});
+    // A buffer whose size varies with the shapes gets a quarter more.
+    size_t Capacity = B.Varies ? B.Bytes + B.Bytes / 4 : B.Bytes;
+    Lives.push_back(BufferLife{Capacity, First, Last});
     Placed.push_back(I);
   }
   ArenaPlan Plan = planArena(Lives);
-  for (size_t I = 0; I < Placed.size(); ++I)
+  for (size_t I = 0; I < Placed.size(); ++I) {
     Buffers[Placed[I]].Offset = Plan.Offsets[I];
+    Buffers[Placed[I]].Capacity = Lives[I].Bytes;
+  }
   ArenaNeed = std::max<size_t>(Plan.PeakBytes, 64);
   Stats.ArenaBytes = static_cast<int64_t>(Plan.PeakBytes);
   Stats.NaiveBytes = static_cast<int64_t>(Plan.NaiveBytes);

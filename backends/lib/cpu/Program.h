@@ -65,9 +65,12 @@ struct ValueSlot {
   /// weights it packed, bounds, indices; Program::reshape refuses when it
   /// changes. Others are read by steps at run time and may change.
   bool Baked = false;
-  /// A view of another slot's bytes whose geometry was checked at these
-  /// shapes (a transpose of size-1 axes): not reshaped.
-  bool View = false;
+  /// A view of slot ViewOf's bytes whose geometry was checked at these
+  /// shapes (a transpose of size-1 axes): Program::reshape keeps it when
+  /// ViewDense says the view of ViewOf's new shape still is its bytes in
+  /// order; null for other slots.
+  std::shared_ptr<const std::function<bool(const Shape &)>> ViewDense;
+  int ViewOf = -1;
   /// The IR value whose bytes the slot holds (in its own layout, or a plain
   /// twin's), so Program::reshape finds its shape at other input shapes;
   /// null for scratch buffers.
@@ -84,11 +87,32 @@ struct BufferSlot {
   /// place (no copy out of the arena); -1 otherwise.
   int External = -1;
   int Owner = -1; ///< The slot it was made for (its size follows that one's).
+  /// Bytes the arena plan reserved: Bytes, or more for a buffer whose size
+  /// changed with the shapes (a reshape that fits keeps the plan).
+  size_t Capacity = 0;
+  bool Varies = false; ///< Its size changed at a reshape once.
+
 };
 
 /// What a program does per run: the public CpuExecutableStats (nngraph-run
 /// --stats), filled while lowering and finalizing.
 using ProgramStats = CpuExecutableStats;
+
+/// The slot shapes Program::reshape proposes: each slot's own, except the
+/// ones it changes.
+class SlotShapes {
+public:
+  explicit SlotShapes(const std::deque<ValueSlot> &Slots) : Slots(Slots) {}
+  const Shape &operator[](int S) const {
+    auto It = New.find(S);
+    return It == New.end() ? Slots[S].S : It->second;
+  }
+  void set(int S, Shape Sh) { New[S] = std::move(Sh); }
+
+private:
+  const std::deque<ValueSlot> &Slots;
+  std::unordered_map<int, Shape> New;
+};
 
 /// One entry of the schedule.
 class Step {
@@ -100,12 +124,12 @@ public:
   /// Runs the step.
   virtual void run(Program &P) = 0;
   /// Program::reshape changed the shapes of some of the step's slots (to
-  /// NewShapes, indexed by slot; P's slots still hold the old ones): true
+  /// NewShapes[slot]; P's slots still hold the old ones): true
   /// when the step can run at them, after which adopt() is called with the
   /// slots updated and bind() follows. False (the default: a step made for
   /// fixed shapes, or a decision made at compile time that no longer
   /// holds): the executable compiles a Program for the new shapes instead.
-  virtual bool fits(const Program &P, const std::vector<Shape> &NewShapes) const {
+  virtual bool fits(const Program &P, const SlotShapes &NewShapes) const {
     return false;
   }
   /// Takes the slots' new shapes (after fits() said yes); false when that
@@ -128,13 +152,13 @@ public:
   /// (Step::fits; Fn then reads its extents from its slots at each run, or
   /// Adopt takes them); without it Fn's extents are fixed at compile time.
   using FitsFn =
-      std::function<bool(const Program &, const std::vector<Shape> &)>;
+      std::function<bool(const Program &, const SlotShapes &)>;
   using AdoptFn = std::function<bool(Program &)>;
   explicit LoopStep(std::function<void(Program &)> Fn, FitsFn Fits = {},
                     AdoptFn Adopt = {})
       : Fn(std::move(Fn)), Fits(std::move(Fits)), Adopt(std::move(Adopt)) {}
   void run(Program &P) override { Fn(P); }
-  bool fits(const Program &P, const std::vector<Shape> &New) const override {
+  bool fits(const Program &P, const SlotShapes &New) const override {
     return Fits && Fits(P, New);
   }
   bool adopt(Program &P) override { return !Adopt || Adopt(P); }
@@ -475,7 +499,7 @@ public:
   /// whether the step serves new slot shapes, and makes it do so (new
   /// argument descriptions, a primitive from the shared cache). Null: fixed
   /// shapes.
-  std::function<bool(const Program &, const std::vector<Shape> &)> Fits;
+  std::function<bool(const Program &, const SlotShapes &)> Fits;
   std::function<bool(Program &, PrimitiveStep &)> Adopt;
 
   void arg(int Arg, int Slot, const dnnl::memory::desc &MD) {
@@ -484,7 +508,7 @@ public:
   void bind(Program &P) override;
   void run(Program &P) override;
   std::string kind() const override;
-  bool fits(const Program &P, const std::vector<Shape> &New) const override {
+  bool fits(const Program &P, const SlotShapes &New) const override {
     return Fits && Fits(P, New);
   }
   bool adopt(Program &P) override { return !Adopt || Adopt(P, *this); }

@@ -135,12 +135,12 @@ std::string Program::reshape(const ir::Graph &G, ProgramShared &Shared,
   }
 
   // Every slot's new shape, and what changed. Nothing changes yet.
-  std::vector<Shape> New(Slots.size());
-  std::vector<bool> Changed(Slots.size(), false);
+  SlotShapes New(Slots);
+  std::vector<char> Changed(Slots.size(), 0); // Its shape.
+  std::vector<char> Rebound(Slots.size(), 0); // Its bytes or their place.
   std::vector<std::pair<int, Tensor>> NewConsts;
   for (size_t S = 0; S < Slots.size(); ++S) {
     const ValueSlot &V = Slots[S];
-    New[S] = V.S;
     if (!V.Of)
       continue; // Scratch, or a constant a lowering made: fixed.
     auto TypeIt = Types.find(V.Of);
@@ -161,23 +161,28 @@ std::string Program::reshape(const ir::Graph &G, ProgramShared &Shared,
         return "%" + V.Name +
                ", computed from the input shapes, was used by a lowering";
       NewConsts.emplace_back(static_cast<int>(S), It->second);
-      New[S] = It->second.shape();
+      Rebound[S] = 1;
+      if (It->second.shape() != V.S) {
+        New.set(static_cast<int>(S), It->second.shape());
+        Changed[S] = 1;
+      }
       continue;
     }
     if (T.dtype() != V.Type)
       return "internal: %" + V.Name + " changed dtype";
-    New[S] = *T.staticShape();
-    if (New[S] == V.S)
+    std::optional<Shape> Sh = T.staticShape();
+    if (!Sh || *Sh == V.S)
       continue;
-    Changed[S] = true;
     if (V.Blocked || (V.Type != DType::F32 && V.MD))
       return "%" + V.Name + " is in a blocked layout";
-    if (V.View)
-      return "%" + V.Name + " is a view whose geometry depends on its shape";
+    New.set(static_cast<int>(S), std::move(*Sh));
+    Changed[S] = Rebound[S] = 1;
   }
-  // Constants a step reads (a node kernel's operand) changed: it must adapt.
-  for (const auto &[S, T] : NewConsts)
-    Changed[S] = true;
+  // Views kept as aliases (size-1 axes moved) must still be their bytes.
+  for (size_t S = 0; S < Slots.size(); ++S)
+    if (Changed[S] && Slots[S].ViewDense &&
+        !(*Slots[S].ViewDense)(New[Slots[S].ViewOf]))
+      return "%" + Slots[S].Name + " is no longer a view of its input's bytes";
   std::vector<Step *> Affected;
   for (size_t I = 0; I < Steps.size(); ++I) {
     Step &St = *Steps[I];
@@ -194,34 +199,64 @@ std::string Program::reshape(const ir::Graph &G, ProgramShared &Shared,
   }
 
   // Apply: the slots, the steps, the arena.
+  bool Fits = true; // Every buffer within what the plan reserved.
   for (size_t S = 0; S < Slots.size(); ++S) {
-    if (!Changed[S] || Slots[S].Kind == SlotKind::Constant)
+    if (!Changed[S])
       continue;
     ValueSlot &V = Slots[S];
-    V.S = New[S];
+    V.S = New[static_cast<int>(S)];
     if (V.Type == DType::F32)
       V.MD = plainF32(V.S);
-    if (V.Kind == SlotKind::Buffer && Buffers[V.Buffer].Owner == int(S))
-      Buffers[V.Buffer].Bytes =
-          V.MD ? V.MD.get_size()
-               : static_cast<size_t>(V.S.numel()) * dtypeSize(V.Type);
+    if (V.Kind != SlotKind::Buffer || Buffers[V.Buffer].Owner != int(S))
+      continue;
+    BufferSlot &B = Buffers[V.Buffer];
+    B.Bytes = V.MD ? V.MD.get_size()
+                   : static_cast<size_t>(V.S.numel()) * dtypeSize(V.Type);
+    B.Varies = true;
+    Fits = Fits && (B.External >= 0 || B.Bytes <= B.Capacity);
   }
-  for (auto &[S, T] : NewConsts) {
-    ValueSlot &V = Slots[S];
-    V.Const = T.isContiguous() ? T : T.contiguous();
-    V.S = V.Const.shape();
-    if (V.Type == DType::F32)
-      V.MD = plainF32(V.S);
-  }
+  for (auto &[S, T] : NewConsts)
+    Slots[S].Const = T.isContiguous() ? T : T.contiguous();
   InputShapes = Shapes;
+  std::vector<size_t> Scratch(Buffers.size());
+  for (size_t B = 0; B < Buffers.size(); ++B)
+    Scratch[B] = Buffers[B].Bytes;
   for (Step *St : Affected)
     if (!St->adopt(*this)) {
       Broken = true;
       return "step (" + St->Desc + ") could not adapt";
     }
-  layOutArena();
-  Arena = nullptr; // Every step binds again.
-  bindArena();
+  for (size_t B = 0; B < Buffers.size(); ++B)
+    if (Buffers[B].Bytes != Scratch[B]) { // A primitive's scratchpad.
+      Buffers[B].Varies = true;
+      Fits = Fits && Buffers[B].Bytes <= Buffers[B].Capacity;
+      Rebound[Buffers[B].Owner] = 1;
+    }
+  if (!Fits) {
+    // Laid out again, with headroom for the buffers that vary: a cache
+    // that grows by a position per step moves them rarely.
+    layOutArena();
+    Arena = nullptr; // Every step binds again.
+    bindArena();
+    return {};
+  }
+  // The plan holds: only the steps on changed slots bind again.
+  bool Moved = ArenaOwner->Block != Arena;
+  bindArena(); // All of them when the shared block moved.
+  if (Moved)
+    return {};
+  for (auto &StP : Steps) {
+    Step &St = *StP;
+    bool Touched = false;
+    for (const std::vector<int> *L : {&St.Reads, &St.Writes})
+      for (int S : *L)
+        Touched = Touched || Rebound[S];
+    if (auto *PS = dynamic_cast<PrimitiveStep *>(&St))
+      for (const PrimitiveArg &A : PS->Pending)
+        Touched = Touched || Rebound[A.Slot];
+    if (Touched)
+      St.bind(*this);
+  }
   return {};
 }
 
