@@ -189,6 +189,10 @@ private:
 
 void lowerFallback(LowerContext &C, const ir::Node &N,
                    const std::vector<ir::TensorType> &OutTypes) {
+  // A transpose left for a product to read in place is made real first.
+  for (size_t I = 0; I < N.numInputs(); ++I)
+    if (N.hasInput(I) && C.slotOfValue(N.input(I)).TransposeOf >= 0)
+      materializeTranspose(C, N.input(I));
   auto St = std::make_unique<NodeStep>(N, nodeKernelFor(N));
   St->Desc = C.describe(N);
   std::vector<int> In;

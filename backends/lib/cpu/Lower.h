@@ -99,6 +99,26 @@ struct LowerContext {
   const std::string &describe(const ir::Node &N) { return Shared.describe(N); }
 };
 
+/// Rows of the left operand up to which a product of run-time values is the
+/// backend's own loop (LowerMatMul.cpp): a decoder's attention (one new
+/// token against its cache, a new cache length every step) needs no
+/// primitive per shape, and at so few rows the product is a pass over the
+/// right operand either way.
+constexpr int64_t OwnLoopRows = 8;
+/// The extents of a product of A and B (padded to rank R) with equal batch
+/// dims; B given as [.., N, K] when TransB. nullopt when a batch dim
+/// broadcasts or the K's differ.
+struct FewRowsDims {
+  int64_t Batches = 1, M = 0, K = 0, N = 0;
+};
+std::optional<FewRowsDims> fewRowsDims(const Shape &A, const Shape &B,
+                                       size_t R, bool TransB = false);
+
+/// Makes value Y, a transpose left unmaterialized for a product that reads
+/// it in place (ValueSlot::TransposeOf), a real buffer written by a copy
+/// step, for a product that cannot; returns its slot (LowerCopy.cpp).
+int materializeTranspose(LowerContext &C, const ir::Value *Y);
+
 /// Lowers N; false when it declines (the node kernel serves it).
 using LowerFn = bool (*)(LowerContext &, const ir::Node &);
 
@@ -353,6 +373,11 @@ void layerNormRows(const float *X, float *Y, int64_t Rows, int64_t Len,
 /// of B (vectorized along N), the rows split across the threads.
 void batchedFewRows(const float *A, const float *B, float *Y, int64_t Batches,
                     int64_t M, int64_t K, int64_t N);
+/// The same product with B given transposed: Bt is [Batches, N, K] (a
+/// decoder's keys as they lie in its cache), Y[b, m, n] = A[b, m, :] .
+/// Bt[b, n, :].
+void batchedFewRowsTransB(const float *A, const float *Bt, float *Y,
+                          int64_t Batches, int64_t M, int64_t K, int64_t N);
 
 /// The four arithmetic ops of binaryFloats.
 enum class BinaryKind { Add, Sub, Mul, Div };

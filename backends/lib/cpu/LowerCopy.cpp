@@ -110,6 +110,73 @@ bool isDense(const StridedView &V) {
 
 } // namespace
 
+namespace {
+
+using ViewFn = std::function<std::optional<StridedView>(const Shape &)>;
+
+/// Emits the copy of In's view (ViewAt of its shape, V now) into Out, a
+/// step that takes the view of a reshaped program's new shapes.
+void emitViewCopy(LowerContext &C, const ir::Node &N, int In, int Out,
+                  ViewFn ViewAt, const StridedView &V) {
+  size_t Elem = dtypeSize(C.slot(In).Type);
+  auto Cur = std::make_shared<StridedView>(V);
+  emitLoop(
+      C, {In}, Out, C.describe(N),
+      [=](Program &P) {
+        stridedCopy(static_cast<const char *>(P.dataOf(In)), P.bufferData(Out),
+                    *Cur, Elem);
+      },
+      [=](const Program &, const SlotShapes &New) {
+        std::optional<StridedView> W = ViewAt(New[In]);
+        return W && Shape(W->Sizes) == New[Out];
+      },
+      [=](Program &P) {
+        *Cur = *ViewAt(P.Slots[In].S); // From now on, at the new shapes.
+        return true;
+      });
+}
+
+/// True when Transpose N swaps only the last two axes and its one reader is
+/// a product that will take it as its right operand with at most
+/// OwnLoopRows rows on the left (a decoder's scores against its cached
+/// keys): the product reads the keys in place (lowerBatched).
+bool feedsFewRowsTransposed(LowerContext &C, const ir::Node &N, int In,
+                            const Shape &OutS) {
+  int64_t R = static_cast<int64_t>(OutS.rank());
+  std::vector<int64_t> Perm = N.attrInts("perm");
+  if (R < 2 || R > 12 || static_cast<int64_t>(Perm.size()) != R ||
+      C.slot(In).Kind != SlotKind::Buffer || C.slot(In).Blocked ||
+      C.slot(In).Type != DType::F32)
+    return false;
+  for (int64_t I = 0; I < R; ++I)
+    if (Perm[I] != (I < R - 2 ? I : 2 * R - 3 - I))
+      return false;
+  const ir::Node *U = C.soleConsumer(N.output(0));
+  if (!U || U->op() != ir::OpKind::MatMul || U->input(1) != N.output(0) ||
+      U->input(0) == N.output(0) || !C.SlotOf.count(U->input(0)))
+    return false;
+  const ValueSlot &A = C.slotOfValue(U->input(0));
+  if (A.Type != DType::F32 || A.Kind == SlotKind::Constant ||
+      A.S.rank() != OutS.rank())
+    return false;
+  std::optional<FewRowsDims> D =
+      fewRowsDims(A.S, C.slot(In).S, static_cast<size_t>(R), /*TransB=*/true);
+  return D && D->M <= OwnLoopRows && D->M * D->N * D->Batches > 0;
+}
+
+} // namespace
+
+int materializeTranspose(LowerContext &C, const ir::Value *Y) {
+  const ValueSlot &Alias = C.slotOfValue(Y);
+  int In = Alias.TransposeOf;
+  const ir::Node &N = *Y->producer();
+  int Out = C.B.newBuffer(DType::F32, Alias.S, {}, Y->name(), Y);
+  C.SlotOf[Y] = Out;
+  ViewFn ViewAt = [&N](const Shape &S) { return transposeView(N, S); };
+  emitViewCopy(C, N, In, Out, ViewAt, *ViewAt(C.slot(In).S));
+  return Out;
+}
+
 bool lowerCopy(LowerContext &C, const ir::Node &N) {
   const ir::Value *X = N.input(0);
   int In = C.B.plainOf(C.slotOf(X));
@@ -118,7 +185,7 @@ bool lowerCopy(LowerContext &C, const ir::Node &N) {
   if (OutT != T)
     return false;
   // The view at any input shape: a reshaped program takes it again.
-  std::function<std::optional<StridedView>(const Shape &)> ViewAt;
+  ViewFn ViewAt;
   if (N.op() == ir::OpKind::Transpose) {
     ViewAt = [&N](const Shape &S) { return transposeView(N, S); };
   } else {
@@ -130,6 +197,15 @@ bool lowerCopy(LowerContext &C, const ir::Node &N) {
   std::optional<StridedView> V = ViewAt(C.slot(In).S);
   if (!V || Shape(V->Sizes) != OutS)
     return false;
+  if (N.op() == ir::OpKind::Transpose &&
+      feedsFewRowsTransposed(C, N, In, OutS)) {
+    // No copy: the product reads In's bytes as they lie.
+    int A = C.B.aliasOf(In, OutS, N.output(0)->name(), N.output(0));
+    C.slot(A).TransposeOf = In;
+    C.SlotOf[N.output(0)] = A;
+    ++C.program().Stats.FusedNodes;
+    return true;
+  }
   bool Dense = V->Offset == 0 && isDense(*V);
   if (Dense && C.slot(In).Kind == SlotKind::Buffer) {
     int A = C.B.aliasOf(In, OutS, N.output(0)->name(), N.output(0));
@@ -145,22 +221,7 @@ bool lowerCopy(LowerContext &C, const ir::Node &N) {
     return true;
   }
   int Out = C.defineBuffer(N.output(0));
-  size_t Elem = dtypeSize(T);
-  auto Cur = std::make_shared<StridedView>(*V);
-  emitLoop(
-      C, {In}, Out, C.describe(N),
-      [=](Program &P) {
-        stridedCopy(static_cast<const char *>(P.dataOf(In)), P.bufferData(Out),
-                    *Cur, Elem);
-      },
-      [=](const Program &, const SlotShapes &New) {
-        std::optional<StridedView> W = ViewAt(New[In]);
-        return W && Shape(W->Sizes) == New[Out];
-      },
-      [=](Program &P) {
-        *Cur = *ViewAt(P.Slots[In].S); // From now on, at the new shapes.
-        return true;
-      });
+  emitViewCopy(C, N, In, Out, ViewAt, *V);
   return true;
 }
 

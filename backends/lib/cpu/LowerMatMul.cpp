@@ -213,19 +213,10 @@ batchedPrimitive(ProgramShared &Shared, const memory::dims &AD,
   });
 }
 
-/// Rows of the left operand up to which a product of run-time values is the
-/// backend's own loop: a decoder's attention (one new token against its
-/// cache, a new cache length every step) needs no primitive per shape, and
-/// at so few rows the product is a pass over the right operand either way.
-constexpr int64_t OwnLoopRows = 8;
+} // namespace
 
-/// The extents of a product of A and B (padded to rank R) with equal batch
-/// dims: nullopt when a batch dim broadcasts or K differs.
-struct FewRowsDims {
-  int64_t Batches = 1, M = 0, K = 0, N = 0;
-};
-std::optional<FewRowsDims> fewRowsDims(const Shape &A, const Shape &B,
-                                       size_t R) {
+std::optional<FewRowsDims> fewRowsDims(const Shape &A, const Shape &B, size_t R,
+                                       bool TransB) {
   if (A.rank() < 2 || B.rank() < 2 || A.rank() > R || B.rank() > R)
     return std::nullopt;
   memory::dims AD = padDims(dimsOf(A), R), BD = padDims(dimsOf(B), R);
@@ -237,41 +228,45 @@ std::optional<FewRowsDims> fewRowsDims(const Shape &A, const Shape &B,
   }
   D.M = AD[R - 2];
   D.K = AD[R - 1];
-  D.N = BD[R - 1];
-  if (BD[R - 2] != D.K)
+  D.N = TransB ? BD[R - 2] : BD[R - 1];
+  if ((TransB ? BD[R - 1] : BD[R - 2]) != D.K)
     return std::nullopt;
   return D;
 }
 
+namespace {
+
 /// The product as the own loop (OwnKernels.cpp) when A has at most
-/// OwnLoopRows rows and no batch dim broadcasts; false otherwise.
+/// OwnLoopRows rows and no batch dim broadcasts; false otherwise. When B is
+/// a transpose left unmaterialized, the loop reads its source as it lies.
 bool lowerFewRows(LowerContext &C, const ir::Node &N, const memory::dims &AD,
                   const memory::dims &BD) {
   size_t R = AD.size();
-  int64_t Batches = 1;
-  for (size_t D = 0; D + 2 < R; ++D) {
+  for (size_t D = 0; D + 2 < R; ++D)
     if (AD[D] != BD[D])
       return false;
-    Batches *= AD[D];
-  }
   if (AD[R - 2] > OwnLoopRows)
     return false;
   int SA = C.B.plainOf(C.slotOf(N.input(0)));
-  int SB = C.B.plainOf(C.slotOf(N.input(1)));
+  int SB = C.slotOf(N.input(1));
+  bool TransB = C.slot(SB).TransposeOf >= 0;
+  SB = TransB ? C.slot(SB).TransposeOf : C.B.plainOf(SB);
   int Out = C.defineBuffer(N.output(0));
   // Extents from the slots at each run: one step serves every cache length
   // of a reshaped program.
   emitLoop(
-      C, {SA, SB}, Out, C.describe(N),
+      C, {SA, SB}, Out, C.describe(N) + (TransB ? " (keys read in place)" : ""),
       [=](Program &P) {
-        FewRowsDims D = *fewRowsDims(P.Slots[SA].S, P.Slots[SB].S, R);
-        batchedFewRows(static_cast<const float *>(P.dataOf(SA)),
-                       static_cast<const float *>(P.dataOf(SB)),
-                       reinterpret_cast<float *>(P.bufferData(Out)),
-                       D.Batches, D.M, D.K, D.N);
+        FewRowsDims D = *fewRowsDims(P.Slots[SA].S, P.Slots[SB].S, R, TransB);
+        auto *Fn = TransB ? batchedFewRowsTransB : batchedFewRows;
+        Fn(static_cast<const float *>(P.dataOf(SA)),
+           static_cast<const float *>(P.dataOf(SB)),
+           reinterpret_cast<float *>(P.bufferData(Out)), D.Batches, D.M, D.K,
+           D.N);
       },
       [=](const Program &, const SlotShapes &New) {
-        std::optional<FewRowsDims> D = fewRowsDims(New[SA], New[SB], R);
+        std::optional<FewRowsDims> D =
+            fewRowsDims(New[SA], New[SB], R, TransB);
         return D && D->M <= OwnLoopRows && New[Out].numel() > 0 &&
                New[Out].numel() == D->Batches * D->M * D->N;
       });
@@ -292,6 +287,8 @@ bool lowerBatched(LowerContext &C, const ir::Node &N) {
     return false;
   if (lowerFewRows(C, N, AD, BD))
     return true;
+  if (C.slotOfValue(B).TransposeOf >= 0) // Cannot read it in place after all.
+    materializeTranspose(C, B);
   int SA = C.B.plainOf(C.slotOf(A)), SB = C.B.plainOf(C.slotOf(B));
   memory::desc MA = plainDesc(AD), MB = plainDesc(BD), MY = plainDesc(dimsOf(YS));
   auto [PD, Prim] = batchedPrimitive(C.Shared, AD, BD, YS);

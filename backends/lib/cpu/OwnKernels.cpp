@@ -276,6 +276,38 @@ void batchedFewRows(const float *A, const float *B, float *Y, int64_t Batches,
 }
 
 namespace {
+/// A . B over K floats, in 16 running sums (vectorised; the order of the
+/// additions differs from a plain loop's, as any blocked product's does).
+NNG_VECTOR_CLONES float dot(const float *__restrict A,
+                            const float *__restrict B, int64_t K) {
+  float Acc[16] = {};
+  int64_t I = 0;
+  for (; I + 16 <= K; I += 16)
+    for (int J = 0; J < 16; ++J)
+      Acc[J] += A[I + J] * B[I + J];
+  float S = 0;
+  for (int J = 0; J < 16; ++J)
+    S += Acc[J];
+  for (; I < K; ++I)
+    S += A[I] * B[I];
+  return S;
+}
+} // namespace
+
+void batchedFewRowsTransB(const float *A, const float *Bt, float *Y,
+                          int64_t Batches, int64_t M, int64_t K, int64_t N) {
+  int64_t Grain = std::max<int64_t>(1, ElementGrain / std::max<int64_t>(K * M, 1));
+  parallelFor(0, Batches * N, Grain, [&](int64_t Begin, int64_t End) {
+    for (int64_t U = Begin; U < End; ++U) {
+      int64_t Bi = U / N, J = U % N;
+      const float *Row = Bt + U * K; // Row J of batch Bi.
+      for (int64_t R = 0; R < M; ++R)
+        Y[(Bi * M + R) * N + J] = dot(A + (Bi * M + R) * K, Row, K);
+    }
+  });
+}
+
+namespace {
 template <BinaryKind K> float apply(float X, float Y) {
   if constexpr (K == BinaryKind::Add)
     return X + Y;

@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "Program.h"
+#include "nngraph/runtime/Allocator.h"
 #include "nngraph/runtime/Error.h"
 
 #include <chrono>
@@ -139,14 +140,27 @@ std::vector<Tensor> Program::run(const std::vector<Tensor> &Inputs,
                                  const std::vector<Tensor> *Outputs) {
   GuardTripped = false;
   bindArena();
-  // The outputs written in place: the caller's tensors, else fresh ones.
+  // The outputs written in place: the caller's tensors, else fresh ones
+  // (not zeroed first: the steps write every element).
   RunExternals.clear();
   for (const ExternalBuffer &E : Externals) {
     const ValueSlot &V = Slots[OutputSlots[E.Output]];
-    if (Outputs && (*Outputs)[E.Output].defined())
+    if (Outputs && (*Outputs)[E.Output].defined()) {
       RunExternals.push_back((*Outputs)[E.Output]);
-    else
+      continue;
+    }
+    if (V.Type == DType::String) {
       RunExternals.push_back(Tensor::empty(V.S, V.Type));
+      continue;
+    }
+    size_t Bytes = std::max<size_t>(
+        static_cast<size_t>(V.S.numel()) * dtypeSize(V.Type), 1);
+    Allocator &A = cpuAllocator();
+    std::shared_ptr<Storage> St = Storage::wrap(
+        A.allocate(Bytes), Bytes,
+        [&A, Bytes](void *P) { A.deallocate(P, Bytes); });
+    RunExternals.emplace_back(std::move(St), V.S, contiguousStrides(V.S), 0,
+                              V.Type);
   }
   // Inputs that are views (strided) are made dense once for the run.
   std::vector<Tensor> Dense;
@@ -251,6 +265,7 @@ int ProgramBuilder::aliasOf(int Of, const Shape &S, std::string Name,
   V.Of = Value;
   V.ViewDense = nullptr;
   V.ViewOf = -1;
+  V.TransposeOf = -1;
   NNG_CHECK(V.Kind == SlotKind::Buffer && !V.Blocked,
             "internal: alias of a blocked or non-buffer slot");
   V.S = S;

@@ -71,6 +71,10 @@ struct ValueSlot {
   /// order; null for other slots.
   std::shared_ptr<const std::function<bool(const Shape &)>> ViewDense;
   int ViewOf = -1;
+  /// Not materialized: the value is slot TransposeOf with its last two
+  /// axes swapped, read in place by the one product that takes it
+  /// (LowerCopy.cpp, LowerMatMul.cpp); -1 for other slots.
+  int TransposeOf = -1;
   /// The IR value whose bytes the slot holds (in its own layout, or a plain
   /// twin's), so Program::reshape finds its shape at other input shapes;
   /// null for scratch buffers.
