@@ -302,6 +302,7 @@ struct BenchResult {
   std::vector<ShapeRun> ShapeRuns;
   ShapeListSource Shapes;
   int64_t Specializations = -1; ///< The cpu backend's; -1: not known.
+  int64_t Reshapes = -1;        ///< Its programs reshaped; -1: not known.
 };
 
 /// The batch of a run: dim 0 of the first input (1 for a scalar or none).
@@ -331,7 +332,8 @@ void printText(std::ostream &Out, const BenchOptions &O, const ir::Graph &G,
   Out << "compile: optimize " << fixed(R.OptimizeMs) << " ms, compile "
       << fixed(R.CompileMs) << " ms\n";
   if (O.shapeList()) {
-    printShapeListText(Out, R.Shapes, R.ShapeRuns, O.Rounds, R.Specializations);
+    printShapeListText(Out, R.Shapes, R.ShapeRuns, O.Rounds, R.Specializations,
+                       R.Reshapes);
     Out << "memory: peak RSS " << mib(R.PeakRss) << " (" << mib(R.RssBefore)
         << " before loading the model)\n";
     return;
@@ -422,7 +424,8 @@ void printJson(std::ostream &Out, const BenchOptions &O, const ir::Graph &G,
   if (O.shapeList()) {
     // The requests' shapes differ: no single batch or throughput.
     J.erase("runs_per_round");
-    J["shapes"] = shapeListJson(R.Shapes, R.ShapeRuns, R.Specializations);
+    J["shapes"] = shapeListJson(R.Shapes, R.ShapeRuns, R.Specializations,
+                                R.Reshapes);
     J["memory"] = {{"rss_before_bytes", R.RssBefore},
                    {"peak_rss_bytes", R.PeakRss}};
     Out << J.dump(2) << "\n";
@@ -687,8 +690,10 @@ int runBenchDriver(const std::vector<std::string> &Args, std::ostream &Out,
     }
 #if NNGRAPH_HAVE_ONEDNN
     R.Cpu = backends::cpuExecutableStats(*Exe);
-    if (R.Cpu && R.Cpu->Compiled)
+    if (R.Cpu && R.Cpu->Compiled) {
       R.Specializations = R.Cpu->Specializations;
+      R.Reshapes = R.Cpu->Reshapes;
+    }
 #endif
     if (Peer)
       withOrt([&] {

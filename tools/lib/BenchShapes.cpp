@@ -263,7 +263,7 @@ constexpr size_t MaxShapesInText = 16;
 
 void printShapeListText(std::ostream &Out, const ShapeListSource &Src,
                         const std::vector<ShapeRun> &Runs, int Rounds,
-                        int64_t Specializations) {
+                        int64_t Specializations, int64_t Reshapes) {
   ShapeListSummary S = summarizeShapeList(Runs);
   size_t News = S.NewCost.Runs.size();
   Out << "shapes: " << Runs.size() << " requests in " << Rounds
@@ -294,7 +294,9 @@ void printShapeListText(std::ostream &Out, const ShapeListSource &Src,
   if (Specializations >= 0)
     Out << "cpu backend: " << Specializations << " shape "
         << (Specializations == 1 ? "specialisation" : "specialisations")
-        << " compiled (the warm-up's included)\n";
+        << " compiled (the warm-up's included)"
+        << (Reshapes >= 0 ? ", " + std::to_string(Reshapes) + " reshaped" : "")
+        << "\n";
   std::vector<PerShape> Shapes = perShape(Runs);
   if (Shapes.size() > MaxShapesInText) {
     Out << "per shape: " << Shapes.size() << " shapes, see --json\n";
@@ -323,7 +325,8 @@ void printShapeListText(std::ostream &Out, const ShapeListSource &Src,
 }
 
 json shapeListJson(const ShapeListSource &Src,
-                   const std::vector<ShapeRun> &Runs, int64_t Specializations) {
+                   const std::vector<ShapeRun> &Runs, int64_t Specializations,
+                   int64_t Reshapes) {
   ShapeListSummary S = summarizeShapeList(Runs);
   json J;
   if (!Src.File.empty()) {
@@ -366,6 +369,8 @@ json shapeListJson(const ShapeListSource &Src,
   J["new_shape_cost_ms"] = std::move(Cost);
   if (Specializations >= 0)
     J["specializations"] = Specializations;
+  if (Reshapes >= 0)
+    J["reshaped"] = Reshapes;
   return J;
 }
 

@@ -130,12 +130,13 @@ std::string shapeText(const DimBindings &Dims);
 /// The report's lines about a shape list (after the setup lines).
 void printShapeListText(std::ostream &Out, const ShapeListSource &Src,
                         const std::vector<ShapeRun> &Runs, int Rounds,
-                        int64_t Specializations);
+                        int64_t Specializations, int64_t Reshapes = -1);
 
 /// The report's "shapes" object: source, requests (dims, ms, new,
-/// repeat_ms), per_shape, the statistics and new_shape_cost_ms.
+/// repeat_ms), per_shape, the statistics and new_shape_cost_ms; the cpu
+/// backend's compiled and reshaped programs when known (>= 0).
 nlohmann::json shapeListJson(const ShapeListSource &Src,
                              const std::vector<ShapeRun> &Runs,
-                             int64_t Specializations);
+                             int64_t Specializations, int64_t Reshapes = -1);
 
 } // namespace nng::tools
