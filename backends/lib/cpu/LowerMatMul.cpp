@@ -31,6 +31,56 @@ bool isBiasVector(const Tensor *T, int64_t N) {
   return T->numel() == N;
 }
 
+/// What a linear layer's matmul primitive depends on besides M.
+struct LinearForm {
+  int64_t K = 0, NOut = 0;
+  bool Bias = false, Residual = false;
+  std::vector<PostOpEltwise> PostOps;
+  std::string Key; ///< The node and the fusions, for the primitive cache.
+};
+
+using MatMulPD = dnnl::matmul::primitive_desc;
+
+/// The primitive of F for M rows (user scratchpad), or with M given at run
+/// time (M < 0; library scratchpad, its size depends on M; empty when
+/// oneDNN has none), made once per executable (ProgramShared).
+std::pair<MatMulPD, dnnl::matmul> linearPrimitive(ProgramShared &Shared,
+                                                  const LinearForm &F,
+                                                  int64_t M) {
+  auto Make = [&](const memory::desc &Src, const memory::desc &Dst,
+                  dnnl::scratchpad_mode Scratch) {
+    dnnl::post_ops Ops;
+    if (F.Residual)
+      Ops.append_binary(dnnl::algorithm::binary_add, Dst);
+    for (const PostOpEltwise &P : F.PostOps)
+      Ops.append_eltwise(1.0f, P.Alg, P.Alpha, P.Beta);
+    dnnl::primitive_attr Attr;
+    Attr.set_post_ops(Ops);
+    Attr.set_scratchpad_mode(Scratch);
+    memory::desc BiasMD = F.Bias ? plainDesc({1, F.NOut}) : memory::desc();
+    dnnl::matmul::desc D(Src, anyF32({F.K, F.NOut}), BiasMD, Dst);
+    MatMulPD PD(D, Attr, cpuEngine());
+    return std::make_pair(PD, dnnl::matmul(PD));
+  };
+  if (M >= 0)
+    return Shared.primitive<MatMulPD, dnnl::matmul>(
+        "linear M=" + std::to_string(M) + " " + F.Key, [&] {
+          return Make(plainDesc({M, F.K}), plainDesc({M, F.NOut}),
+                      dnnl::scratchpad_mode::user);
+        });
+  return Shared.primitive<MatMulPD, dnnl::matmul>("linear any-M " + F.Key, [&] {
+    try {
+      memory::desc Src({DNNL_RUNTIME_DIM_VAL, F.K}, memory::data_type::f32,
+                       memory::dims{F.K, 1});
+      memory::desc Dst({DNNL_RUNTIME_DIM_VAL, F.NOut}, memory::data_type::f32,
+                       memory::dims{F.NOut, 1});
+      return Make(Src, Dst, dnnl::scratchpad_mode::library);
+    } catch (const dnnl::error &) {
+      return std::make_pair(MatMulPD(), dnnl::matmul()); // None: per M.
+    }
+  });
+}
+
 bool lowerLinear(LowerContext &C, const ir::Node &N, const Tensor &Wt,
                  bool TransB) {
   const ir::Value *A = N.input(0);
@@ -106,45 +156,17 @@ bool lowerLinear(LowerContext &C, const ir::Node &N, const Tensor &Wt,
   memory::desc BiasMD = BiasT ? plainDesc({1, NOut}) : memory::desc();
   // Everything the primitive depends on besides M: the node (K, NOut, the
   // weights' layout) and the fusions.
-  std::string Key = std::to_string(reinterpret_cast<uintptr_t>(&N)) + " " +
-                    std::to_string(BiasT != nullptr) +
-                    std::to_string(Residual != nullptr);
+  LinearForm F{K, NOut, BiasT != nullptr, Residual != nullptr, Act.PostOps, ""};
+  F.Key = std::to_string(reinterpret_cast<uintptr_t>(&N)) + " " +
+          std::to_string(F.Bias) + std::to_string(F.Residual);
   for (const PostOpEltwise &P : Act.PostOps)
-    Key += " " + std::to_string(static_cast<int>(P.Alg)) + ":" +
-           std::to_string(P.Alpha) + ":" + std::to_string(P.Beta);
-  auto Make = [&](const memory::desc &Src, const memory::desc &Dst,
-                  dnnl::scratchpad_mode Scratch) {
-    dnnl::post_ops Ops;
-    if (Residual)
-      Ops.append_binary(dnnl::algorithm::binary_add, Dst);
-    Act.appendTo(Ops);
-    dnnl::primitive_attr Attr;
-    Attr.set_post_ops(Ops);
-    Attr.set_scratchpad_mode(Scratch);
-    dnnl::matmul::desc D(Src, anyF32({K, NOut}), BiasMD, Dst);
-    dnnl::matmul::primitive_desc PD(D, Attr, cpuEngine());
-    return std::make_pair(PD, dnnl::matmul(PD));
-  };
-  using MatMulPD = dnnl::matmul::primitive_desc;
+    F.Key += " " + std::to_string(static_cast<int>(P.Alg)) + ":" +
+             std::to_string(P.Alpha) + ":" + std::to_string(P.Beta);
   std::pair<MatMulPD, dnnl::matmul> Made;
-  if (AnyM) {
-    Made = C.Shared.primitive<MatMulPD, dnnl::matmul>("linear any-M " + Key, [&] {
-      try {
-        memory::desc Src({DNNL_RUNTIME_DIM_VAL, K}, memory::data_type::f32,
-                         memory::dims{K, 1});
-        memory::desc Dst({DNNL_RUNTIME_DIM_VAL, NOut}, memory::data_type::f32,
-                         memory::dims{NOut, 1});
-        // Library scratchpad: its size depends on M.
-        return Make(Src, Dst, dnnl::scratchpad_mode::library);
-      } catch (const dnnl::error &) {
-        return std::make_pair(MatMulPD(), dnnl::matmul()); // None: per M.
-      }
-    });
-  }
+  if (AnyM)
+    Made = linearPrimitive(C.Shared, F, -1);
   if (!Made.second)
-    Made = C.Shared.primitive<MatMulPD, dnnl::matmul>(
-        "linear M=" + std::to_string(M) + " " + Key,
-        [&] { return Make(SrcMD, DstMD, dnnl::scratchpad_mode::user); });
+    Made = linearPrimitive(C.Shared, F, M);
   auto &[PD, Prim] = Made;
 
   int In = C.B.plainOf(C.slotOf(A));
@@ -165,22 +187,33 @@ bool lowerLinear(LowerContext &C, const ir::Node &N, const Tensor &Wt,
   }
   emitPrimitive(C, N, Prim, PD, std::move(Args), Reads, Out,
                 {WeightToPack{Wt, WeiUser}});
-  if (AnyM && Made.first.src_desc().data.dims[0] == DNNL_RUNTIME_DIM_VAL) {
-    // M given at run time: other shapes (a reshaped program) take new
-    // descriptions of the source and the destination, the same primitive.
+  // Other rows (a reshaped program): the primitive with M given at run
+  // time, new descriptions of the source and the destination, the weights
+  // in its layout (packed once). Not with a residual post-op, which takes
+  // no run-time dims.
+  if (!F.Residual) {
     auto &St = static_cast<PrimitiveStep &>(*C.program().Steps.back());
+    ProgramShared *Sh = &C.Shared;
     St.Fits = [=](const Program &, const SlotShapes &New) {
       const Shape &S = New[In];
       return S.rank() >= 2 && S[S.rank() - 1] == K && S.numel() > 0 &&
              New[Out].numel() == S.numel() / K * NOut;
     };
-    St.Adopt = [=](Program &P, PrimitiveStep &Step) {
+    St.Adopt = [=, Wt = Wt](Program &P, PrimitiveStep &Step) {
+      auto [PD2, Prim2] = linearPrimitive(*Sh, F, -1);
+      if (!Prim2)
+        return false; // oneDNN has none with run-time rows here.
       int64_t M2 = P.Slots[In].S.numel() / K;
+      Step.Prim = Prim2;
       for (PrimitiveArg &A : Step.Pending)
         if (A.Arg == DNNL_ARG_SRC)
           A.MD = plainDesc({M2, K});
         else if (A.Arg == DNNL_ARG_DST)
           A.MD = plainDesc({M2, NOut});
+      for (auto &[Arg, W] : Step.Weights)
+        if (Arg == DNNL_ARG_WEIGHTS)
+          W = Sh->Packs.get(Wt, WeiUser, PD2.weights_desc());
+      Step.Scratch = -1; // The library's scratchpad.
       return true;
     };
   }
@@ -235,6 +268,35 @@ std::optional<FewRowsDims> fewRowsDims(const Shape &A, const Shape &B, size_t R,
 }
 
 namespace {
+
+/// The oneDNN matmul of plain f32 [B, M, K] x [B, K, N] with B, M and N
+/// given at run time (library scratchpad), made once per K; empty when
+/// oneDNN has none.
+std::pair<dnnl::matmul::primitive_desc, dnnl::matmul>
+anyDimsPrimitive(ProgramShared &Shared, int64_t K) {
+  using MatMulPD = dnnl::matmul::primitive_desc;
+  return Shared.primitive<MatMulPD, dnnl::matmul>(
+      "batched any K=" + std::to_string(K), [&] {
+        const int64_t R = DNNL_RUNTIME_DIM_VAL;
+        auto Desc = [](memory::dims D, memory::dims St) {
+          return memory::desc(D, memory::data_type::f32, St);
+        };
+        try {
+          dnnl::primitive_attr Attr;
+          Attr.set_scratchpad_mode(dnnl::scratchpad_mode::library);
+          dnnl::matmul::desc D(Desc({R, R, K}, {R, K, 1}),
+                               Desc({R, K, R}, {R, R, 1}),
+                               Desc({R, R, R}, {R, R, 1}));
+          MatMulPD PD(D, Attr, cpuEngine());
+          std::string Impl = PD.impl_info_str();
+          if (Impl.find("ref") != std::string::npos)
+            return std::make_pair(MatMulPD(), dnnl::matmul()); // Too slow.
+          return std::make_pair(PD, dnnl::matmul(PD));
+        } catch (const dnnl::error &) {
+          return std::make_pair(MatMulPD(), dnnl::matmul());
+        }
+      });
+}
 
 /// The product as the own loop (OwnKernels.cpp) when A has at most
 /// OwnLoopRows rows and no batch dim broadcasts; false otherwise. When B is
@@ -311,6 +373,22 @@ bool lowerBatched(LowerContext &C, const ir::Node &N) {
     memory::dims A2 = padDims(dimsOf(P.Slots[SA].S), R),
                  B2 = padDims(dimsOf(P.Slots[SB].S), R);
     const Shape &Y = P.Slots[Out].S;
+    // Batch dims alike (attention's heads): one primitive with the batch,
+    // M and N given at run time serves every length (oneDNN's gemm for
+    // 3-d products; 4-d ones fall to its reference code), made once.
+    if (std::optional<FewRowsDims> D = fewRowsDims(P.Slots[SA].S,
+                                                   P.Slots[SB].S, R)) {
+      auto [PD3, Prim3] = anyDimsPrimitive(*Sh, D->K);
+      if (Prim3) {
+        Step.Prim = Prim3;
+        Step.Pending = {
+            {DNNL_ARG_SRC, SA, plainDesc({D->Batches, D->M, D->K})},
+            {DNNL_ARG_WEIGHTS, SB, plainDesc({D->Batches, D->K, D->N})},
+            {DNNL_ARG_DST, Out, plainDesc({D->Batches, D->M, D->N})}};
+        Step.Scratch = -1; // The library's scratchpad.
+        return true;
+      }
+    }
     auto [PD2, Prim2] = batchedPrimitive(*Sh, A2, B2, Y);
     size_t Scratch = PD2.scratchpad_desc().get_size();
     if (Scratch && Step.Scratch < 0)
