@@ -179,41 +179,61 @@ bool lowerLinear(LowerContext &C, const ir::Node &N, const Tensor &Wt,
     Args.push_back({DNNL_ARG_BIAS, BiasSlot, BiasMD});
     Reads.push_back(BiasSlot);
   }
+  int ResSlot = -1;
   if (Residual) {
-    int R = C.B.plainOf(C.slotOf(Residual));
+    ResSlot = C.B.plainOf(C.slotOf(Residual));
     Args.push_back(
-        {DNNL_ARG_ATTR_MULTIPLE_POST_OP(0) | DNNL_ARG_SRC_1, R, DstMD});
-    Reads.push_back(R);
+        {DNNL_ARG_ATTR_MULTIPLE_POST_OP(0) | DNNL_ARG_SRC_1, ResSlot, DstMD});
+    Reads.push_back(ResSlot);
   }
   emitPrimitive(C, N, Prim, PD, std::move(Args), Reads, Out,
                 {WeightToPack{Wt, WeiUser}});
   // Other rows (a reshaped program): the primitive with M given at run
   // time, new descriptions of the source and the destination, the weights
-  // in its layout (packed once). Not with a residual post-op, which takes
-  // no run-time dims.
-  if (!F.Residual) {
+  // in its layout (packed once). A residual post-op takes no run-time
+  // dims: the residual is then added by the step's own loop after the
+  // product (an activation after it would have to follow: not then).
+  if (!F.Residual || F.PostOps.empty()) {
     auto &St = static_cast<PrimitiveStep &>(*C.program().Steps.back());
     ProgramShared *Sh = &C.Shared;
+    LinearForm Plain = F;
+    Plain.Residual = false;
+    Plain.Key = std::to_string(reinterpret_cast<uintptr_t>(&N)) + " " +
+                std::to_string(F.Bias) + "0";
     St.Fits = [=](const Program &, const SlotShapes &New) {
       const Shape &S = New[In];
       return S.rank() >= 2 && S[S.rank() - 1] == K && S.numel() > 0 &&
-             New[Out].numel() == S.numel() / K * NOut;
+             New[Out].numel() == S.numel() / K * NOut &&
+             (ResSlot < 0 || New[ResSlot] == New[Out]);
     };
     St.Adopt = [=, Wt = Wt](Program &P, PrimitiveStep &Step) {
-      auto [PD2, Prim2] = linearPrimitive(*Sh, F, -1);
+      auto [PD2, Prim2] = linearPrimitive(*Sh, Plain, -1);
       if (!Prim2)
         return false; // oneDNN has none with run-time rows here.
       int64_t M2 = P.Slots[In].S.numel() / K;
       Step.Prim = Prim2;
-      for (PrimitiveArg &A : Step.Pending)
+      std::vector<PrimitiveArg> Args2;
+      for (PrimitiveArg A : Step.Pending) {
         if (A.Arg == DNNL_ARG_SRC)
           A.MD = plainDesc({M2, K});
         else if (A.Arg == DNNL_ARG_DST)
           A.MD = plainDesc({M2, NOut});
+        else if (A.Arg == (DNNL_ARG_ATTR_MULTIPLE_POST_OP(0) | DNNL_ARG_SRC_1))
+          continue; // Added after the product instead.
+        Args2.push_back(A);
+      }
+      Step.Pending = std::move(Args2);
       for (auto &[Arg, W] : Step.Weights)
         if (Arg == DNNL_ARG_WEIGHTS)
           W = Sh->Packs.get(Wt, WeiUser, PD2.weights_desc());
       Step.Scratch = -1; // The library's scratchpad.
+      if (ResSlot >= 0)
+        Step.After = [=](Program &Q) {
+          float *Y = reinterpret_cast<float *>(Q.bufferData(Out));
+          binaryFloats(BinaryKind::Add, Y,
+                       static_cast<const float *>(Q.dataOf(ResSlot)), false, Y,
+                       Q.Slots[Out].S.numel());
+        };
       return true;
     };
   }

@@ -522,6 +522,10 @@ void PrimitiveStep::run(Program &P) {
   if (!RunMems.empty())
     P.bindRunMemories(RunMems);
   Prim.execute(*P.Stream, Args);
+  if (After) {
+    P.Stream->wait();
+    After(P);
+  }
 }
 
 std::unique_ptr<PrimitiveStep> makeReorderStep(int From,

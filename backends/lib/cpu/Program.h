@@ -1,12 +1,14 @@
 //===- Program.h - A compiled cpu schedule (internal) ----------*- C++ -*-===//
 //
-// What the cpu backend compiles a graph into, for one set of concrete input
-// shapes: a flat list of steps (oneDNN primitives with their memories bound
-// once, the backend's own kernels, and node kernels for whatever has no
-// compiled form) over value slots whose bytes live in one arena laid out by
-// the static memory plan. run() binds the caller's inputs, runs the steps in
-// order and copies the outputs out: no shape inference, no checks per node,
-// no allocation per node, no scans of the data.
+// What the cpu backend compiles a graph into, at the concrete input shapes
+// it runs at now: a flat list of steps (oneDNN primitives with their
+// memories bound once, the backend's own kernels, and node kernels for
+// whatever has no compiled form) over value slots whose bytes live in one
+// arena laid out by the static memory plan, or, for graph outputs, in the
+// run's output tensors. run() binds the caller's inputs and outputs and runs
+// the steps in order: no shape inference, no checks per node, no allocation
+// per node, no scans of the data. reshape() (Reshape.cpp) moves it to other
+// input shapes without compiling again.
 //
 // Lowering (Lower.cpp and the Lower*.cpp files of the op families) fills a
 // Program through ProgramBuilder: it defines slots, records which step reads
@@ -505,6 +507,9 @@ public:
   /// shapes.
   std::function<bool(const Program &, const SlotShapes &)> Fits;
   std::function<bool(Program &, PrimitiveStep &)> Adopt;
+  /// An own loop run after the primitive (a residual its post-op no longer
+  /// adds), or null.
+  std::function<void(Program &)> After;
 
   void arg(int Arg, int Slot, const dnnl::memory::desc &MD) {
     Pending.push_back({Arg, Slot, MD});
