@@ -14,6 +14,22 @@ namespace nng::backends {
 
 Executable::~Executable() = default;
 
+namespace {
+/// Checks T, given for an output the run makes of dtype Type and shape S:
+/// the same dtype and shape, contiguous. Where names the output.
+void checkOutputTensor(const std::string &Where, const Tensor &T, DType Type,
+                       const Shape &S) {
+  NNG_CHECK(T.dtype() == Type && T.shape() == S, Where, " was given a ",
+            dtypeName(T.dtype()), T.shape().toString(),
+            " tensor but this run produces ", dtypeName(Type), S.toString(),
+            "; pass a tensor of that type and shape, or none to get a new "
+            "one");
+  NNG_CHECK(T.isContiguous(), Where,
+            " was given a tensor that is not contiguous (a strided view); "
+            "pass a contiguous one (.contiguous())");
+}
+} // namespace
+
 void Executable::runInto(const std::vector<Tensor> &Inputs,
                          std::vector<Tensor> &Outputs) {
   // The graph is not at hand here: the count is checked against the run's.
@@ -25,16 +41,8 @@ void Executable::runInto(const std::vector<Tensor> &Inputs,
       Outputs[I] = std::move(Got[I]);
       continue;
     }
-    NNG_CHECK(Outputs[I].dtype() == Got[I].dtype() &&
-                  Outputs[I].shape() == Got[I].shape() &&
-                  Outputs[I].isContiguous(),
-              "runInto: output #", I, " was given a ",
-              dtypeName(Outputs[I].dtype()), Outputs[I].shape().toString(),
-              Outputs[I].isContiguous() ? "" : " (not contiguous)",
-              " tensor but the run produces ", dtypeName(Got[I].dtype()),
-              Got[I].shape().toString(),
-              "; pass a contiguous tensor of that type, or none to get a "
-              "new one");
+    checkOutputTensor("output #" + std::to_string(I), Outputs[I],
+                      Got[I].dtype(), Got[I].shape());
     Outputs[I].copyFrom(Got[I]);
   }
 }
@@ -115,19 +123,9 @@ void checkOutputBuffers(const ir::Graph &G, const std::vector<Tensor> &Inputs,
     const Tensor &T = Outputs[I];
     if (!T.defined())
       continue;
-    auto Where = [&] {
-      return "output %" + G.outputs()[I]->name() + " (#" + std::to_string(I) +
-             ")";
-    };
-    NNG_CHECK(T.dtype() == Types[I] && T.shape() == Shapes[I], Where(),
-              " was given a ", dtypeName(T.dtype()), T.shape().toString(),
-              " tensor but this run produces ", dtypeName(Types[I]),
-              Shapes[I].toString(),
-              "; pass a tensor of that type and shape, or none to get a new "
-              "one");
-    NNG_CHECK(T.isContiguous(), Where(),
-              " was given a tensor that is not contiguous (a strided view); "
-              "pass a contiguous one (.contiguous())");
+    std::string Where =
+        "output %" + G.outputs()[I]->name() + " (#" + std::to_string(I) + ")";
+    checkOutputTensor(Where, T, Types[I], Shapes[I]);
     const char *Begin = static_cast<const char *>(T.rawData());
     const char *End = Begin + T.nbytes();
     for (size_t J = 0; J < Inputs.size(); ++J) {
@@ -143,7 +141,7 @@ void checkOutputBuffers(const ir::Graph &G, const std::vector<Tensor> &Inputs,
                 In.elementSize();
       const char *InBegin = static_cast<const char *>(In.rawData());
       const char *InEnd = InBegin + Span;
-      NNG_CHECK(End <= InBegin || InEnd <= Begin, Where(),
+      NNG_CHECK(End <= InBegin || InEnd <= Begin, Where,
                 " shares memory with input %", G.inputs()[J]->name(),
                 " (#", J, "); an output cannot be written over an input "
                 "while it is read: pass another buffer");

@@ -11,6 +11,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "CpuTestUtils.h"
+#include "nngraph/ir/Parser.h"
 
 #include <limits>
 
@@ -411,6 +412,32 @@ TEST(CpuCompiled, NewShapesReshapeOrSayWhyNot) {
   EXPECT_EQ(St->Reshapes, 2);
   EXPECT_EQ(St->Specializations, 2);
   EXPECT_NE(St->ReshapeRefusal.find("no longer a view"), std::string::npos)
+      << St->ReshapeRefusal;
+
+  // A Slice whose end is computed from the input's shape: its lowering
+  // used the end's value (the copy's geometry), so a new length compiles.
+  std::unique_ptr<ir::Graph> L = ir::parseGraph(R"(graph "all_but_last" {
+  input %x: f32[B,S,4]
+  init %zero: i64[1] = [0]
+  init %one: i64[1] = [1]
+  %s = Shape(%x)
+  %n = Gather(%s, %one) {axis = 0}
+  %end = Sub(%n, %one)
+  %x2 = Add(%x, %x)
+  %y = Slice(%x2, %zero, %end, %one)
+  output %y
+})");
+  auto Lx = backends::getBackend("cpu").compile(*L);
+  for (int64_t S : {3, 6}) {
+    std::vector<Tensor> In{rnd({1, S, 4}, 130 + S)};
+    EXPECT_TRUE(closeTo(Lx->run(In).at(0), backends::runReference(*L, In).at(0)))
+        << S;
+  }
+  St = backends::cpuExecutableStats(*Lx);
+  EXPECT_EQ(St->Specializations, 2);
+  EXPECT_NE(St->ReshapeRefusal.find("computed from the input shapes, was used "
+                                    "by a lowering"),
+            std::string::npos)
       << St->ReshapeRefusal;
 }
 

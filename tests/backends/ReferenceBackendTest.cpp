@@ -45,6 +45,39 @@ TEST(RefInterpreter, MultiNodeGraph) {
   EXPECT_TENSOR(R[0], f32({3, 0}, {1, 2}));
 }
 
+TEST(RefInterpreter, RunIntoCopiesIntoTheCallersTensors) {
+  // The default Executable::runInto: runs, then copies into the tensors
+  // given; an undefined one gets the run's; a wrong shape or a strided
+  // tensor is refused with a message naming the output.
+  ir::Graph G;
+  ir::Value *X = G.addInput("x", ir::TensorType(DType::F32, Shape({2, 2})));
+  G.addOutput(G.addNode(OpKind::Relu, {X}, {"y"})->output());
+  G.addOutput(G.addNode(OpKind::Neg, {X}, {"z"})->output());
+  ir::inferTypes(G);
+  auto Exe = backends::getBackend("reference").compile(G);
+  std::vector<Tensor> In{f32({1, -2, 3, -4}, {2, 2})};
+  std::vector<Tensor> Outs{Tensor::empty(Shape({2, 2}), DType::F32), Tensor()};
+  const void *Where = static_cast<const Tensor &>(Outs[0]).rawData();
+  Exe->runInto(In, Outs);
+  EXPECT_EQ(static_cast<const Tensor &>(Outs[0]).rawData(), Where);
+  EXPECT_TENSOR(Outs[0], f32({1, 0, 3, 0}, {2, 2}));
+  EXPECT_TENSOR(Outs[1], f32({-1, 2, -3, 4}, {2, 2}));
+  auto Refused = [&](std::vector<Tensor> Bad, const std::string &Says) {
+    try {
+      Exe->runInto(In, Bad);
+      ADD_FAILURE() << "accepted; wanted: " << Says;
+    } catch (const Error &E) {
+      EXPECT_NE(std::string(E.what()).find(Says), std::string::npos)
+          << E.what();
+    }
+  };
+  Refused({Tensor::empty(Shape({4}), DType::F32), Tensor()},
+          "output #0 was given a f32[4] tensor but this run produces f32[2, 2]");
+  Refused({Tensor(), Tensor::empty(Shape({2, 2}), DType::F32).permute({1, 0})},
+          "output #1 was given a tensor that is not contiguous");
+  Refused({Tensor()}, "the model has 2 outputs but 1 tensors were given");
+}
+
 TEST(RefInterpreter, KernelErrorNamesTheNode) {
   ir::Graph G;
   ir::Value *D = G.addInput("data", ir::TensorType(DType::F32, Shape{3}));

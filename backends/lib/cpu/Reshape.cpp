@@ -118,17 +118,16 @@ std::string Program::reshape(const ir::Graph &G, ProgramShared &Shared,
     for (size_t I = 0; I < N.numOutputs(); ++I) {
       const ir::Value *Out = N.output(I);
       Types[Out] = Sp->OutTypes[I];
+      // Unchanged: its slot holds the same kind of value with the same
+      // type and shape (and, folded, the same values).
       const ValueSlot *V = SlotFor(Out);
-      bool Same = Clean && V && V->Type == Sp->OutTypes[I].dtype() &&
-                  Sp->OutTypes[I].staticShape() == V->S;
-      if (!Sp->Folded.empty()) {
-        Same = Same || (V && V->Kind == SlotKind::Constant &&
-                        sameConstant(Sp->Folded[I], V->Const));
+      bool Folded = !Sp->Folded.empty();
+      bool Same = V && V->Type == Sp->OutTypes[I].dtype() &&
+                  Sp->OutTypes[I].staticShape() == V->S &&
+                  (V->Kind == SlotKind::Constant) == Folded &&
+                  (!Folded || sameConstant(Sp->Folded[I], V->Const));
+      if (Folded)
         Values[Out] = std::move(Sp->Folded[I]);
-      } else if (V && V->Type == Sp->OutTypes[I].dtype() &&
-                 Sp->OutTypes[I].staticShape() == V->S) {
-        Same = V->Kind != SlotKind::Constant;
-      }
       if (!Same)
         Dirty.insert(Out);
     }
@@ -218,16 +217,16 @@ std::string Program::reshape(const ir::Graph &G, ProgramShared &Shared,
   for (auto &[S, T] : NewConsts)
     Slots[S].Const = T.isContiguous() ? T : T.contiguous();
   InputShapes = Shapes;
-  std::vector<size_t> Scratch(Buffers.size());
+  std::vector<size_t> BytesBefore(Buffers.size());
   for (size_t B = 0; B < Buffers.size(); ++B)
-    Scratch[B] = Buffers[B].Bytes;
+    BytesBefore[B] = Buffers[B].Bytes;
   for (Step *St : Affected)
     if (!St->adopt(*this)) {
       Broken = true;
       return "step (" + St->Desc + ") could not adapt";
     }
   for (size_t B = 0; B < Buffers.size(); ++B)
-    if (Buffers[B].Bytes != Scratch[B]) { // A primitive's scratchpad.
+    if (Buffers[B].Bytes != BytesBefore[B]) { // A primitive's scratchpad.
       Buffers[B].Varies = true;
       Fits = Fits && Buffers[B].Bytes <= Buffers[B].Capacity;
       Rebound[Buffers[B].Owner] = 1;
