@@ -92,7 +92,11 @@ NodeKernel chooseKernel(const ir::Node &N) {
 class CompiledExecutable final : public Executable {
 public:
   explicit CompiledExecutable(std::unique_ptr<ir::Graph> Graph)
-      : G(std::move(Graph)) {}
+      : G(std::move(Graph)) {
+    for (const ir::Value *In : G->inputs())
+      if (!In->type().isStatic())
+        Shared.ShapesVary = true;
+  }
 
   std::vector<Tensor> run(const std::vector<Tensor> &Inputs) override {
     return runWith(Inputs, nullptr);

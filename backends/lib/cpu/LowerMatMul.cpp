@@ -16,6 +16,8 @@
 
 #include "Lower.h"
 
+#include <cstring>
+
 namespace nng::backends::cpu {
 
 using dnnl::memory;
@@ -36,10 +38,38 @@ struct LinearForm {
   int64_t K = 0, NOut = 0;
   bool Bias = false, Residual = false;
   std::vector<PostOpEltwise> PostOps;
-  std::string Key; ///< The node and the fusions, for the primitive cache.
+  std::string Key; ///< linearKey(): the primitive cache's key.
 };
 
 using MatMulPD = dnnl::matmul::primitive_desc;
+
+/// Runs Prim once on zeros with the given arguments. oneDNN generates the
+/// kernels of a primitive with run-time dims at its first execution (its
+/// gemm's: once per process, about 30 ms on a 2-core EPYC), which then
+/// falls in the compile, not in the first run at a new shape.
+constexpr int64_t WarmRows = 64;
+
+void runOnce(const dnnl::matmul &Prim,
+             const std::vector<std::pair<int, memory::desc>> &Args) {
+  std::unordered_map<int, memory> Mems;
+  for (const auto &[Arg, MD] : Args) {
+    memory Mem(MD, cpuEngine());
+    std::memset(Mem.get_data_handle(), 0, MD.get_size());
+    Mems.emplace(Arg, Mem);
+  }
+  Prim.execute(cpuStream(), Mems);
+  cpuStream().wait();
+}
+
+/// F's key in the executable's primitive cache (without M).
+std::string linearKey(const LinearForm &F) {
+  std::string Key = std::to_string(F.K) + "x" + std::to_string(F.NOut) + " " +
+                    std::to_string(F.Bias) + std::to_string(F.Residual);
+  for (const PostOpEltwise &P : F.PostOps)
+    Key += " " + std::to_string(static_cast<int>(P.Alg)) + ":" +
+           std::to_string(P.Alpha) + ":" + std::to_string(P.Beta);
+  return Key;
+}
 
 /// The primitive of F for M rows (user scratchpad), or with M given at run
 /// time (M < 0; library scratchpad, its size depends on M; empty when
@@ -74,7 +104,18 @@ std::pair<MatMulPD, dnnl::matmul> linearPrimitive(ProgramShared &Shared,
                        memory::dims{F.K, 1});
       memory::desc Dst({DNNL_RUNTIME_DIM_VAL, F.NOut}, memory::data_type::f32,
                        memory::dims{F.NOut, 1});
-      return Make(Src, Dst, dnnl::scratchpad_mode::library);
+      auto Made = Make(Src, Dst, dnnl::scratchpad_mode::library);
+      std::vector<std::pair<int, memory::desc>> Args = {
+          {DNNL_ARG_SRC, plainDesc({WarmRows, F.K})},
+          {DNNL_ARG_WEIGHTS, Made.first.weights_desc()},
+          {DNNL_ARG_DST, plainDesc({WarmRows, F.NOut})}};
+      if (F.Bias)
+        Args.push_back({DNNL_ARG_BIAS, plainDesc({1, F.NOut})});
+      if (F.Residual)
+        Args.push_back({DNNL_ARG_ATTR_MULTIPLE_POST_OP(0) | DNNL_ARG_SRC_1,
+                        plainDesc({WarmRows, F.NOut})});
+      runOnce(Made.second, Args);
+      return Made;
     } catch (const dnnl::error &) {
       return std::make_pair(MatMulPD(), dnnl::matmul()); // None: per M.
     }
@@ -119,7 +160,8 @@ bool lowerLinear(LowerContext &C, const ir::Node &N, const Tensor &Wt,
   const Shape YS = C.shapeOf(Y);
   // A node met with a second M (a sequence length that varies) gets one
   // primitive with M given at run time, for every M from then on; a model
-  // served at one shape keeps the one specialised for its M.
+  // served at one shape keeps the one specialised for its M (faster: up to
+  // a quarter on a transformer's layers, measured).
   bool AnyM = C.Shared.variesAt(&N, M);
   const ir::Node *AddNode = nullptr, *ResNode = nullptr, *ActNode = nullptr;
   const ir::Value *Residual = nullptr;
@@ -154,14 +196,10 @@ bool lowerLinear(LowerContext &C, const ir::Node &N, const Tensor &Wt,
       TransB ? stridedDesc({K, NOut}, {1, K}) : plainDesc({K, NOut});
   memory::desc DstMD = plainDesc({M, NOut});
   memory::desc BiasMD = BiasT ? plainDesc({1, NOut}) : memory::desc();
-  // Everything the primitive depends on besides M: the node (K, NOut, the
-  // weights' layout) and the fusions.
+  // Everything the primitive depends on besides M: K, NOut and the
+  // fusions (the weights are an argument, so layers of one form share it).
   LinearForm F{K, NOut, BiasT != nullptr, Residual != nullptr, Act.PostOps, ""};
-  F.Key = std::to_string(reinterpret_cast<uintptr_t>(&N)) + " " +
-          std::to_string(F.Bias) + std::to_string(F.Residual);
-  for (const PostOpEltwise &P : Act.PostOps)
-    F.Key += " " + std::to_string(static_cast<int>(P.Alg)) + ":" +
-             std::to_string(P.Alpha) + ":" + std::to_string(P.Beta);
+  F.Key = linearKey(F);
   std::pair<MatMulPD, dnnl::matmul> Made;
   if (AnyM)
     Made = linearPrimitive(C.Shared, F, -1);
@@ -198,8 +236,9 @@ bool lowerLinear(LowerContext &C, const ir::Node &N, const Tensor &Wt,
     ProgramShared *Sh = &C.Shared;
     LinearForm Plain = F;
     Plain.Residual = false;
-    Plain.Key = std::to_string(reinterpret_cast<uintptr_t>(&N)) + " " +
-                std::to_string(F.Bias) + "0";
+    Plain.Key = linearKey(Plain);
+    if (C.Shared.ShapesVary)
+      linearPrimitive(C.Shared, Plain, -1); // Made (and run once) now.
     St.Fits = [=](const Program &, const SlotShapes &New) {
       const Shape &S = New[In];
       return S.rank() >= 2 && S[S.rank() - 1] == K && S.numel() > 0 &&
@@ -311,7 +350,11 @@ anyDimsPrimitive(ProgramShared &Shared, int64_t K) {
           std::string Impl = PD.impl_info_str();
           if (Impl.find("ref") != std::string::npos)
             return std::make_pair(MatMulPD(), dnnl::matmul()); // Too slow.
-          return std::make_pair(PD, dnnl::matmul(PD));
+          dnnl::matmul Prim(PD);
+          runOnce(Prim, {{DNNL_ARG_SRC, plainDesc({1, 1, K})},
+                         {DNNL_ARG_WEIGHTS, plainDesc({1, K, 1})},
+                         {DNNL_ARG_DST, plainDesc({1, 1, 1})}});
+          return std::make_pair(PD, Prim);
         } catch (const dnnl::error &) {
           return std::make_pair(MatMulPD(), dnnl::matmul());
         }
@@ -372,18 +415,38 @@ bool lowerBatched(LowerContext &C, const ir::Node &N) {
   if (C.slotOfValue(B).TransposeOf >= 0) // Cannot read it in place after all.
     materializeTranspose(C, B);
   int SA = C.B.plainOf(C.slotOf(A)), SB = C.B.plainOf(C.slotOf(B));
-  memory::desc MA = plainDesc(AD), MB = plainDesc(BD), MY = plainDesc(dimsOf(YS));
-  auto [PD, Prim] = batchedPrimitive(C.Shared, AD, BD, YS);
   int Out = C.defineBuffer(N.output(0));
-  emitPrimitive(C, N, Prim, PD,
-                {{DNNL_ARG_SRC, SA, MA},
-                 {DNNL_ARG_WEIGHTS, SB, MB},
-                 {DNNL_ARG_DST, Out, MY}},
-                {SA, SB}, Out);
-  // At other shapes (a reshaped program): the primitive of the new dims,
-  // from the executable's cache (made once per dims).
-  auto &St = static_cast<PrimitiveStep &>(*C.program().Steps.back());
   ProgramShared *Sh = &C.Shared;
+  // At other shapes, batch dims alike (attention's heads): one primitive
+  // with the batch, M and N given at run time serves every length
+  // (oneDNN's gemm for 3-d products; 4-d ones fall to its reference code),
+  // made once per K: at the first compile when the model's shapes may
+  // vary.
+  using MatMulPD = dnnl::matmul::primitive_desc;
+  auto AnyDims = [=](const Shape &AS2, const Shape &BS2)
+      -> std::pair<std::pair<MatMulPD, dnnl::matmul>, std::vector<PrimitiveArg>> {
+    std::optional<FewRowsDims> D = fewRowsDims(AS2, BS2, R);
+    if (!D)
+      return {};
+    auto Made = anyDimsPrimitive(*Sh, D->K);
+    if (!Made.second)
+      return {};
+    return {Made,
+            {{DNNL_ARG_SRC, SA, plainDesc({D->Batches, D->M, D->K})},
+             {DNNL_ARG_WEIGHTS, SB, plainDesc({D->Batches, D->K, D->N})},
+             {DNNL_ARG_DST, Out, plainDesc({D->Batches, D->M, D->N})}}};
+  };
+  if (C.Shared.ShapesVary)
+    AnyDims(AS, BS); // Made (and run once) now, for the first new shape.
+  auto [PD, Prim] = batchedPrimitive(C.Shared, AD, BD, YS);
+  emitPrimitive(C, N, Prim, PD,
+                {{DNNL_ARG_SRC, SA, plainDesc(AD)},
+                 {DNNL_ARG_WEIGHTS, SB, plainDesc(BD)},
+                 {DNNL_ARG_DST, Out, plainDesc(dimsOf(YS))}},
+                {SA, SB}, Out);
+  auto &St = static_cast<PrimitiveStep &>(*C.program().Steps.back());
+  // At other shapes (a reshaped program): the any-dims primitive, else the
+  // one of the new dims from the executable's cache (made once per dims).
   St.Fits = [=](const Program &, const SlotShapes &New) {
     return New[SA].rank() <= R && New[SB].rank() <= R &&
            New[SA].numel() > 0 && New[SB].numel() > 0 && New[Out].rank() == R &&
@@ -393,21 +456,12 @@ bool lowerBatched(LowerContext &C, const ir::Node &N) {
     memory::dims A2 = padDims(dimsOf(P.Slots[SA].S), R),
                  B2 = padDims(dimsOf(P.Slots[SB].S), R);
     const Shape &Y = P.Slots[Out].S;
-    // Batch dims alike (attention's heads): one primitive with the batch,
-    // M and N given at run time serves every length (oneDNN's gemm for
-    // 3-d products; 4-d ones fall to its reference code), made once.
-    if (std::optional<FewRowsDims> D = fewRowsDims(P.Slots[SA].S,
-                                                   P.Slots[SB].S, R)) {
-      auto [PD3, Prim3] = anyDimsPrimitive(*Sh, D->K);
-      if (Prim3) {
-        Step.Prim = Prim3;
-        Step.Pending = {
-            {DNNL_ARG_SRC, SA, plainDesc({D->Batches, D->M, D->K})},
-            {DNNL_ARG_WEIGHTS, SB, plainDesc({D->Batches, D->K, D->N})},
-            {DNNL_ARG_DST, Out, plainDesc({D->Batches, D->M, D->N})}};
-        Step.Scratch = -1; // The library's scratchpad.
-        return true;
-      }
+    auto [Any2, Args2] = AnyDims(P.Slots[SA].S, P.Slots[SB].S);
+    if (Any2.second) {
+      Step.Prim = Any2.second;
+      Step.Pending = std::move(Args2);
+      Step.Scratch = -1; // The library's scratchpad.
+      return true;
     }
     auto [PD2, Prim2] = batchedPrimitive(*Sh, A2, B2, Y);
     size_t Scratch = PD2.scratchpad_desc().get_size();

@@ -256,6 +256,11 @@ struct ProgramShared {
   std::shared_ptr<SharedArena> Arena = std::make_shared<SharedArena>();
   /// Primitives (with their descriptions) created, and found made already.
   int64_t Primitives = 0, PrimitiveHits = 0;
+  /// True when a graph input has a dim that is not a constant: its shapes
+  /// may vary, so the first compile also makes (and runs once) the
+  /// primitives with run-time dims a reshape switches products to, and the
+  /// first new shape generates no oneDNN kernel.
+  bool ShapesVary = false;
 
   /// The primitive description and primitive an earlier compile made under
   /// Key, else Make()'s (kept). Key must name everything the primitive
