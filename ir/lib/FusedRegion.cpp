@@ -13,6 +13,8 @@
 #include "nngraph/ir/ShapeInference.h"
 #include "nngraph/runtime/Error.h"
 
+#include "InferUtils.h"
+
 #include <mutex>
 #include <sstream>
 #include <unordered_map>
@@ -57,17 +59,53 @@ std::string printRegionBody(const Graph &Body) {
   return Line;
 }
 
-std::unique_ptr<Graph> parseRegionBody(std::string_view Body,
-                                       std::string_view Where) {
-  // Each body is parsed once per process and cloned after: a backend
-  // compiling a graph for a new input shape instantiates every region's
-  // body again.
-  static std::mutex Mu;
-  static std::unordered_map<std::string, std::unique_ptr<const Graph>> Parsed;
-  std::lock_guard<std::mutex> Lock(Mu);
-  auto It = Parsed.find(std::string(Body));
+namespace {
+
+/// A body as parsed, and whether its one output has the broadcast shape of
+/// its inputs whatever they are: every node elementwise (operands
+/// broadcast) or a row reduction that keeps its input's shape, every input
+/// read. Inference then needs no instance of the body.
+struct ParsedBody {
+  std::unique_ptr<const Graph> G;
+  bool Broadcasts = false;
+};
+
+bool broadcastsInputs(const Graph &G) {
+  if (G.outputs().size() != 1)
+    return false;
+  for (const Value *In : G.inputs())
+    if (!In->hasUses())
+      return false;
+  for (const auto &N : G.nodes()) {
+    OpKind Op = N->op();
+    if (!hasTrait(Op, OpTrait::Elementwise) && Op != OpKind::Add &&
+        Op != OpKind::Mul && Op != OpKind::Max && Op != OpKind::Min &&
+        Op != OpKind::Softmax && Op != OpKind::LogSoftmax &&
+        Op != OpKind::LayerNormalization)
+      return false;
+    if (N->numOutputs() != 1 && Op != OpKind::LayerNormalization)
+      return false;
+  }
+  return true;
+}
+
+/// Transparent hashing: bodies are looked up by string_view.
+struct BodyHash {
+  using is_transparent = void;
+  size_t operator()(std::string_view S) const {
+    return std::hash<std::string_view>()(S);
+  }
+};
+
+/// Each body is parsed once per process (a backend compiling a graph for a
+/// new input shape instantiates every region's body again). Holds Mu.
+const ParsedBody &parsedBody(std::string_view Body, std::string_view Where) {
+  static std::unordered_map<std::string, ParsedBody, BodyHash,
+                            std::equal_to<>>
+      Parsed;
+  auto It = Parsed.find(Body);
   if (It != Parsed.end())
-    return It->second->clone();
+    return It->second;
   std::unique_ptr<Graph> G;
   try {
     G = parseGraph(Body, "fused region body");
@@ -77,8 +115,23 @@ std::unique_ptr<Graph> parseRegionBody(std::string_view Body,
   }
   if (Parsed.size() >= 4096)
     Parsed.clear(); // Bounded.
-  Parsed.emplace(std::string(Body), G->clone());
-  return G;
+  ParsedBody P;
+  P.Broadcasts = broadcastsInputs(*G);
+  P.G = std::move(G);
+  return Parsed.emplace(std::string(Body), std::move(P)).first->second;
+}
+
+std::mutex &bodiesMutex() {
+  static std::mutex Mu;
+  return Mu;
+}
+
+} // namespace
+
+std::unique_ptr<Graph> parseRegionBody(std::string_view Body,
+                                       std::string_view Where) {
+  std::lock_guard<std::mutex> Lock(bodiesMutex());
+  return parsedBody(Body, Where).G->clone();
 }
 
 std::unique_ptr<Graph>
@@ -155,6 +208,26 @@ void inferFusedRegion(InferContext &C) {
   std::vector<const TensorType *> In;
   for (size_t I = 0; I < C.numInputs(); ++I)
     In.push_back(C.hasInput(I) ? &C.inputType(I) : nullptr);
+  {
+    // A body whose output is its inputs broadcast: no instance needed.
+    std::lock_guard<std::mutex> Lock(bodiesMutex());
+    const ParsedBody *P = nullptr;
+    try {
+      P = &parsedBody(C.attrString("body"), "");
+    } catch (const Error &E) {
+      C.fail(E.what());
+    }
+    bool Fast = P->Broadcasts && C.numOutputs() == 1 &&
+                In.size() == P->G->inputs().size();
+    for (size_t I = 0; I < In.size() && Fast; ++I)
+      Fast = In[I] && In[I]->dtype() == P->G->inputs()[I]->type().dtype();
+    if (Fast) {
+      TensorType Out = infer::broadcastInputs(C);
+      Out.setDType(P->G->outputs()[0]->type().dtype());
+      C.setOutputType(0, Out);
+      return;
+    }
+  }
   std::unique_ptr<Graph> G;
   try {
     G = instantiateRegionBody(C.attrString("body"), In, "");

@@ -19,7 +19,8 @@ const std::vector<std::string> &presetPassNames(int Level) {
       /*-O2*/
       {"shape-infer", "fuse-qdq", "canonicalize", "fold-conv-bn",
        "fold-conv-mul-add",
-       "fuse-pad-into-conv", "fuse-transposes", "fuse-reshapes",
+       "fuse-pad-into-conv", "fuse-transposes", "constant-reshape-targets",
+       "fuse-reshapes",
        "recover-layernorm", "recover-gelu", "fuse-matmul-add", "cse",
        "dedup-initializers", "canonicalize", "dce", "form-fused-regions"},
   };
