@@ -373,12 +373,13 @@ TEST(CpuDynamicQuant, WhatDoesNotFitFallsBackExactly) {
     backends::CpuExecutableStats St = expectExact(*G, Feeds);
     EXPECT_EQ(St.Fallbacks.size(), 1u);
   }
-  // Extreme s8 weights over 576 inputs: |result| may pass 2^24, so the
-  // i32 form falls back; fused into an f32 result it is exact.
-  Tensor Big = ints(WS, DType::I8, -128, -128, Gen);
+  // Extreme s8 weights over 576 inputs: |result| passes 2^24 (and is no
+  // float there), so the i32 form falls back; fused into an f32 result, the
+  // Cast's rounding, it is exact.
+  Tensor Big = ints(WS, DType::I8, -128, -120, Gen);
   {
     auto [G, Feeds] = Build(Big, ints(Shape{}, DType::I8, 0, 0, Gen));
-    Feeds[0] = ints(Shape{1, CC.C, 6, 6}, DType::U8, 255, 255, Gen);
+    Feeds[0] = ints(Shape{1, CC.C, 6, 6}, DType::U8, 240, 255, Gen);
     Feeds[1] = ints(Shape{}, DType::U8, 0, 0, Gen);
     backends::CpuExecutableStats St = expectExact(*G, Feeds);
     EXPECT_EQ(St.Fallbacks.size(), 1u);
@@ -389,11 +390,9 @@ TEST(CpuDynamicQuant, WhatDoesNotFitFallsBackExactly) {
     const_cast<Tensor &>(G->lookup("w")->data()).copyFrom(Big);
     const_cast<Tensor &>(G->lookup("w_zp")->data())
         .copyFrom(ints(Shape{}, DType::I8, 0, 0, Gen));
-    // All 1: every x quantizes to 255, sums reach -18.8M (past 2^24, where
-    // the Cast rounds).
-    Tensor X = Tensor::empty(Shape{1, CC.C, CC.H, CC.W}, DType::F32);
-    for (int64_t I = 0; I < X.numel(); ++I)
-      X.data<float>()[I] = 1.0f;
+    // x in [0.94, 1]: quantized to 240 ... 255, sums reach -18M (past
+    // 2^24, where the Cast rounds).
+    Tensor X = rnd({1, CC.C, CC.H, CC.W}, 3, 0.94, 1);
     backends::CpuExecutableStats St = expectExact(*G, {X});
     EXPECT_TRUE(St.Fallbacks.empty()) << fallbacksOf(St);
   }
