@@ -8,7 +8,8 @@
 // writes it) is saved as ONNX and run in ONNX Runtime (onnxruntime-node),
 // on the cpu backend and on the reference backend. Every layer's output is
 // a graph output and is compared: the cpu backend must equal the reference
-// bit for bit with no node falling back, and ORT must agree within 1% of
+// bit for bit with no node falling back (the convolutions; the linear
+// layer after a pool within 0.01), and ORT must agree within 1% of
 // each layer's largest magnitude (a tie quantized the other way moves a
 // result by one weight's product). Skips with the reason when node or
 // onnxruntime-node is missing.
@@ -144,12 +145,17 @@ TEST(DynamicQuantOrt, ConvNetAgreesWithOrtLayerByLayer) {
   backends::CpuExecutableStats St = *backends::cpuExecutableStats(*Cpu);
   EXPECT_TRUE(St.Fallbacks.empty()) << St.Fallbacks.front();
   ASSERT_EQ(Ours.size(), 3u);
-  for (size_t I = 0; I < Ours.size(); ++I) {
+  // The convolutions' outputs bit for bit; the linear layer's input comes
+  // from a GlobalAveragePool, whose oneDNN sums run in another order than
+  // the reference's (a last-bit difference that DynamicQuantizeLinear may
+  // turn into a quantization step).
+  for (size_t I = 0; I < 2; ++I) {
     rt::Tensor A = Ours[I].contiguous(), B = Ref[I].contiguous();
     EXPECT_EQ(std::memcmp(A.rawData(), B.rawData(), A.numel() * 4), 0)
         << "output " << I << ": cpu and reference differ by "
         << test::maxAbsDiff(A, B);
   }
+  EXPECT_LE(test::maxAbsDiff(Ours[2], Ref[2]), 0.01);
 
   test::ExternalRun Ort = test::runOrt(Path, In);
   if (Ort.skipped())
