@@ -365,30 +365,6 @@ void finishTail(LowerContext &C, const ir::Node &N, const RescaleTail &T,
     }
 }
 
-/// Creates the primitive of D with attributes A, moving on to oneDNN's next
-/// implementation when one fails to generate its kernel; nullopt when none
-/// does.
-template <typename Prim, typename OpDesc>
-std::optional<std::pair<typename Prim::primitive_desc, Prim>>
-build(const OpDesc &D, const dnnl::primitive_attr &A) {
-  typename Prim::primitive_desc PD(D, A, cpuEngine());
-  do {
-    try {
-      Prim P(PD);
-      return std::pair{PD, std::move(P)};
-    } catch (const dnnl::error &) {
-    }
-  } while (PD.next_impl());
-  return std::nullopt;
-}
-
-/// True when oneDNN picked a vectorized kernel (not a reference one).
-bool isVectorized(const dnnl::primitive_desc_base &PD) {
-  std::string Impl = PD.impl_info_str();
-  return Impl.rfind("ref", 0) != 0 && (Impl.find("jit") != std::string::npos ||
-                                       Impl.find("brg") != std::string::npos);
-}
-
 /// The primitive attributes: the source zero point (run-time), post-ops, a
 /// user scratchpad.
 dnnl::primitive_attr integerAttr(bool SrcZp, const dnnl::post_ops &Ops) {
@@ -399,12 +375,6 @@ dnnl::primitive_attr integerAttr(bool SrcZp, const dnnl::post_ops &Ops) {
     A.set_post_ops(Ops);
   A.set_scratchpad_mode(dnnl::scratchpad_mode::user);
   return A;
-}
-
-/// Names oneDNN's implementation in the last step's description.
-void nameImplementation(LowerContext &C, const dnnl::primitive_desc_base &PD) {
-  C.program().Steps.back()->Desc +=
-      std::string(" [oneDNN ") + PD.impl_info_str() + "]";
 }
 
 } // namespace
@@ -471,20 +441,20 @@ bool lowerConvInteger(LowerContext &C, const ir::Node &N) {
   // DynamicQuantizeLinear in the previous convolution's layout: no
   // reorder), else the one the primitive prefers.
   const ValueSlot &XSlot = C.slotOfValue(X);
-  std::optional<std::pair<ConvPD, dnnl::convolution_forward>> Built;
+  std::optional<Built<ConvPD, dnnl::convolution_forward>> Made;
   if (XSlot.Blocked) {
     try {
-      Built = Make(XSlot.MD);
-      if (Built && !isVectorized(Built->first))
-        Built.reset();
+      Made = Make(XSlot.MD);
+      if (Made && !isVectorized(Made->Desc))
+        Made.reset();
     } catch (const dnnl::error &) {
     }
   }
-  if (!Built)
-    Built = Make(memory::desc(Src, *dnnlType(XT), memory::format_tag::any));
-  if (!Built)
+  if (!Made)
+    Made = Make(memory::desc(Src, *dnnlType(XT), memory::format_tag::any));
+  if (!Made)
     return false;
-  const ConvPD &P = Built->first;
+  const ConvPD &P = Made->Desc;
   emitWeightCheck(C, N, Ws);
 
   int XSl = C.B.inLayout(C.slotOf(X), P.src_desc());
@@ -512,7 +482,7 @@ bool lowerConvInteger(LowerContext &C, const ir::Node &N) {
                                   Shape{static_cast<int64_t>(DstMD.get_size())});
   }
   Args.push_back({DNNL_ARG_DST, Written, DstMD});
-  emitPrimitive(C, N, Built->second, P, std::move(Args), Reads, Written,
+  emitPrimitive(C, N, Made->P, P, std::move(Args), Reads, Written,
                 {{Ws->Packed, plainDesc(WeiPlain, DT::s8)}});
   nameImplementation(C, P);
   if (Written != Out) {
@@ -564,7 +534,7 @@ bool lowerMatMulInteger(LowerContext &C, const ir::Node &N) {
   auto Mm = build<dnnl::matmul>(D, integerAttr(*Zp >= 0, Ops));
   if (!Mm)
     return false;
-  const dnnl::matmul::primitive_desc &PD = Mm->first;
+  const dnnl::matmul::primitive_desc &PD = Mm->Desc;
   emitWeightCheck(C, N, Ws);
 
   int In = C.B.plainOf(C.slotOf(A));
@@ -583,7 +553,7 @@ bool lowerMatMulInteger(LowerContext &C, const ir::Node &N) {
     Out = C.defineBuffer(N.output(0));
   }
   Args.push_back({DNNL_ARG_DST, Out, DstMD});
-  emitPrimitive(C, N, Mm->second, PD, std::move(Args), Reads, Out,
+  emitPrimitive(C, N, Mm->P, PD, std::move(Args), Reads, Out,
                 {{Ws->Packed, plainDesc(BD, DT::s8)}});
   nameImplementation(C, PD);
   if (Tail)

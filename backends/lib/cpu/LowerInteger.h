@@ -2,8 +2,9 @@
 //
 // The lowerings of the ops ONNX Runtime's quantize_dynamic writes
 // (DynamicQuantizeLinear, ConvInteger, MatMulInteger; LowerDynamicQuant.cpp
-// and LowerInteger.cpp), named in KernelTable.def, and the layout helpers
-// they share with the (de)quantization loops of LowerQuant.cpp.
+// and LowerInteger.cpp), named in KernelTable.def, the layout helpers they
+// share with the (de)quantization loops of LowerQuant.cpp, and the oneDNN
+// helpers they share with the QLinear lowerings (LowerQLinear.cpp).
 //
 //===----------------------------------------------------------------------===//
 #pragma once
@@ -28,5 +29,34 @@ bool isDenseLayout(const dnnl::memory::desc &MD, const Shape &S, DType T);
 /// MD with data type T (the same dims and blocking).
 dnnl::memory::desc withType(const dnnl::memory::desc &MD,
                             dnnl::memory::data_type T);
+
+/// A primitive descriptor with its primitive created.
+template <typename PD, typename Prim> struct Built {
+  PD Desc;
+  Prim P;
+};
+
+/// Creates the primitive descriptor of D with attributes A and its
+/// primitive, moving on to oneDNN's next implementation when one fails to
+/// generate its kernel (oneDNN 2.6's grouped jit_int8_1x1 with the round
+/// post-op); nullopt when none does. (D and A must outlive the iteration.)
+template <typename Prim, typename OpDesc>
+std::optional<Built<typename Prim::primitive_desc, Prim>>
+build(const OpDesc &D, const dnnl::primitive_attr &A) {
+  typename Prim::primitive_desc PD(D, A, cpuEngine());
+  do {
+    try {
+      Prim P(PD);
+      return Built<typename Prim::primitive_desc, Prim>{PD, std::move(P)};
+    } catch (const dnnl::error &) {
+    }
+  } while (PD.next_impl());
+  return std::nullopt;
+}
+
+/// True when oneDNN picked a vectorized kernel (not a reference one).
+bool isVectorized(const dnnl::primitive_desc_base &PD);
+/// Names oneDNN's implementation in the last step's description (profiles).
+void nameImplementation(LowerContext &C, const dnnl::primitive_desc_base &PD);
 
 } // namespace nng::backends::cpu
