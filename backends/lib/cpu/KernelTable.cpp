@@ -9,6 +9,7 @@
 #include "FastKernels.h"
 #include "FastTraining.h"
 #include "Lower.h"
+#include "LowerInteger.h"
 
 #include <array>
 #include <atomic>

@@ -37,7 +37,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "Lower.h"
+#include "LowerInteger.h"
 #include "nngraph/runtime/Error.h"
 
 #include <cmath>
@@ -150,40 +150,10 @@ dnnl::primitive_attr int8Attr(const Requant &R, int ChannelDim, bool SrcZp,
   return A;
 }
 
-/// A primitive descriptor with its primitive created.
-template <typename PD, typename Prim> struct Built {
-  PD Desc;
-  Prim P;
-};
-
-/// Creates the primitive descriptor of D with attributes A and its
-/// primitive, moving on to oneDNN's next implementation when one fails to
-/// generate its kernel (oneDNN 2.6's grouped jit_int8_1x1 with the round
-/// post-op); nullopt when none does. (D and A must outlive the iteration.)
-template <typename Prim, typename OpDesc>
-std::optional<Built<typename Prim::primitive_desc, Prim>>
-build(const OpDesc &D, const dnnl::primitive_attr &A) {
-  typename Prim::primitive_desc PD(D, A, cpuEngine());
-  do {
-    try {
-      Prim P(PD);
-      return Built<typename Prim::primitive_desc, Prim>{PD, std::move(P)};
-    } catch (const dnnl::error &) {
-    }
-  } while (PD.next_impl());
-  return std::nullopt;
-}
-
 /// A constant slot holding one s32 zero point, and its description.
 PrimitiveArg zeroPointArg(LowerContext &C, int Arg, int32_t Z) {
   int S = C.B.newConstant(Tensor::fromVector<int32_t>({Z}, Shape{1}));
   return {DNNL_ARG_ATTR_ZERO_POINTS | Arg, S, plainDesc({1}, DT::s32)};
-}
-
-/// Names oneDNN's implementation in the step's description (profiles).
-void nameImplementation(LowerContext &C, const dnnl::primitive_desc_base &PD) {
-  C.program().Steps.back()->Desc +=
-      std::string(" [oneDNN ") + PD.impl_info_str() + "]";
 }
 
 /// Bias' = Bias - Zp * sum(W[c]) for the [M, ...] i8 weights W, recomputed
@@ -235,14 +205,18 @@ private:
 
 using ConvPD = dnnl::convolution_forward::primitive_desc;
 
-/// True when oneDNN picked a vectorized kernel (not a reference one).
+} // namespace
+
 bool isVectorized(const dnnl::primitive_desc_base &PD) {
   std::string Impl = PD.impl_info_str();
   return Impl.rfind("ref", 0) != 0 && (Impl.find("jit") != std::string::npos ||
                                        Impl.find("brg") != std::string::npos);
 }
 
-} // namespace
+void nameImplementation(LowerContext &C, const dnnl::primitive_desc_base &PD) {
+  C.program().Steps.back()->Desc +=
+      std::string(" [oneDNN ") + PD.impl_info_str() + "]";
+}
 
 bool lowerQLinearConv(LowerContext &C, const ir::Node &N) {
   const ir::Value *X = N.input(0);

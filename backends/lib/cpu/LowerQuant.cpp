@@ -13,18 +13,13 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "Lower.h"
+#include "LowerInteger.h"
 #include "QuantKernels.h"
 
 namespace nng::backends::cpu {
 
-namespace {
-
 using dnnl::memory;
 
-/// True when MD is a blocked (or strided) layout without padding, offset or
-/// extra data whose bytes hold exactly its elements: an elementwise loop
-/// may run over them in order.
 bool isDenseLayout(const memory::desc &MD, const Shape &S, DType T) {
   const dnnl_memory_desc_t &D = MD.data;
   if (D.format_kind != dnnl_blocked || D.offset0 != 0 || D.extra.flags != 0)
@@ -35,14 +30,11 @@ bool isDenseLayout(const memory::desc &MD, const Shape &S, DType T) {
   return MD.get_size() == static_cast<size_t>(S.numel()) * dtypeSize(T);
 }
 
-/// MD with data type T (the same dims and blocking).
 memory::desc withType(const memory::desc &MD, memory::data_type T) {
   dnnl_memory_desc_t D = MD.data;
   D.data_type = static_cast<dnnl_data_type_t>(T);
   return memory::desc(D);
 }
-
-} // namespace
 
 bool lowerQuantize(LowerContext &C, const ir::Node &N) {
   bool Quantize = N.op() == ir::OpKind::QuantizeLinear;
