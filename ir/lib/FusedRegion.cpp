@@ -13,9 +13,10 @@
 #include "nngraph/ir/ShapeInference.h"
 #include "nngraph/runtime/Error.h"
 
-#include "InferUtils.h"
 
+#include <algorithm>
 #include <mutex>
+#include <optional>
 #include <sstream>
 #include <unordered_map>
 
@@ -61,32 +62,106 @@ std::string printRegionBody(const Graph &Body) {
 
 namespace {
 
-/// A body as parsed, and whether its one output has the broadcast shape of
-/// its inputs whatever they are: every node elementwise (operands
-/// broadcast) or a row reduction that keeps its input's shape, every input
-/// read. Inference then needs no instance of the body.
+/// A body as parsed, and whether its nodes are all ones whose result shapes
+/// simple rules give (elementwise with broadcasting, Transpose, row
+/// reductions that keep their input's shape): inference then needs no
+/// instance of the body (bodyShapes).
 struct ParsedBody {
   std::unique_ptr<const Graph> G;
-  bool Broadcasts = false;
+  bool Simple = false;
 };
 
-bool broadcastsInputs(const Graph &G) {
-  if (G.outputs().size() != 1)
-    return false;
-  for (const Value *In : G.inputs())
-    if (!In->hasUses())
-      return false;
+bool simpleBody(const Graph &G) {
   for (const auto &N : G.nodes()) {
     OpKind Op = N->op();
-    if (!hasTrait(Op, OpTrait::Elementwise) && Op != OpKind::Add &&
-        Op != OpKind::Mul && Op != OpKind::Max && Op != OpKind::Min &&
-        Op != OpKind::Softmax && Op != OpKind::LogSoftmax &&
-        Op != OpKind::LayerNormalization)
-      return false;
-    if (N->numOutputs() != 1 && Op != OpKind::LayerNormalization)
+    bool Row = Op == OpKind::Softmax || Op == OpKind::LogSoftmax ||
+               Op == OpKind::LayerNormalization;
+    bool Broadcast = hasTrait(Op, OpTrait::Elementwise) || Op == OpKind::Add ||
+                     Op == OpKind::Mul || Op == OpKind::Max ||
+                     Op == OpKind::Min;
+    if (!Row && !Broadcast && Op != OpKind::Transpose)
       return false;
   }
   return true;
+}
+
+/// The shapes of Body's outputs at static input shapes In, by the simple
+/// rules (simpleBody); nullopt when a shape is not static or operands do
+/// not broadcast (full inference then says why).
+std::optional<std::vector<Shape>>
+bodyShapes(const Graph &Body, const std::vector<const TensorType *> &In) {
+  std::unordered_map<const Value *, Shape> S;
+  for (size_t I = 0; I < In.size(); ++I) {
+    std::optional<Shape> Sh = In[I] ? In[I]->staticShape() : std::nullopt;
+    if (!Sh)
+      return std::nullopt;
+    S.emplace(Body.inputs()[I], std::move(*Sh));
+  }
+  for (const Value *V : Body.initializers())
+    S.emplace(V, V->data().shape());
+  for (const auto &N : Body.nodes()) {
+    std::vector<const Shape *> Ops;
+    for (const Value *V : N->inputs()) {
+      if (!V)
+        continue;
+      auto It = S.find(V);
+      if (It == S.end())
+        return std::nullopt;
+      Ops.push_back(&It->second);
+    }
+    if (Ops.empty())
+      return std::nullopt;
+    Shape Out;
+    if (N->op() == OpKind::Transpose) {
+      const Shape &X = *Ops[0];
+      std::vector<int64_t> Perm = N->attrs().has("perm")
+                                      ? N->attrInts("perm")
+                                      : std::vector<int64_t>();
+      if (Perm.empty())
+        for (size_t A = X.rank(); A-- > 0;)
+          Perm.push_back(static_cast<int64_t>(A));
+      if (Perm.size() != X.rank())
+        return std::nullopt;
+      std::vector<int64_t> D;
+      for (int64_t P : Perm) {
+        if (P < 0 || P >= static_cast<int64_t>(X.rank()))
+          return std::nullopt;
+        D.push_back(X[P]);
+      }
+      Out = Shape(D);
+    } else if (N->op() == OpKind::Softmax || N->op() == OpKind::LogSoftmax ||
+               N->op() == OpKind::LayerNormalization) {
+      Out = *Ops[0];
+      for (size_t I = 1; I < Ops.size(); ++I) // LayerNorm's scale and bias.
+        if (Out.rank() == 0 || Ops[I]->numel() != Out[Out.rank() - 1])
+          return std::nullopt;
+    } else {
+      size_t R = 0;
+      for (const Shape *X : Ops)
+        R = std::max(R, X->rank());
+      std::vector<int64_t> D(R, 1);
+      for (const Shape *X : Ops)
+        for (size_t A = 0; A < X->rank(); ++A) {
+          int64_t E = (*X)[A];
+          int64_t &Slot = D[R - X->rank() + A];
+          if (E == Slot || E == 1)
+            continue;
+          if (Slot != 1)
+            return std::nullopt;
+          Slot = E;
+        }
+      Out = Shape(D);
+    }
+    S.emplace(N->output(0), std::move(Out));
+  }
+  std::vector<Shape> Outs;
+  for (const Value *V : Body.outputs()) {
+    auto It = S.find(V);
+    if (It == S.end())
+      return std::nullopt;
+    Outs.push_back(It->second);
+  }
+  return Outs;
 }
 
 /// Transparent hashing: bodies are looked up by string_view.
@@ -116,7 +191,7 @@ const ParsedBody &parsedBody(std::string_view Body, std::string_view Where) {
   if (Parsed.size() >= 4096)
     Parsed.clear(); // Bounded.
   ParsedBody P;
-  P.Broadcasts = broadcastsInputs(*G);
+  P.Simple = simpleBody(*G);
   P.G = std::move(G);
   return Parsed.emplace(std::string(Body), std::move(P)).first->second;
 }
@@ -209,7 +284,7 @@ void inferFusedRegion(InferContext &C) {
   for (size_t I = 0; I < C.numInputs(); ++I)
     In.push_back(C.hasInput(I) ? &C.inputType(I) : nullptr);
   {
-    // A body whose output is its inputs broadcast: no instance needed.
+    // A simple body at static shapes: no instance needed.
     std::lock_guard<std::mutex> Lock(bodiesMutex());
     const ParsedBody *P = nullptr;
     try {
@@ -217,16 +292,18 @@ void inferFusedRegion(InferContext &C) {
     } catch (const Error &E) {
       C.fail(E.what());
     }
-    bool Fast = P->Broadcasts && C.numOutputs() == 1 &&
-                In.size() == P->G->inputs().size();
+    const Graph &B = *P->G;
+    bool Fast = P->Simple && In.size() == B.inputs().size() &&
+                B.outputs().size() == C.numOutputs();
     for (size_t I = 0; I < In.size() && Fast; ++I)
-      Fast = In[I] && In[I]->dtype() == P->G->inputs()[I]->type().dtype();
-    if (Fast) {
-      TensorType Out = infer::broadcastInputs(C);
-      Out.setDType(P->G->outputs()[0]->type().dtype());
-      C.setOutputType(0, Out);
-      return;
-    }
+      Fast = In[I] && In[I]->dtype() == B.inputs()[I]->type().dtype();
+    if (Fast)
+      if (std::optional<std::vector<Shape>> Outs = bodyShapes(B, In)) {
+        for (size_t I = 0; I < Outs->size(); ++I)
+          C.setOutputType(I, TensorType(B.outputs()[I]->type().dtype(),
+                                        (*Outs)[I]));
+        return;
+      }
   }
   std::unique_ptr<Graph> G;
   try {

@@ -27,6 +27,7 @@
 #include <cmath>
 #include <limits>
 #include <random>
+#include <tuple>
 
 using namespace nng;
 
@@ -163,6 +164,65 @@ TEST(FormFusedRegions, TransposedInputsAreReadInPlace) {
                            randomTensor({3, N, 7}, Gen, false)};
     checkRegions(*Before, *G, In, "batch " + std::to_string(N));
   }
+}
+
+TEST(FormFusedRegions, InferenceAtNewShapesEqualsTheBodys) {
+  // A region's types at other input shapes come from simple rules
+  // (broadcast, Transpose, row reductions) without an instance of the body:
+  // they must be what inferring the body gives, and a broadcast the body
+  // rejects must still be an error.
+  auto G = ir::parseGraph(R"(graph "g" {
+    input %o: f32[5,N,16]
+    input %x: f32[N,5,16]
+    input %y: f32[N,1,16]
+    init %g: f32[16] = [1.0, 0.9, 0.8, 0.7, 0.6, 0.5, 0.4, 0.3, 0.2, 0.1, 1.0, 0.9, 0.8, 0.7, 0.6, 0.5]
+    %ot = Transpose(%o) {perm = [1, 0, 2]}
+    %r = Add(%x, %ot)
+    %s = Mul(%r, %y)
+    %l = LayerNormalization(%s, %g) {axis = -1, epsilon = 1e-5}
+    output %l, %s
+  })");
+  ASSERT_TRUE(runPass(*G));
+  ASSERT_EQ(countOp(*G, ir::OpKind::FusedRegion), 1);
+  const ir::Node *R = nullptr;
+  for (const auto &N : G->nodes())
+    if (N->op() == ir::OpKind::FusedRegion)
+      R = N.get();
+  ASSERT_NE(R, nullptr);
+  // The region's operand types for graph inputs of these shapes (its other
+  // operands, initializers, keep theirs).
+  auto Infer = [&](const Shape &O, const Shape &X, const Shape &Y,
+                   bool CheckBody, const std::string &What) {
+    std::vector<ir::TensorType> Types;
+    for (const ir::Value *V : R->inputs())
+      Types.push_back(V->name() == "o"   ? ir::TensorType(DType::F32, O)
+                      : V->name() == "x" ? ir::TensorType(DType::F32, X)
+                      : V->name() == "y" ? ir::TensorType(DType::F32, Y)
+                                         : V->type());
+    std::vector<const ir::TensorType *> In;
+    for (const ir::TensorType &T : Types)
+      In.push_back(&T);
+    std::vector<const rt::Tensor *> Values(In.size(), nullptr);
+    ir::InferContext IC(R->schema(), R->attrs(), In, Values, R->numOutputs(),
+                        "");
+    R->schema().Infer(IC);
+    if (!CheckBody)
+      return;
+    auto Body = ir::instantiateRegionBody(R->attrString("body"), In, "");
+    ASSERT_EQ(IC.outputTypes().size(), Body->outputs().size()) << What;
+    for (size_t I = 0; I < Body->outputs().size(); ++I)
+      EXPECT_EQ(IC.outputTypes()[I], Body->outputs()[I]->type())
+          << What << " output " << I;
+  };
+  for (auto [S, N, Y] : {std::tuple{5, 1, 1}, std::tuple{7, 3, 1},
+                         std::tuple{1, 9, 9}, std::tuple{2, 2, 2}})
+    Infer(Shape({S, N, 16}), Shape({N, S, 16}),
+          Shape({N, Y == 9 ? S : 1, 16}), true,
+          "S=" + std::to_string(S) + " N=" + std::to_string(N));
+  // %x of 4 rows against %o's 5: the body's own error.
+  EXPECT_THROW(Infer(Shape({5, 2, 16}), Shape({2, 4, 16}), Shape({2, 1, 16}),
+                     false, "mismatch"),
+               Error);
 }
 
 TEST(FormFusedRegions, RegionsPrintParseAndInline) {

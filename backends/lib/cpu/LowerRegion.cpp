@@ -17,6 +17,8 @@
 #include "nngraph/backends/kernel/RegionKernel.h"
 #include "nngraph/ir/FusedRegion.h"
 
+#include <algorithm>
+
 namespace nng::backends::cpu {
 
 namespace {
@@ -30,6 +32,15 @@ struct RegionAt {
   kernel::RegionKernel RK;
   std::vector<int64_t> Strides;
 };
+
+/// Which axes of S are 1: the kernel (its merged domain, each input's
+/// broadcast) depends on nothing else of the shapes.
+std::vector<char> unitAxes(const Shape &S) {
+  std::vector<char> U(S.rank());
+  for (size_t I = 0; I < S.rank(); ++I)
+    U[I] = S[I] == 1;
+  return U;
+}
 RegionAt regionAt(const ir::Node &N, const std::vector<Shape> &Shapes,
                   const std::string &Desc) {
   std::vector<ir::TensorType> Types;
@@ -48,9 +59,50 @@ RegionAt regionAt(const ir::Node &N, const std::vector<Shape> &Shapes,
 }
 
 /// What the region's step runs: kept apart so a reshaped program swaps it.
+/// With it, what the kernel was made for: the unit axes of the inputs and
+/// of the region's shape, and its merged domain (RegionKernel::Groups).
 struct RegionState {
   std::shared_ptr<const JitKernel> K;
   std::vector<int64_t> Sizes, Strides;
+  std::shared_ptr<const kernel::Kernel> IR;
+  std::vector<std::vector<char>> UnitIn;
+  std::vector<char> UnitOut;
+  std::vector<std::vector<size_t>> Groups;
+
+  /// Takes R (a kernel made at In, of region shape Out).
+  void take(RegionAt R, const std::vector<Shape> &In, const Shape &Out) {
+    K = std::move(R.K);
+    Sizes = std::move(R.RK.Sizes);
+    Strides = std::move(R.Strides);
+    Groups = std::move(R.RK.Groups);
+    IR = std::make_shared<const kernel::Kernel>(std::move(R.RK.K));
+    UnitIn.clear();
+    for (const Shape &S : In)
+      UnitIn.push_back(unitAxes(S));
+    UnitOut = unitAxes(Out);
+  }
+
+  /// New extents for the same kernel when In and Out have the unit axes it
+  /// was made for (no instance of the body, no translation); false else.
+  bool extend(const std::vector<Shape> &In, const Shape &Out) {
+    if (UnitOut != unitAxes(Out) || In.size() != UnitIn.size())
+      return false;
+    for (size_t I = 0; I < In.size(); ++I)
+      if (UnitIn[I] != unitAxes(In[I]))
+        return false;
+    std::vector<int64_t> NewSizes;
+    for (const std::vector<size_t> &G : Groups) {
+      int64_t Size = 1;
+      for (size_t A : G)
+        Size *= Out[A];
+      NewSizes.push_back(Size);
+    }
+    if (Groups.empty())
+      NewSizes = {1}; // A domain of one point.
+    Strides = kernel::rowMajorStrides(*IR, NewSizes);
+    Sizes = std::move(NewSizes);
+    return true;
+  }
 };
 
 } // namespace
@@ -89,9 +141,11 @@ bool lowerFusedRegion(LowerContext &C, const ir::Node &N) {
   for (size_t B = 0; B < RK.Binding.size(); ++B)
     if (RK.Binding[B] < 0)
       C.B.writes(Slots[B]);
-  auto State = std::make_shared<RegionState>(
-      RegionState{R.K, RK.Sizes, R.Strides});
+  int OutSlot = Slots[std::find(RK.Binding.begin(), RK.Binding.end(), -1) -
+                      RK.Binding.begin()];
   std::vector<int> Binding = RK.Binding;
+  auto State = std::make_shared<RegionState>();
+  State->take(std::move(R), Shapes, C.slot(OutSlot).S);
   std::string Desc = C.describe(N);
   auto St = std::make_unique<LoopStep>(
       [State, Slots](Program &P) {
@@ -107,23 +161,26 @@ bool lowerFusedRegion(LowerContext &C, const ir::Node &N) {
         State->K->run(std::span<void *const>(Bufs, Slots.size()),
                       State->Sizes, State->Strides);
       },
-      // A reshaped program: the body at the new shapes, the same kernel
-      // from the JIT's cache (no compile), new extents.
+      // A reshaped program: the same kernel with new extents when the
+      // unit axes did not change, else the body at the new shapes (the
+      // kernel from the JIT's cache: no compile).
       [InSlots](const Program &P, const SlotShapes &New) {
         for (int S : InSlots)
           if (New[S].rank() != P.Slots[S].S.rank())
             return false;
         return true;
       },
-      [&N, State, InSlots, Binding, Desc](Program &P) {
+      [&N, State, InSlots, OutSlot, Binding, Desc](Program &P) {
         std::vector<Shape> Now;
         for (int S : InSlots)
           Now.push_back(P.Slots[S].S);
+        if (State->extend(Now, P.Slots[OutSlot].S))
+          return true;
         try {
           RegionAt R = regionAt(N, Now, Desc);
           if (R.RK.Binding != Binding)
             return false;
-          *State = RegionState{R.K, R.RK.Sizes, R.Strides};
+          State->take(std::move(R), Now, P.Slots[OutSlot].S);
         } catch (const Error &) {
           return false;
         }

@@ -155,8 +155,9 @@ private:
     std::vector<int> Dims = {}; ///< The merged dims, in its axis order.
   };
   std::vector<Access> Accesses;
-  /// Per merged domain dim: its size.
+  /// Per merged domain dim: its size, and the domain axes it merges.
   std::vector<int64_t> Sizes;
+  std::vector<std::vector<size_t>> Groups;
   int OutRank = 0; ///< Merged rank.
   std::unique_ptr<KernelBuilder> B;
   std::unordered_map<const ir::Value *, int> InputBuffer;
@@ -264,7 +265,7 @@ void Translator::planDomain() {
     }
     return true;
   };
-  std::vector<std::vector<size_t>> Groups;
+  Groups.clear();
   for (size_t A = 0; A < R; ++A) {
     bool Last = A + 1 == R;
     if (Domain[A] == 1 && !(Reduction && Last))
@@ -479,6 +480,7 @@ RegionKernel Translator::run() {
   B = std::make_unique<KernelBuilder>(Name, OutRank);
   RegionKernel RK;
   RK.Sizes = Sizes;
+  RK.Groups = Groups;
   for (size_t I = 0; I < Accesses.size(); ++I) {
     const Access &X = Accesses[I];
     if (!X.Key->hasUses() && !Body.isOutput(X.Key))

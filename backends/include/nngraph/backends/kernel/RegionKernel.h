@@ -42,6 +42,11 @@ struct RegionKernel {
   Kernel K;
   /// The domain sizes (after merging axes).
   std::vector<int64_t> Sizes;
+  /// Per domain dim: the axes of the region's shape it merges (Sizes[D] is
+  /// the product of their extents). At other extents with the same axes of
+  /// size 1 (in the region's shape and in each input's), the kernel is the
+  /// same and its sizes are these products.
+  std::vector<std::vector<size_t>> Groups;
   /// Per kernel buffer: the index of the body input it reads (>= 0), or
   /// -1 - I for body output I.
   std::vector<int> Binding;
