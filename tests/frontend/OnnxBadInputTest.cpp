@@ -15,6 +15,8 @@
 #include "nngraph/runtime/Error.h"
 
 #include <gtest/gtest.h>
+#include <unistd.h>
+#include <filesystem>
 
 #include <fstream>
 #include <random>
@@ -95,6 +97,43 @@ TEST(OnnxBadInput, MissingFile) {
     EXPECT_EQ(E.kind(), ErrorKind::IO);
     EXPECT_MENTIONS(std::string(E.what()), "/nonexistent/model.onnx");
   }
+}
+
+TEST(OnnxBadInput, FilesAreReadAsTheyAreParsed) {
+  // importOnnx(Path) parses while it reads: a good file, a truncated one,
+  // an empty one and a directory give the same results and messages as
+  // the bytes do.
+  namespace fs = std::filesystem;
+  fs::path Dir = fs::temp_directory_path() /
+                 ("nng-onnx-file-" + std::to_string(::getpid()));
+  fs::create_directories(Dir);
+  std::string Bytes = goodModel().SerializeAsString();
+  auto Write = [&](const std::string &Name, const std::string &Data) {
+    std::ofstream(Dir / Name, std::ios::binary) << Data;
+    return (Dir / Name).string();
+  };
+  EXPECT_NO_THROW(frontend::importOnnx(Write("good.onnx", Bytes)));
+  auto ErrorOf = [](const std::string &Path) -> std::pair<ErrorKind, std::string> {
+    try {
+      frontend::importOnnx(Path);
+    } catch (const Error &E) {
+      return {E.kind(), E.what()};
+    }
+    ADD_FAILURE() << Path << " imported";
+    return {ErrorKind::Internal, ""};
+  };
+  auto [K1, Truncated] =
+      ErrorOf(Write("cut.onnx", Bytes.substr(0, Bytes.size() / 2)));
+  EXPECT_EQ(K1, ErrorKind::Parse);
+  EXPECT_MENTIONS(Truncated, "truncated or corrupt");
+  EXPECT_MENTIONS(Truncated, "cut.onnx");
+  auto [K2, Empty] = ErrorOf(Write("empty.onnx", ""));
+  EXPECT_EQ(K2, ErrorKind::Parse);
+  EXPECT_MENTIONS(Empty, "the file is empty");
+  auto [K3, IsDir] = ErrorOf(Dir.string());
+  EXPECT_EQ(K3, ErrorKind::IO);
+  EXPECT_MENTIONS(IsDir, "it is a directory");
+  fs::remove_all(Dir);
 }
 
 TEST(OnnxBadInput, WrongIrVersion) {

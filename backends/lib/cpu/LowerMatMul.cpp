@@ -16,6 +16,7 @@
 
 #include "Lower.h"
 
+#include <atomic>
 #include <cstring>
 
 namespace nng::backends::cpu {
@@ -43,14 +44,18 @@ struct LinearForm {
 
 using MatMulPD = dnnl::matmul::primitive_desc;
 
-/// Runs Prim once on zeros with the given arguments. oneDNN generates the
-/// kernels of a primitive with run-time dims at its first execution (its
-/// gemm's: once per process, about 30 ms on a 2-core EPYC), which then
-/// falls in the compile, not in the first run at a new shape.
+/// Runs Prim once on zeros with the given arguments, the first time a
+/// process makes a primitive with run-time dims. oneDNN generates the
+/// kernels of its gemm at the first execution of one (once per process,
+/// about 30 ms on a 2-core EPYC), which then falls in the compile, not in
+/// the first run at a new shape; later ones find them made.
 constexpr int64_t WarmRows = 64;
 
 void runOnce(const dnnl::matmul &Prim,
              const std::vector<std::pair<int, memory::desc>> &Args) {
+  static std::atomic<bool> Warm{false};
+  if (Warm.exchange(true))
+    return;
   std::unordered_map<int, memory> Mems;
   for (const auto &[Arg, MD] : Args) {
     memory Mem(MD, cpuEngine());
@@ -237,8 +242,10 @@ bool lowerLinear(LowerContext &C, const ir::Node &N, const Tensor &Wt,
     LinearForm Plain = F;
     Plain.Residual = false;
     Plain.Key = linearKey(Plain);
-    if (C.Shared.ShapesVary)
-      linearPrimitive(C.Shared, Plain, -1); // Made (and run once) now.
+    // Made (and run once) now when the rows may vary: a sequence's, not a
+    // decoder step's few rows (the same at every cache length).
+    if (C.Shared.ShapesVary && M > OwnLoopRows)
+      linearPrimitive(C.Shared, Plain, -1);
     St.Fits = [=](const Program &, const SlotShapes &New) {
       const Shape &S = New[In];
       return S.rank() >= 2 && S[S.rank() - 1] == K && S.numel() > 0 &&

@@ -94,16 +94,20 @@ std::string readWholeFile(const std::string &Path) {
   if (std::filesystem::is_directory(Path, Ec))
     fail(ErrorKind::IO, "cannot read ONNX model '", Path,
          "': it is a directory");
-  std::ifstream In(Path, std::ios::binary);
+  std::ifstream In(Path, std::ios::binary | std::ios::ate);
   if (!In)
     fail(ErrorKind::IO, "cannot open ONNX model '", Path,
          "': ", std::strerror(errno));
-  std::ostringstream SS;
-  SS << In.rdbuf();
-  if (In.bad())
+  // Read into one string of the file's size (no second copy).
+  std::string Bytes(static_cast<size_t>(std::max<std::streamoff>(
+                        In.tellg(), 0)),
+                    '\0');
+  In.seekg(0);
+  In.read(Bytes.data(), static_cast<std::streamsize>(Bytes.size()));
+  if (In.bad() || In.gcount() != static_cast<std::streamsize>(Bytes.size()))
     fail(ErrorKind::IO, "cannot read ONNX model '", Path,
          "': ", std::strerror(errno));
-  return SS.str();
+  return Bytes;
 }
 
 /// Checks ir_version and the graph; returns the default domain's opset.
@@ -218,7 +222,9 @@ void checkOperators(const GraphProto &G, const ModelSource &Src) {
 /// Builds the ir::Graph of a checked, opset >= 13 model.
 class GraphBuilder {
 public:
-  GraphBuilder(const GraphProto &GP, const ModelSource &Src, ir::Graph &G)
+  /// Builds G from GP; each initializer's data is released from GP once
+  /// converted (a model's weights are then never held twice).
+  GraphBuilder(GraphProto &GP, const ModelSource &Src, ir::Graph &G)
       : GP(GP), Src(Src), G(G) {}
 
   void build() {
@@ -264,6 +270,7 @@ private:
               "initializer '" + T.name() + "' is defined twice");
       G.addInitializer(
           T.name(), tensorFromProto(T, Src, "initializer '" + T.name() + "'"));
+      std::string().swap(*GP.mutable_initializer(I)->mutable_raw_data());
     }
   }
 
@@ -530,7 +537,7 @@ private:
     G.setOutputs(std::move(Outs));
   }
 
-  const GraphProto &GP;
+  GraphProto &GP;
   const ModelSource &Src;
   ir::Graph &G;
   std::unordered_set<std::string> AllNames;
@@ -567,7 +574,7 @@ std::unique_ptr<ir::Graph> importChecked(ModelProto &M, const ModelSource &Src,
   }
   lowerOnnxSequences(*M.mutable_graph(), Src);
   auto G = std::make_unique<ir::Graph>();
-  GraphBuilder(M.graph(), Src, *G).build();
+  GraphBuilder(*M.mutable_graph(), Src, *G).build();
   try {
     if (O.InferTypes)
       ir::inferTypes(*G);
@@ -608,11 +615,8 @@ std::unique_ptr<ir::Graph> importOnnx(const std::string &Path,
     Src.BaseDir =
         P.has_parent_path() ? P.parent_path().string() : std::string(".");
   }
-  std::string Bytes = onnxio::readWholeFile(Path);
   ::onnx::ModelProto M;
-  onnxio::parseModel(Bytes, M, Src);
-  Bytes.clear();
-  Bytes.shrink_to_fit();
+  onnxio::parseModelFile(Path, M, Src);
   return onnxio::importModel(M, Src, O);
 }
 

@@ -69,6 +69,11 @@ void typeToProto(const ir::TensorType &T, ::onnx::TypeProto &P);
 /// not one (truncated, garbage, over 2 GB).
 void parseModel(std::string_view Bytes, ::onnx::ModelProto &M,
                 const ModelSource &Src);
+/// Parses the ModelProto of file Path as it is read (the file's bytes are
+/// never all in memory beside the message); throws Error(IO) when it cannot
+/// be read, Error(Parse) as parseModel.
+void parseModelFile(const std::string &Path, ::onnx::ModelProto &M,
+                    const ModelSource &Src);
 
 /// "INTS", "GRAPH", ... for an AttributeProto type number.
 std::string onnxAttrTypeName(int T);

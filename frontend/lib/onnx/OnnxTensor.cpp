@@ -17,6 +17,7 @@
 #include "nngraph/runtime/Error.h"
 
 #include <google/protobuf/io/coded_stream.h>
+#include <google/protobuf/io/zero_copy_stream_impl.h>
 
 #include <charconv>
 #include <climits>
@@ -24,6 +25,10 @@
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 namespace fs = std::filesystem;
 
@@ -379,6 +384,47 @@ void parseModel(std::string_view Bytes, ::onnx::ModelProto &M,
                    " bytes; a protobuf message cannot exceed 2 GB (store the "
                    "weights as external data)");
   if (!parseBytes(Bytes, M))
+    modelError(ErrorKind::Parse, Src,
+               "not a valid ONNX ModelProto (the protobuf data is truncated "
+               "or corrupt)");
+}
+
+void parseModelFile(const std::string &Path, ::onnx::ModelProto &M,
+                    const ModelSource &Src) {
+  std::error_code Ec;
+  if (std::filesystem::is_directory(Path, Ec))
+    fail(ErrorKind::IO, "cannot read ONNX model '", Path,
+         "': it is a directory");
+  int Fd = ::open(Path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (Fd < 0)
+    fail(ErrorKind::IO, "cannot open ONNX model '", Path,
+         "': ", std::strerror(errno));
+  struct Closer {
+    int Fd;
+    ~Closer() { ::close(Fd); }
+  } Close{Fd};
+  struct stat St {};
+  if (::fstat(Fd, &St) != 0)
+    fail(ErrorKind::IO, "cannot read ONNX model '", Path,
+         "': ", std::strerror(errno));
+  if (St.st_size == 0)
+    modelError(ErrorKind::Parse, Src, "the file is empty");
+  if (St.st_size > static_cast<off_t>(INT_MAX))
+    modelError(ErrorKind::Parse, Src,
+               "the model is " + std::to_string(St.st_size) +
+                   " bytes; a protobuf message cannot exceed 2 GB (store the "
+                   "weights as external data)");
+  google::protobuf::io::FileInputStream File(Fd);
+  bool Ok;
+  {
+    google::protobuf::io::CodedInputStream In(&File);
+    In.SetTotalBytesLimit(INT_MAX);
+    Ok = M.ParseFromCodedStream(&In) && In.ConsumedEntireMessage();
+  }
+  if (File.GetErrno() != 0)
+    fail(ErrorKind::IO, "cannot read ONNX model '", Path,
+         "': ", std::strerror(File.GetErrno()));
+  if (!Ok)
     modelError(ErrorKind::Parse, Src,
                "not a valid ONNX ModelProto (the protobuf data is truncated "
                "or corrupt)");
