@@ -252,8 +252,14 @@ bool lowerLinear(LowerContext &C, const ir::Node &N, const Tensor &Wt,
              New[Out].numel() == S.numel() / K * NOut &&
              (ResSlot < 0 || New[ResSlot] == New[Out]);
     };
+    // The primitive and its packed weights, looked up at the first adopt.
+    auto Made2 = std::make_shared<
+        std::optional<std::pair<MatMulPD, dnnl::matmul>>>();
+    auto Packed2 = std::make_shared<std::shared_ptr<PackedWeight>>();
     St.Adopt = [=, Wt = Wt](Program &P, PrimitiveStep &Step) {
-      auto [PD2, Prim2] = linearPrimitive(*Sh, Plain, -1);
+      if (!*Made2)
+        *Made2 = linearPrimitive(*Sh, Plain, -1);
+      auto &[PD2, Prim2] = **Made2;
       if (!Prim2)
         return false; // oneDNN has none with run-time rows here.
       int64_t M2 = P.Slots[In].S.numel() / K;
@@ -270,8 +276,11 @@ bool lowerLinear(LowerContext &C, const ir::Node &N, const Tensor &Wt,
       }
       Step.Pending = std::move(Args2);
       for (auto &[Arg, W] : Step.Weights)
-        if (Arg == DNNL_ARG_WEIGHTS)
-          W = Sh->Packs.get(Wt, WeiUser, PD2.weights_desc());
+        if (Arg == DNNL_ARG_WEIGHTS) {
+          if (!*Packed2)
+            *Packed2 = Sh->Packs.get(Wt, WeiUser, PD2.weights_desc());
+          W = *Packed2;
+        }
       Step.Scratch = -1; // The library's scratchpad.
       if (ResSlot >= 0)
         Step.After = [=](Program &Q) {

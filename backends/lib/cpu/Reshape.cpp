@@ -64,6 +64,10 @@ std::string Program::reshape(const ir::Graph &G, ProgramShared &Shared,
   std::unordered_map<const ir::Value *, ir::TensorType> Types;
   std::unordered_map<const ir::Value *, Tensor> Values;
   std::unordered_set<const ir::Value *> Dirty;
+  size_t Expected = G.numNodes() * 2 + G.initializers().size() + Shapes.size();
+  Types.reserve(Expected);
+  Values.reserve(G.initializers().size() + G.numNodes() / 2);
+  Dirty.reserve(Expected);
   for (size_t I = 0; I < Shapes.size(); ++I) {
     Types[G.inputs()[I]] = ir::TensorType(InputTypes[I], Shapes[I]);
     if (Shapes[I] != InputShapes[I])
