@@ -294,6 +294,25 @@ TEST_F(InputDataFileTest, SavesOutputsByNameAndRoundTrips) {
   EXPECT_TRUE(Back.at("z").equals(Z));
 }
 
+TEST_F(InputDataFileTest, AnyOutputNameIsSaved) {
+  // torch names values "/layer/Add_output_0": a zip entry cannot begin
+  // with '/', so such names are percent-encoded; the others stay.
+  EXPECT_EQ(npzEntryNames({"y", "a/b", "/layer/Add_output_0", "../up",
+                           "x/../y", "50%", "/50%", std::string("n\0ul", 4),
+                           "w\\in", ""}),
+            (std::vector<std::string>{"y", "a/b", "%2Flayer/Add_output_0",
+                                      "%2E%2E/up", "x/%2E%2E/y", "50%",
+                                      "%2F50%25", "n%00ul", "w%5Cin", "%"}));
+  rt::Tensor Y = floats(2, 3), Z = ints(1, 4);
+  saveOutputsNpz(path("out.npz"), {"/m/y", "z"}, {Y, Z});
+  TensorMap Back = weights::readNpz(path("out.npz"));
+  ASSERT_EQ(Back.keys(), (std::vector<std::string>{"%2Fm/y", "z"}));
+  EXPECT_TRUE(Back.at("%2Fm/y").equals(Y));
+  // Two names that would share an entry: refused, naming both.
+  expectMentions(errorOf([&] { npzEntryNames({"/a", "%2Fa"}); }),
+                 {"'/a'", "'%2Fa'", "rename one"});
+}
+
 TEST_F(InputDataFileTest, FailedSavesLeaveTheFileUntouched) {
   rt::writeFileAtomic(path("out.npz"), "old contents");
   auto Contents = [&] {

@@ -13,6 +13,7 @@
 #include "nngraph/runtime/Error.h"
 
 #include <algorithm>
+#include <map>
 
 namespace nng::tools {
 namespace {
@@ -201,6 +202,45 @@ std::vector<rt::Tensor> inputsInGraphOrder(const ir::Graph &G,
   return Inputs;
 }
 
+std::vector<std::string> npzEntryNames(const std::vector<std::string> &Names) {
+  std::vector<std::string> Keys;
+  std::map<std::string, std::string> Owner; // Entry -> the name it holds.
+  for (const std::string &Name : Names) {
+    std::string Key = Name;
+    if (!weights::isNpzKey(Name)) {
+      Key.clear();
+      for (size_t I = 0; I < Name.size(); ++I) {
+        char C = Name[I];
+        bool DotDot = C == '.' && Name.compare(I, 2, "..") == 0 &&
+                      (I == 0 || Name[I - 1] == '/') &&
+                      (I + 2 == Name.size() || Name[I + 2] == '/');
+        if (DotDot) {
+          Key += "%2E%2E";
+          ++I;
+        } else if (C == '%') {
+          Key += "%25";
+        } else if (C == '/' && I == 0) {
+          Key += "%2F";
+        } else if (C == '\\') {
+          Key += "%5C";
+        } else if (C == '\0') {
+          Key += "%00";
+        } else {
+          Key += C;
+        }
+      }
+      if (Key.empty())
+        Key = "%"; // An empty name.
+    }
+    auto [It, New] = Owner.emplace(Key, Name);
+    NNG_CHECK(New || It->second == Name, "outputs '", It->second, "' and '",
+              Name, "' would both be saved as .npz entry '", Key,
+              "'; rename one");
+    Keys.push_back(std::move(Key));
+  }
+  return Keys;
+}
+
 void saveOutputsNpz(const std::string &Path,
                     const std::vector<std::string> &Names,
                     const std::vector<rt::Tensor> &Tensors) {
@@ -214,17 +254,18 @@ void saveOutputsNpz(const std::string &Path,
   NNG_CHECK_KIND(Names.size() == Tensors.size(), Internal, "writing '", Path,
                  "': ", Names.size(), " output names for ", Tensors.size(),
                  " tensors");
+  std::vector<std::string> Keys = npzEntryNames(Names);
   weights::TensorMap M;
   for (size_t I = 0; I < Names.size(); ++I) {
     NNG_CHECK(Tensors[I].defined(), "writing '", Path, "': output '", Names[I],
               "' has no value");
-    if (const rt::Tensor *Old = M.find(Names[I])) {
+    if (const rt::Tensor *Old = M.find(Keys[I])) {
       NNG_CHECK(Old->equals(Tensors[I]), "writing '", Path,
                 "': two different outputs are named '", Names[I],
                 "'; an .npz file needs unique names, so rename one");
       continue; // The same graph output listed twice.
     }
-    M.insert(Names[I], Tensors[I]);
+    M.insert(Keys[I], Tensors[I]);
   }
   weights::writeNpz(Path, M);
 }

@@ -91,8 +91,10 @@ void describeOptions(CLI::App &App, RunOptions &O) {
       ->option_text("FILE.npz");
   App.add_option("--save-outputs", O.SaveOutputsPath,
                  "Write the outputs of the last run to FILE.npz, one array "
-                 "per graph output, named after it (numpy.load reads it); "
-                 "replaced atomically.\n"
+                 "per graph output, named after it (numpy.load reads it; "
+                 "a name a zip entry cannot carry, like torch's leading '/', "
+                 "is percent-encoded: '/a/y' is entry '%2Fa/y'); replaced "
+                 "atomically.\n"
                  "  e.g. nngraph-run model.nng --inputs x.npz "
                  "--save-outputs y.npz")
       ->option_text("FILE.npz");
@@ -269,10 +271,19 @@ void printText(std::ostream &Out, const RunOptions &O, const ir::Graph &G,
       Out << (Vals.empty() ? "" : ", ") << "... (" << T.numel() << " values)";
     Out << "]\n";
   }
-  if (!O.SaveOutputsPath.empty())
+  if (!O.SaveOutputsPath.empty()) {
     Out << "saved: " << R.Outputs.size()
         << (R.Outputs.size() == 1 ? " output to " : " outputs to ")
         << O.SaveOutputsPath << "\n";
+    std::vector<std::string> Names;
+    for (const ir::Value *V : G.outputs())
+      Names.push_back(V->name());
+    std::vector<std::string> Keys = npzEntryNames(Names);
+    for (size_t I = 0; I < Names.size(); ++I)
+      if (Keys[I] != Names[I])
+        Out << "  output '" << Names[I] << "' is entry '" << Keys[I]
+            << "' (a zip entry cannot carry its name)\n";
+  }
   char Buf[160];
   std::snprintf(Buf, sizeof(Buf),
                 "time: optimize %.3f ms, compile %.3f ms, run %.3f ms",
@@ -313,8 +324,17 @@ void printJson(std::ostream &Out, const RunOptions &O, const ir::Graph &G,
     OJ["values"] = firstValues(R.Outputs[I], O.MaxValues);
     J["outputs"].push_back(std::move(OJ));
   }
-  if (!O.SaveOutputsPath.empty())
+  if (!O.SaveOutputsPath.empty()) {
     J["saved_outputs"] = O.SaveOutputsPath;
+    std::vector<std::string> Names;
+    for (const ir::Value *V : G.outputs())
+      Names.push_back(V->name());
+    std::vector<std::string> Keys = npzEntryNames(Names);
+    nlohmann::json Entries = nlohmann::json::object();
+    for (size_t I = 0; I < Names.size(); ++I)
+      Entries[Names[I]] = Keys[I];
+    J["saved_entries"] = Entries; // Output name -> its .npz entry.
+  }
   if (O.IdleMs > 0)
     J["idle"] = {{"ms", O.IdleMs}, {"cpu_ms", R.IdleCpuMs}};
   J["time_ms"] = {{"optimize", R.OptimizeMs},
@@ -374,6 +394,11 @@ int runRunDriver(const std::vector<std::string> &Args, std::ostream &Out,
   try {
     LoadedModel M = loadForRun(O.Model, O.InputsPath, Dims, P);
     std::unique_ptr<ir::Graph> &G = M.Graph;
+    std::vector<std::string> OutputNames;
+    for (const ir::Value *V : G->outputs())
+      OutputNames.push_back(V->name());
+    if (!O.SaveOutputsPath.empty())
+      npzEntryNames(OutputNames); // Refused names fail before the run.
     RunResult R;
     R.LoadedNodes = M.LoadedNodes;
     CompiledModel C =
@@ -420,12 +445,8 @@ int runRunDriver(const std::vector<std::string> &Args, std::ostream &Out,
       fail(ErrorKind::InvalidArgument, "--print-schedule needs the cpu "
            "backend, and this build has none (built without oneDNN)");
 #endif
-    if (!O.SaveOutputsPath.empty()) {
-      std::vector<std::string> Names;
-      for (const ir::Value *V : G->outputs())
-        Names.push_back(V->name());
-      saveOutputsNpz(O.SaveOutputsPath, Names, R.Outputs);
-    }
+    if (!O.SaveOutputsPath.empty())
+      saveOutputsNpz(O.SaveOutputsPath, OutputNames, R.Outputs);
     if (O.Json)
       printJson(Out, O, *G, Dims, R);
     else

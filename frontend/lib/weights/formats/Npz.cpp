@@ -27,21 +27,6 @@ namespace nng::weights {
 
 namespace {
 
-/// Whether Key + ".npy" is an entry name zip readers accept.
-bool isSafeKey(const std::string &Key) {
-  if (Key.empty() || Key[0] == '/' ||
-      Key.find_first_of(std::string("\\\0", 2)) != std::string::npos)
-    return false;
-  size_t Start = 0;
-  while (Start <= Key.size()) {
-    size_t End = std::min(Key.find('/', Start), Key.size());
-    if (Key.compare(Start, End - Start, "..") == 0)
-      return false;
-    Start = End + 1;
-  }
-  return true;
-}
-
 TensorMap readFromStorage(const std::shared_ptr<Storage> &Buf,
                           const std::string &Name) {
   zip::Reader R(Buf, "'" + Name + "'");
@@ -80,11 +65,25 @@ TensorMap readNpzFromBytes(std::string_view Bytes, const std::string &Name) {
   return readFromStorage(Buf, Name);
 }
 
+bool isNpzKey(const std::string &Key) {
+  if (Key.empty() || Key[0] == '/' ||
+      Key.find_first_of(std::string("\\\0", 2)) != std::string::npos)
+    return false;
+  size_t Start = 0;
+  while (Start <= Key.size()) {
+    size_t End = std::min(Key.find('/', Start), Key.size());
+    if (Key.compare(Start, End - Start, "..") == 0)
+      return false;
+    Start = End + 1;
+  }
+  return true;
+}
+
 void writeNpz(const std::string &Path, const TensorMap &Tensors) {
   std::ostringstream OS;
   zip::Writer W(OS);
   for (const auto &[Key, T] : Tensors) {
-    NNG_CHECK(isSafeKey(Key), "writing '", Path, "': key '", Key,
+    NNG_CHECK(isNpzKey(Key), "writing '", Path, "': key '", Key,
               "' cannot name an .npz entry (it is empty, starts with '/', "
               "or holds a '..' component, a backslash or a NUL, which zip "
               "readers refuse); rename it");

@@ -83,10 +83,20 @@ void bindDimsFromData(const InputData &Data, DimBindings &Dims);
 std::vector<rt::Tensor> inputsInGraphOrder(const ir::Graph &G,
                                            const InputData &Data);
 
+/// The .npz entry of each graph output name: the name itself where a zip
+/// entry may carry it (weights::isNpzKey), else with what zip readers
+/// refuse percent-encoded ('%' -> %25, a leading '/' -> %2F, a ".."
+/// component -> %2E%2E, a backslash -> %5C, NUL -> %00): torch's
+/// "/layer/Add_output_0" is saved as "%2Flayer/Add_output_0". Throws
+/// Error(InvalidArgument) when two different names get one entry; checked
+/// before a run.
+std::vector<std::string> npzEntryNames(const std::vector<std::string> &Names);
+
 /// Writes Tensors to the .npz file Path, one array per entry of Names (the
-/// graph outputs' names), atomically: on any error the file is left
-/// untouched. A name repeated with equal tensors (a graph output listed
-/// twice) is written once; repeated with different tensors, an error.
+/// graph outputs' names, as npzEntryNames makes them entries), atomically:
+/// on any error the file is left untouched. A name repeated with equal
+/// tensors (a graph output listed twice) is written once; repeated with
+/// different tensors, an error.
 void saveOutputsNpz(const std::string &Path,
                     const std::vector<std::string> &Names,
                     const std::vector<rt::Tensor> &Tensors);

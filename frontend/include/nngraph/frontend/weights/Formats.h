@@ -59,6 +59,9 @@ void writeSafetensors(const std::string &Path, const TensorMap &Tensors,
 TensorMap readNpz(const std::string &Path);
 TensorMap readNpzFromBytes(std::string_view Bytes, const std::string &Name);
 void writeNpz(const std::string &Path, const TensorMap &Tensors);
+/// True when Key can name an .npz entry: not empty, no leading '/', no ".."
+/// component, no backslash or NUL (zip readers refuse those).
+bool isNpzKey(const std::string &Key);
 
 // --- By extension --------------------------------------------------------------
 enum class Format { Pt, Safetensors, Npz };
