@@ -37,14 +37,19 @@ void checkNames(const weights::TensorMap &Arrays, const ir::Graph &G,
     if (!Arrays.contains(V->name()))
       Missing.push_back(V->name());
   }
+  // A file (.npz) or arrays given in memory (a Python dict).
+  bool File = Where.size() > 5 && Where.ends_with(".npz'");
   if (!Missing.empty())
     fail(ErrorKind::InvalidArgument, Where, ": no array for graph input",
-         Missing.size() == 1 ? " " : "s ", quotedList(Missing), " (the file ",
+         Missing.size() == 1 ? " " : "s ", quotedList(Missing),
+         File ? " (the file " : " (it ",
          Arrays.empty() ? std::string("holds no arrays")
                         : "holds " + quotedList(Arrays.keys()),
-         "); save one array per graph input under the input's name, e.g. "
-         "numpy.savez(FILE, **{'",
-         Missing.front(), "': array})");
+         File ? "); save one array per graph input under the input's name, "
+                "e.g. numpy.savez(FILE, **{'"
+              : "); give one array per graph input under the input's name, "
+                "e.g. {'",
+         Missing.front(), File ? "': array})" : "': array}");
 
   std::vector<std::string> Unknown, Initializers;
   for (const auto &[Key, T] : Arrays) {
