@@ -24,16 +24,23 @@ def logger(prefix):
     return log
 
 
-def comma_ints(text):
-    """argparse type: a comma-separated list of positive integers."""
+def comma_ints(text, least=1):
+    """argparse type: a comma-separated list of integers of at least
+    `least` (positive by default)."""
     try:
         values = [int(x) for x in text.split(",") if x]
     except ValueError:
         raise argparse.ArgumentTypeError(f"expected integers, got '{text}'")
-    if not values or min(values) < 1:
-        raise argparse.ArgumentTypeError(f"expected positive integers, "
+    if not values or min(values) < least:
+        what = "positive" if least == 1 else f"at least {least}"
+        raise argparse.ArgumentTypeError(f"expected {what} integers, "
                                          f"got '{text}'")
     return values
+
+
+def comma_counts(text):
+    """argparse type: a comma-separated list of integers of 0 or more."""
+    return comma_ints(text, least=0)
 
 
 # --- machine ------------------------------------------------------------------
@@ -156,3 +163,27 @@ def export_all(prog, names, out_dir, force, export):
         print(f"{prog}: wrote {path} "
               f"({os.path.getsize(path) / 2**20:.1f} MiB, "
               f"{time.monotonic() - start:.1f} s)")
+
+
+class Competitors:
+    """N busy processes (Python loops) for the duration of a with block;
+    none for N = 0. They are killed on leaving it, whatever happened."""
+
+    def __init__(self, python, n, log):
+        self.python, self.n, self.log = python, n, log
+        self.procs = []
+
+    def __enter__(self):
+        for _ in range(self.n):
+            proc = subprocess.Popen([self.python, "-c", "while True: pass"],
+                                    stdin=subprocess.DEVNULL)
+            self.procs.append(proc)
+            self.log(f"competitor: busy process {proc.pid} started")
+        return self
+
+    def __exit__(self, *exc):
+        for proc in self.procs:
+            proc.kill()
+            proc.wait()
+            self.log(f"competitor: busy process {proc.pid} stopped")
+        self.procs = []

@@ -17,7 +17,10 @@
 # Usage: python3 bench/cpu_vs_ort/run.py [--models mlp,transformer,...]
 #            [--batches 1,8] [--threads 2] [--rounds 5] [--runs 10]
 #            [--nngraph build/bin/nngraph-run] [--out build/bench/cpu_vs_ort]
-#            [--json FILE]
+#            [--competitors 0,1,2] [--json FILE]
+# --competitors measures every model under each number of busy competing
+# processes (Python loops, started before and killed after the condition's
+# runs): the shared-machine benchmark (issue 32), one table per condition.
 # See bench/README.md.
 #
 # ===----------------------------------------------------------------------===#
@@ -33,9 +36,10 @@ import sys
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, os.path.dirname(HERE))
-from sidebyside import (cell_text, comma_ints, cpu_flags, cpu_model,  # noqa: E402
-                        exit_text, fmt_mib, fmt_ms, last_lines, load_average,
-                        logger, run_child)
+from sidebyside import (Competitors, cell_text, comma_counts,  # noqa: E402
+                        comma_ints,
+                        cpu_flags, cpu_model, exit_text, fmt_mib, fmt_ms,
+                        last_lines, load_average, logger, run_child)
 MODELS = ["mlp", "transformer", "resnet18", "mobilenet_v2", "resnet50"]
 SKIP_STATUS = 77
 
@@ -82,6 +86,9 @@ def parse_args():
                    "calibrated on 8 random samples: fine for speed, not for "
                    "accuracy; both engines run the same QDQ file); "
                    "default f32")
+    p.add_argument("--competitors", type=comma_counts, default=[0],
+                   help="comma-separated numbers of busy competing processes "
+                   "to measure under, e.g. 0,1,2 (default 0: a quiet machine)")
     p.add_argument("--force-export", action="store_true",
                    help="export the models again even when the files exist")
     args = p.parse_args()
@@ -179,10 +186,11 @@ def summarize(rounds):
     if not runs:
         return None
     ordered = sorted(runs)
-    # p90 by nearest rank.
-    p90 = ordered[min(len(ordered) - 1, -(-9 * len(ordered) // 10) - 1)]
+    # p90 and p99 by nearest rank.
+    def rank(p):
+        return ordered[min(len(ordered) - 1, -(-p * len(ordered) // 100) - 1)]
     s = {"min_ms": ordered[0], "median_ms": statistics.median(runs),
-         "p90_ms": p90, "timed_runs": len(runs),
+         "p90_ms": rank(90), "p99_ms": rank(99), "timed_runs": len(runs),
          "compile_ms": statistics.median(r["compile_ms"] for r in ok),
          "first_run_ms": None,
          "peak_rss_bytes": max(r["peak_rss_bytes"] for r in ok)}
@@ -280,7 +288,8 @@ def table(rows):
     over the compared output values."""
     head = ["model", "batch", "nngraph median ms", "ORT median ms",
             "ratio (median)", "nngraph min", "ORT min", "ratio (min)",
-            "nngraph p90", "ORT p90", "nngraph peak MiB",
+            "nngraph p90", "ORT p90", "ratio (p90)", "nngraph p99",
+            "ORT p99", "nngraph peak MiB",
             "ORT peak MiB (base)", "nngraph optimize+compile ms",
             "nngraph 1st run ms", "ORT session ms", "ORT 1st run ms",
             "output diff"]
@@ -296,6 +305,9 @@ def table(rows):
                   fmt_ms(n.get("min_ms")), fmt_ms(o.get("min_ms")),
                   f"{row['ratio_min']:.2f}x" if "ratio_min" in row else "-",
                   fmt_ms(n.get("p90_ms")), fmt_ms(o.get("p90_ms")),
+                  (f"{n['p90_ms'] / o['p90_ms']:.2f}x"
+                   if n.get("p90_ms") and o.get("p90_ms") else "-"),
+                  fmt_ms(n.get("p99_ms")), fmt_ms(o.get("p99_ms")),
                   fmt_mib(n.get("peak_rss_bytes")),
                   (f"{fmt_mib(o['peak_rss_bytes'])} "
                    f"({fmt_mib(o.get('baseline_rss_bytes'))})" if o else "-"),
@@ -341,20 +353,24 @@ def main():
             "work is running; with more runnable threads than cores the "
             "medians (nngraph's OpenMP barriers above all) are noise")
     rows = []
-    for precision in args.precision:
-        for model in args.models:
-            path, label = None, None
-            if precision == "int8":
-                path, label = quantized_model(args, model), model + " int8"
-                if path is None:
-                    sys.exit(f"cpu_vs_ort: quantizing {model} failed (see "
-                             "above)")
-            for batch in args.batches:
-                row = measure(args, model, batch, path, label)
-                if "skip" in row:
-                    print(row["skip"])
-                    sys.exit(SKIP_STATUS)
-                rows.append(row)
+    for competitors in args.competitors:
+        with Competitors("/usr/bin/python3", competitors, log):
+            for precision in args.precision:
+                for model in args.models:
+                    path, label = None, None
+                    if precision == "int8":
+                        path = quantized_model(args, model)
+                        label = model + " int8"
+                        if path is None:
+                            sys.exit(f"cpu_vs_ort: quantizing {model} failed "
+                                     "(see above)")
+                    for batch in args.batches:
+                        row = measure(args, model, batch, path, label)
+                        if "skip" in row:
+                            print(row["skip"])
+                            sys.exit(SKIP_STATUS)
+                        row["competitors"] = competitors
+                        rows.append(row)
     info["load_average_after"] = load_average()
     info["finished"] = (datetime.datetime.now(datetime.timezone.utc)
                         .strftime("%Y-%m-%d %H:%M UTC"))
@@ -375,8 +391,14 @@ def main():
           f"run per process); load average {info['load_average_before']} "
           f"before, {info['load_average_after']} after; "
           f"{info['started']} to {info['finished']}")
-    print()
-    print(table(rows))
+    for competitors in args.competitors:
+        print()
+        if len(args.competitors) > 1 or competitors:
+            print(f"With {competitors} busy competing process"
+                  f"{'' if competitors == 1 else 'es'}:" if competitors
+                  else "Quiet (no competing process):")
+            print()
+        print(table([r for r in rows if r["competitors"] == competitors]))
     print()
     print("ratio = nngraph / ORT (below 1: nngraph faster); ORT peak RSS in "
           "parentheses: the node process with onnxruntime-node loaded, before "

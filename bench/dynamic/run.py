@@ -48,9 +48,9 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(os.path.dirname(HERE))
 
 sys.path.insert(0, os.path.dirname(HERE))
-from sidebyside import (cell_text, comma_ints, cpu_flags, cpu_model,  # noqa: E402
-                        exit_text, fmt_mib, fmt_ms, last_lines, load_average,
-                        logger, run_child)
+from sidebyside import (Competitors, cell_text, comma_ints,  # noqa: E402
+                        cpu_flags, cpu_model, exit_text, fmt_mib, fmt_ms,
+                        last_lines, load_average, logger, run_child)
 
 CASES = ["serve", "decode"]
 SKIP_STATUS = 77
@@ -208,25 +208,6 @@ def module_version(args):
     except OSError:
         return None
     return out.strip() if code == 0 else None
-
-
-class Competitor:
-    """One busy process (a Python loop) for the duration of a with block."""
-
-    def __init__(self, python):
-        self.python = python
-        self.proc = None
-
-    def __enter__(self):
-        self.proc = subprocess.Popen([self.python, "-c", "while True: pass"],
-                                     stdin=subprocess.DEVNULL)
-        log(f"competitor: busy process {self.proc.pid} started")
-        return self
-
-    def __exit__(self, *exc):
-        self.proc.kill()
-        self.proc.wait()
-        log(f"competitor: busy process {self.proc.pid} stopped")
 
 
 # --- statistics ---------------------------------------------------------------
@@ -529,7 +510,7 @@ def main():
             "work is running; with more runnable threads than cores the "
             "figures (nngraph's OpenMP barriers above all) are noise")
     rows = []
-    with (Competitor(args.python) if args.competitor
+    with (Competitors(args.python, 1, log) if args.competitor
           else contextlib.nullcontext()):
         for case in args.cases:
             for batch in args.batches:
