@@ -44,13 +44,15 @@ struct LinearForm {
 
 using MatMulPD = dnnl::matmul::primitive_desc;
 
+/// Rows (and columns) of the warm-up run: one row takes oneDNN's gemv
+/// path, which generates nothing for later runs.
+constexpr int64_t WarmRows = 64;
+
 /// Runs Prim once on zeros with the given arguments, the first time a
 /// process makes a primitive with run-time dims. oneDNN generates the
 /// kernels of its gemm at the first execution of one (once per process,
 /// about 30 ms on a 2-core EPYC), which then falls in the compile, not in
 /// the first run at a new shape; later ones find them made.
-constexpr int64_t WarmRows = 64;
-
 void runOnce(const dnnl::matmul &Prim,
              const std::vector<std::pair<int, memory::desc>> &Args) {
   static std::atomic<bool> Warm{false};
@@ -367,9 +369,9 @@ anyDimsPrimitive(ProgramShared &Shared, int64_t K) {
           if (Impl.find("ref") != std::string::npos)
             return std::make_pair(MatMulPD(), dnnl::matmul()); // Too slow.
           dnnl::matmul Prim(PD);
-          runOnce(Prim, {{DNNL_ARG_SRC, plainDesc({1, 1, K})},
-                         {DNNL_ARG_WEIGHTS, plainDesc({1, K, 1})},
-                         {DNNL_ARG_DST, plainDesc({1, 1, 1})}});
+          runOnce(Prim, {{DNNL_ARG_SRC, plainDesc({1, WarmRows, K})},
+                         {DNNL_ARG_WEIGHTS, plainDesc({1, K, WarmRows})},
+                         {DNNL_ARG_DST, plainDesc({1, WarmRows, WarmRows})}});
           return std::make_pair(PD, Prim);
         } catch (const dnnl::error &) {
           return std::make_pair(MatMulPD(), dnnl::matmul());
