@@ -1,0 +1,412 @@
+//===- LowerAttention.cpp - nng.Attention as one flash-attention loop -----===//
+//
+// nng.Attention(Q, K, V, mask?) on f32 runs as the backend's own loop, in
+// the manner of flash attention: for each (batch entry, block of up to
+// RowBlock query rows) it walks the keys in blocks of KeyBlock, computing
+// that block's scores (Q K^T * scale + mask) into a small local array,
+// updating a running row maximum and sum (online softmax: what was
+// accumulated is rescaled by exp(old max - new max)) and accumulating the
+// probabilities times V's rows; the [.., M, N] scores never reach memory.
+// Work splits over batch entries x row blocks; when those are fewer than
+// twice the threads (a decoder's step: a few query rows against a long
+// cache), the keys split too, each part keeps its own maximum, sum and
+// accumulator, and a second pass combines them.
+//
+// The step reads its extents from its slots at each run, so a reshaped
+// Program (a new sequence or cache length) keeps it. Inner loops run along
+// contiguous memory (D for Q.K with K as [N, D], the keys for K as [D, N],
+// Dv for P.V) with 16 partial sums where they reduce; target_clones picks
+// the AVX-512, AVX2 or baseline copy from the CPU at run time. Results
+// differ from the reference (the unfused graph's rounding) by float
+// rounding only.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Lower.h"
+#include "VectorMath.h"
+#include "nngraph/runtime/Parallel.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace nng::backends::cpu {
+
+namespace {
+
+/// Query rows computed together (they share each loaded key and value row).
+constexpr int64_t RowBlock = 4;
+/// Keys whose scores are computed before the running softmax is updated.
+constexpr int64_t KeyBlock = 128;
+/// The largest Dv the loop serves (its accumulators live on the stack).
+constexpr int64_t MaxDv = 512;
+/// Partial sums of the dot products (one AVX-512 register of floats).
+constexpr int64_t Lanes = 16;
+
+/// The extents of one run and where each batch entry's matrices start.
+struct AttentionGeometry {
+  int64_t Batches = 1, M = 0, N = 0, D = 0, Dv = 0;
+  /// Per batch entry: element offsets of Q, K, V and the mask.
+  std::vector<int64_t> QOff, KOff, VOff, MaskOff;
+  /// The mask's element strides along the query rows and the keys (0 where
+  /// it broadcasts).
+  int64_t MaskRow = 0, MaskCol = 0;
+};
+
+/// Row-major strides of S with 0 for axes of extent 1, aligned to the right
+/// of rank R (missing leading axes broadcast too).
+std::vector<int64_t> broadcastStrides(const Shape &S, size_t R) {
+  std::vector<int64_t> St(R, 0);
+  int64_t Run = 1;
+  for (size_t I = 0; I < S.rank(); ++I) {
+    size_t Ax = S.rank() - 1 - I;
+    St[R - 1 - I] = S[Ax] == 1 ? 0 : Run;
+    Run *= S[Ax];
+  }
+  return St;
+}
+
+/// The geometry of Q, K (as [.., N, D], or [.., D, N] when KT), V and the
+/// mask (empty shape: none; it has rank >= 1 then, or is a scalar) for an
+/// output of shape Y; nullopt when they do not fit together or the loop
+/// does not serve them (an empty extent, Dv over MaxDv).
+std::optional<AttentionGeometry>
+attentionGeometry(const Shape &Q, const Shape &K, const Shape &V,
+                  const Shape *Mask, const Shape &Y, bool KT) {
+  if (Q.rank() < 2 || K.rank() < 2 || V.rank() < 2 || Y.rank() < 2)
+    return std::nullopt;
+  AttentionGeometry G;
+  size_t R = Y.rank();
+  G.M = Q[Q.rank() - 2];
+  G.D = Q[Q.rank() - 1];
+  G.N = K[K.rank() - (KT ? 1 : 2)];
+  G.Dv = V[V.rank() - 1];
+  if (K[K.rank() - (KT ? 2 : 1)] != G.D || V[V.rank() - 2] != G.N ||
+      Y[R - 2] != G.M || Y[R - 1] != G.Dv || G.M <= 0 || G.N <= 0 ||
+      G.D <= 0 || G.Dv <= 0 || G.Dv > MaxDv)
+    return std::nullopt;
+  std::vector<const Shape *> Ops = {&Q, &K, &V};
+  if (Mask)
+    Ops.push_back(Mask);
+  // Every operand's batch axes must broadcast to Y's.
+  for (const Shape *S : Ops) {
+    if (S->rank() > R)
+      return std::nullopt;
+    for (size_t I = 2; I < S->rank(); ++I) {
+      int64_t E = (*S)[S->rank() - 1 - I], YE = Y[R - 1 - I];
+      if (E != 1 && E != YE)
+        return std::nullopt;
+    }
+  }
+  if (Mask) {
+    const Shape &MS = *Mask;
+    int64_t MR = MS.rank() >= 2 ? MS[MS.rank() - 2] : 1;
+    int64_t MC = MS.rank() >= 1 ? MS[MS.rank() - 1] : 1;
+    if ((MR != 1 && MR != G.M) || (MC != 1 && MC != G.N))
+      return std::nullopt;
+  }
+  std::vector<std::vector<int64_t>> St;
+  for (const Shape *S : Ops)
+    St.push_back(broadcastStrides(*S, R));
+  if (Mask) {
+    G.MaskRow = St[3][R - 2];
+    G.MaskCol = St[3][R - 1];
+  }
+  for (size_t I = 0; I + 2 < R; ++I)
+    G.Batches *= Y[I];
+  std::vector<int64_t> *Offs[] = {&G.QOff, &G.KOff, &G.VOff, &G.MaskOff};
+  for (size_t O = 0; O < Ops.size(); ++O)
+    Offs[O]->assign(G.Batches, 0);
+  // Batch entry B's offsets, from its index along each batch axis.
+  for (int64_t B = 0; B < G.Batches; ++B) {
+    int64_t Rem = B;
+    for (size_t I = R - 2; I-- > 0;) {
+      int64_t Idx = Rem % Y[I];
+      Rem /= Y[I];
+      for (size_t O = 0; O < Ops.size(); ++O)
+        (*Offs[O])[B] += Idx * St[O][I];
+    }
+  }
+  return G;
+}
+
+/// What the loop reads and writes at one run.
+struct AttentionArgs {
+  const AttentionGeometry *G;
+  const float *Q, *K, *V, *Mask; ///< Mask null: none.
+  float *Y;
+  float Scale;
+  bool KT;
+};
+
+/// Q's row . K's row over D floats, in 16 partial sums.
+inline float dotRow(const float *A, const float *B, int64_t D) {
+  float Acc[Lanes] = {};
+  int64_t I = 0;
+  for (; I + Lanes <= D; I += Lanes)
+    for (int64_t L = 0; L < Lanes; ++L)
+      Acc[L] += A[I + L] * B[I + L];
+  float S = 0;
+  for (int64_t L = 0; L < Lanes; ++L)
+    S += Acc[L];
+  for (; I < D; ++I)
+    S += A[I] * B[I];
+  return S;
+}
+
+/// The running softmax state of Rows query rows: maximum, sum and the
+/// accumulated probabilities times V ([Rows, Dv]).
+struct RowState {
+  float Max[RowBlock], Sum[RowBlock];
+  float Acc[RowBlock * MaxDv];
+
+  void reset(int64_t Rows, int64_t Dv) {
+    for (int64_t R = 0; R < Rows; ++R) {
+      Max[R] = -INFINITY;
+      Sum[R] = 0;
+    }
+    std::fill(Acc, Acc + Rows * Dv, 0.0f);
+  }
+};
+
+/// Walks keys [J0, J1) for rows [I0, I0 + Rows) of batch entry B, updating
+/// St (flash attention's inner loop).
+NNG_VECTOR_CLONES
+void attendKeys(const AttentionArgs &A, int64_t B, int64_t I0, int64_t Rows,
+                int64_t J0, int64_t J1, RowState &St) {
+  const AttentionGeometry &G = *A.G;
+  const int64_t D = G.D, Dv = G.Dv, N = G.N;
+  const float *Q = A.Q + G.QOff[B] + I0 * D;
+  const float *K = A.K + G.KOff[B];
+  const float *V = A.V + G.VOff[B];
+  alignas(64) float S[RowBlock][KeyBlock];
+  for (int64_t Jb = J0; Jb < J1; Jb += KeyBlock) {
+    const int64_t Nb = std::min(KeyBlock, J1 - Jb);
+    // Scores of the block.
+    if (!A.KT) {
+      for (int64_t J = 0; J < Nb; ++J) {
+        const float *KRow = K + (Jb + J) * D;
+        for (int64_t R = 0; R < Rows; ++R)
+          S[R][J] = dotRow(Q + R * D, KRow, D);
+      }
+    } else {
+      for (int64_t R = 0; R < Rows; ++R) {
+        float *SR = S[R];
+        for (int64_t J = 0; J < Nb; ++J)
+          SR[J] = 0;
+        for (int64_t L = 0; L < D; ++L) {
+          const float QL = Q[R * D + L];
+          const float *KRow = K + L * N + Jb;
+          for (int64_t J = 0; J < Nb; ++J)
+            SR[J] += QL * KRow[J];
+        }
+      }
+    }
+    for (int64_t R = 0; R < Rows; ++R) {
+      float *SR = S[R];
+      const float Scale = A.Scale;
+      for (int64_t J = 0; J < Nb; ++J)
+        SR[J] *= Scale;
+      if (A.Mask) {
+        const float *MRow =
+            A.Mask + G.MaskOff[B] + (I0 + R) * G.MaskRow + Jb * G.MaskCol;
+        const int64_t MC = G.MaskCol;
+        if (MC == 1)
+          for (int64_t J = 0; J < Nb; ++J)
+            SR[J] += MRow[J];
+        else
+          for (int64_t J = 0; J < Nb; ++J)
+            SR[J] += MRow[J * MC];
+      }
+      // Online softmax: the new maximum rescales what came before.
+      float Mx = St.Max[R];
+      for (int64_t J = 0; J < Nb; ++J)
+        Mx = Mx < SR[J] ? SR[J] : Mx;
+      if (Mx == -INFINITY) { // All masked so far: nothing to add.
+        for (int64_t J = 0; J < Nb; ++J)
+          SR[J] = 0;
+        continue;
+      }
+      const float Corr = expFloat(St.Max[R] - Mx);
+      St.Max[R] = Mx;
+      float Sum[Lanes] = {};
+      int64_t J = 0;
+      for (; J + Lanes <= Nb; J += Lanes)
+        for (int64_t L = 0; L < Lanes; ++L) {
+          float P = expFloat(SR[J + L] - Mx);
+          SR[J + L] = P;
+          Sum[L] += P;
+        }
+      float Total = 0;
+      for (int64_t L = 0; L < Lanes; ++L)
+        Total += Sum[L];
+      for (; J < Nb; ++J) {
+        SR[J] = expFloat(SR[J] - Mx);
+        Total += SR[J];
+      }
+      St.Sum[R] = St.Sum[R] * Corr + Total;
+      if (Corr != 1.0f) {
+        float *AccR = St.Acc + R * Dv;
+        for (int64_t E = 0; E < Dv; ++E)
+          AccR[E] *= Corr;
+      }
+    }
+    // Probabilities times V's rows.
+    for (int64_t J = 0; J < Nb; ++J) {
+      const float *VRow = V + (Jb + J) * Dv;
+      for (int64_t R = 0; R < Rows; ++R) {
+        const float P = S[R][J];
+        float *AccR = St.Acc + R * Dv;
+        for (int64_t E = 0; E < Dv; ++E)
+          AccR[E] += P * VRow[E];
+      }
+    }
+  }
+}
+
+/// Y's rows [I0, I0 + Rows) of batch entry B from a finished state.
+void writeRows(const AttentionArgs &A, int64_t B, int64_t I0, int64_t Rows,
+               const RowState &St) {
+  const int64_t Dv = A.G->Dv;
+  float *Y = A.Y + (B * A.G->M + I0) * Dv;
+  for (int64_t R = 0; R < Rows; ++R) {
+    const float Inv = 1.0f / St.Sum[R];
+    for (int64_t E = 0; E < Dv; ++E)
+      Y[R * Dv + E] = St.Acc[R * Dv + E] * Inv;
+  }
+}
+
+/// One run of the loop.
+void runAttention(const AttentionArgs &A) {
+  const AttentionGeometry &G = *A.G;
+  const int64_t RowBlocks = (G.M + RowBlock - 1) / RowBlock;
+  const int64_t Tasks = G.Batches * RowBlocks;
+  const int64_t Threads = std::max(1, numThreads());
+  // Key parts per task: more than one only when the tasks alone cannot
+  // keep the threads busy and the keys are many.
+  int64_t Parts = 1;
+  if (Tasks < 2 * Threads && G.N >= 2 * KeyBlock)
+    Parts = std::min((2 * Threads + Tasks - 1) / Tasks,
+                     (G.N + KeyBlock - 1) / KeyBlock);
+  const int64_t PartKeys = (G.N + Parts - 1) / Parts;
+  auto TaskRows = [&](int64_t T, int64_t &B, int64_t &I0) {
+    B = T / RowBlocks;
+    I0 = (T % RowBlocks) * RowBlock;
+    return std::min(RowBlock, G.M - I0);
+  };
+  if (Parts == 1) {
+    parallelFor(0, Tasks, 1, [&](int64_t Begin, int64_t End) {
+      auto St = std::make_unique<RowState>();
+      for (int64_t T = Begin; T < End; ++T) {
+        int64_t B, I0;
+        int64_t Rows = TaskRows(T, B, I0);
+        St->reset(Rows, G.Dv);
+        attendKeys(A, B, I0, Rows, 0, G.N, *St);
+        writeRows(A, B, I0, Rows, *St);
+      }
+    });
+    return;
+  }
+  // Split keys: each part's state, then the combination per task.
+  const int64_t Stride = RowBlock * (G.Dv + 2);
+  std::vector<float> Partial(Tasks * Parts * Stride);
+  parallelFor(0, Tasks * Parts, 1, [&](int64_t Begin, int64_t End) {
+    auto St = std::make_unique<RowState>();
+    for (int64_t U = Begin; U < End; ++U) {
+      int64_t T = U / Parts, Pt = U % Parts, B, I0;
+      int64_t Rows = TaskRows(T, B, I0);
+      int64_t J0 = Pt * PartKeys, J1 = std::min(G.N, J0 + PartKeys);
+      St->reset(Rows, G.Dv);
+      if (J0 < J1)
+        attendKeys(A, B, I0, Rows, J0, J1, *St);
+      float *Out = Partial.data() + U * Stride;
+      for (int64_t R = 0; R < Rows; ++R) {
+        Out[R] = St->Max[R];
+        Out[RowBlock + R] = St->Sum[R];
+      }
+      std::copy(St->Acc, St->Acc + Rows * G.Dv, Out + 2 * RowBlock);
+    }
+  });
+  parallelFor(0, Tasks, 1, [&](int64_t Begin, int64_t End) {
+    auto St = std::make_unique<RowState>();
+    for (int64_t T = Begin; T < End; ++T) {
+      int64_t B, I0;
+      int64_t Rows = TaskRows(T, B, I0);
+      St->reset(Rows, G.Dv);
+      const float *P0 = Partial.data() + T * Parts * Stride;
+      for (int64_t R = 0; R < Rows; ++R) {
+        float Mx = -INFINITY;
+        for (int64_t Pt = 0; Pt < Parts; ++Pt)
+          Mx = std::max(Mx, P0[Pt * Stride + R]);
+        St->Max[R] = Mx;
+        float *AccR = St->Acc + R * G.Dv;
+        for (int64_t Pt = 0; Pt < Parts; ++Pt) {
+          const float *P = P0 + Pt * Stride;
+          if (P[R] == -INFINITY)
+            continue; // Every key of the part masked.
+          float W = expFloat(P[R] - Mx);
+          St->Sum[R] += P[RowBlock + R] * W;
+          const float *Acc = P + 2 * RowBlock + R * G.Dv;
+          for (int64_t E = 0; E < G.Dv; ++E)
+            AccR[E] += Acc[E] * W;
+        }
+      }
+      writeRows(A, B, I0, Rows, *St);
+    }
+  });
+}
+
+} // namespace
+
+bool lowerAttention(LowerContext &C, const ir::Node &N) {
+  bool HasMask = N.hasInput(3);
+  size_t NumIn = HasMask ? 4 : 3;
+  for (size_t I = 0; I < NumIn; ++I)
+    if (!C.isF32(N.input(I)))
+      return false;
+  const Shape &YS = C.PendingTypes.at(N.output(0)).second;
+  bool KT = N.attrInt("k_transposed") != 0;
+  float Scale = N.attrFloat("scale");
+  // A transpose left unmaterialized for a product is made real first.
+  for (size_t I = 0; I < NumIn; ++I)
+    if (C.slotOfValue(N.input(I)).TransposeOf >= 0)
+      materializeTranspose(C, N.input(I));
+  std::vector<int> In;
+  for (size_t I = 0; I < NumIn; ++I)
+    In.push_back(C.B.plainOf(C.slotOf(N.input(I))));
+  const Shape *MaskS = HasMask ? &C.slot(In[3]).S : nullptr;
+  if (!attentionGeometry(C.slot(In[0]).S, C.slot(In[1]).S, C.slot(In[2]).S,
+                         MaskS, YS, KT))
+    return false;
+  int Out = C.defineBuffer(N.output(0));
+  // Extents from the slots at each run: one step serves every sequence and
+  // cache length of a reshaped program.
+  auto Geometry = [=](auto ShapeOf) {
+    return attentionGeometry(ShapeOf(In[0]), ShapeOf(In[1]), ShapeOf(In[2]),
+                             HasMask ? &ShapeOf(In[3]) : nullptr, ShapeOf(Out),
+                             KT);
+  };
+  emitLoop(
+      C, In, Out,
+      C.describe(N) + " (flash attention" +
+          (KT ? ", keys given transposed)" : ")"),
+      [=](Program &P) {
+        std::optional<AttentionGeometry> G = Geometry(
+            [&P](int S) -> const Shape & { return P.Slots[S].S; });
+        AttentionArgs A{&*G,
+                        static_cast<const float *>(P.dataOf(In[0])),
+                        static_cast<const float *>(P.dataOf(In[1])),
+                        static_cast<const float *>(P.dataOf(In[2])),
+                        HasMask ? static_cast<const float *>(P.dataOf(In[3]))
+                                : nullptr,
+                        reinterpret_cast<float *>(P.bufferData(Out)), Scale,
+                        KT};
+        runAttention(A);
+      },
+      [=](const Program &, const SlotShapes &New) {
+        return Geometry([&New](int S) -> const Shape & { return New[S]; })
+            .has_value();
+      });
+  return true;
+}
+
+} // namespace nng::backends::cpu
