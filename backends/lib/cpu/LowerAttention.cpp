@@ -14,11 +14,12 @@
 //
 // The step reads its extents from its slots at each run, so a reshaped
 // Program (a new sequence or cache length) keeps it. Inner loops run along
-// contiguous memory (D for Q.K with K as [N, D], the keys for K as [D, N],
-// Dv for P.V) with 16 partial sums where they reduce; target_clones picks
-// the AVX-512, AVX2 or baseline copy from the CPU at run time. Results
-// differ from the reference (the unfused graph's rounding) by float
-// rounding only.
+// contiguous memory (D for Q.K with K as [N, D], 16 keys at a time for K as
+// [D, N], 16 of Dv for P.V) over blocks of rows x 16 partial results that
+// stay in vector registers (one copy of the loop per row count); the exp is
+// VectorMath.h's. target_clones picks the AVX-512, AVX2 or baseline copy
+// from the CPU at run time. Results differ from the reference (the unfused
+// graph's rounding) by float rounding only.
 //
 //===----------------------------------------------------------------------===//
 
@@ -138,21 +139,6 @@ struct AttentionArgs {
   bool KT;
 };
 
-/// Q's row . K's row over D floats, in 16 partial sums.
-inline float dotRow(const float *A, const float *B, int64_t D) {
-  float Acc[Lanes] = {};
-  int64_t I = 0;
-  for (; I + Lanes <= D; I += Lanes)
-    for (int64_t L = 0; L < Lanes; ++L)
-      Acc[L] += A[I + L] * B[I + L];
-  float S = 0;
-  for (int64_t L = 0; L < Lanes; ++L)
-    S += Acc[L];
-  for (; I < D; ++I)
-    S += A[I] * B[I];
-  return S;
-}
-
 /// The running softmax state of Rows query rows: maximum, sum and the
 /// accumulated probabilities times V ([Rows, Dv]).
 struct RowState {
@@ -168,47 +154,76 @@ struct RowState {
   }
 };
 
-/// Walks keys [J0, J1) for rows [I0, I0 + Rows) of batch entry B, updating
-/// St (flash attention's inner loop).
-NNG_VECTOR_CLONES
-void attendKeys(const AttentionArgs &A, int64_t B, int64_t I0, int64_t Rows,
-                int64_t J0, int64_t J1, RowState &St) {
+/// Walks keys [J0, J1) for R query rows from I0 of batch entry B, updating
+/// St (flash attention's inner loop). R is a constant, so the blocks of
+/// R x 16 partial results below stay in vector registers; always inlined
+/// into the per-R copies that target_clones compiles for each CPU.
+template <int R>
+[[gnu::always_inline]] inline void
+attendKeysRows(const AttentionArgs &A, int64_t B, int64_t I0, int64_t J0,
+               int64_t J1, RowState &St) {
   const AttentionGeometry &G = *A.G;
   const int64_t D = G.D, Dv = G.Dv, N = G.N;
   const float *Q = A.Q + G.QOff[B] + I0 * D;
   const float *K = A.K + G.KOff[B];
   const float *V = A.V + G.VOff[B];
-  alignas(64) float S[RowBlock][KeyBlock];
+  alignas(64) float S[R][KeyBlock];
   for (int64_t Jb = J0; Jb < J1; Jb += KeyBlock) {
     const int64_t Nb = std::min(KeyBlock, J1 - Jb);
     // Scores of the block.
     if (!A.KT) {
+      // K as [N, D]: per key, R dot products along D (16 partial sums).
       for (int64_t J = 0; J < Nb; ++J) {
         const float *KRow = K + (Jb + J) * D;
-        for (int64_t R = 0; R < Rows; ++R)
-          S[R][J] = dotRow(Q + R * D, KRow, D);
-      }
-    } else {
-      for (int64_t R = 0; R < Rows; ++R) {
-        float *SR = S[R];
-        for (int64_t J = 0; J < Nb; ++J)
-          SR[J] = 0;
-        for (int64_t L = 0; L < D; ++L) {
-          const float QL = Q[R * D + L];
-          const float *KRow = K + L * N + Jb;
-          for (int64_t J = 0; J < Nb; ++J)
-            SR[J] += QL * KRow[J];
+        float Acc[R][Lanes] = {};
+        int64_t L = 0;
+        for (; L + Lanes <= D; L += Lanes)
+          for (int Rr = 0; Rr < R; ++Rr)
+            for (int64_t X = 0; X < Lanes; ++X)
+              Acc[Rr][X] += Q[Rr * D + L + X] * KRow[L + X];
+        for (int Rr = 0; Rr < R; ++Rr) {
+          float Sum = 0;
+          for (int64_t X = 0; X < Lanes; ++X)
+            Sum += Acc[Rr][X];
+          for (int64_t T = L; T < D; ++T)
+            Sum += Q[Rr * D + T] * KRow[T];
+          S[Rr][J] = Sum;
         }
       }
+    } else {
+      // K as [D, N]: blocks of 16 keys, one broadcast of Q's element each.
+      int64_t J = 0;
+      for (; J + Lanes <= Nb; J += Lanes) {
+        float Acc[R][Lanes] = {};
+        for (int64_t L = 0; L < D; ++L) {
+          const float *KRow = K + L * N + Jb + J;
+          for (int Rr = 0; Rr < R; ++Rr) {
+            const float QL = Q[Rr * D + L];
+            for (int64_t X = 0; X < Lanes; ++X)
+              Acc[Rr][X] += QL * KRow[X];
+          }
+        }
+        for (int Rr = 0; Rr < R; ++Rr)
+          for (int64_t X = 0; X < Lanes; ++X)
+            S[Rr][J + X] = Acc[Rr][X];
+      }
+      for (; J < Nb; ++J)
+        for (int Rr = 0; Rr < R; ++Rr) {
+          float Sum = 0;
+          for (int64_t L = 0; L < D; ++L)
+            Sum += Q[Rr * D + L] * K[L * N + Jb + J];
+          S[Rr][J] = Sum;
+        }
     }
-    for (int64_t R = 0; R < Rows; ++R) {
-      float *SR = S[R];
+    bool Skip[R];
+    for (int Rr = 0; Rr < R; ++Rr) {
+      float *SR = S[Rr];
       const float Scale = A.Scale;
       for (int64_t J = 0; J < Nb; ++J)
         SR[J] *= Scale;
       if (A.Mask) {
         const float *MRow =
-            A.Mask + G.MaskOff[B] + (I0 + R) * G.MaskRow + Jb * G.MaskCol;
+            A.Mask + G.MaskOff[B] + (I0 + Rr) * G.MaskRow + Jb * G.MaskCol;
         const int64_t MC = G.MaskCol;
         if (MC == 1)
           for (int64_t J = 0; J < Nb; ++J)
@@ -218,48 +233,106 @@ void attendKeys(const AttentionArgs &A, int64_t B, int64_t I0, int64_t Rows,
             SR[J] += MRow[J * MC];
       }
       // Online softmax: the new maximum rescales what came before.
-      float Mx = St.Max[R];
+      float Mx = St.Max[Rr];
       for (int64_t J = 0; J < Nb; ++J)
         Mx = Mx < SR[J] ? SR[J] : Mx;
-      if (Mx == -INFINITY) { // All masked so far: nothing to add.
-        for (int64_t J = 0; J < Nb; ++J)
-          SR[J] = 0;
+      Skip[Rr] = Mx == -INFINITY; // All masked so far: nothing to add.
+      if (Skip[Rr])
         continue;
-      }
-      const float Corr = expFloat(St.Max[R] - Mx);
-      St.Max[R] = Mx;
+      const float Corr = expFloat(St.Max[Rr] - Mx);
+      St.Max[Rr] = Mx;
       float Sum[Lanes] = {};
       int64_t J = 0;
       for (; J + Lanes <= Nb; J += Lanes)
-        for (int64_t L = 0; L < Lanes; ++L) {
-          float P = expFloat(SR[J + L] - Mx);
-          SR[J + L] = P;
-          Sum[L] += P;
+        for (int64_t X = 0; X < Lanes; ++X) {
+          float P = expFloat(SR[J + X] - Mx);
+          SR[J + X] = P;
+          Sum[X] += P;
         }
       float Total = 0;
-      for (int64_t L = 0; L < Lanes; ++L)
-        Total += Sum[L];
+      for (int64_t X = 0; X < Lanes; ++X)
+        Total += Sum[X];
       for (; J < Nb; ++J) {
         SR[J] = expFloat(SR[J] - Mx);
         Total += SR[J];
       }
-      St.Sum[R] = St.Sum[R] * Corr + Total;
+      St.Sum[Rr] = St.Sum[Rr] * Corr + Total;
       if (Corr != 1.0f) {
-        float *AccR = St.Acc + R * Dv;
+        float *AccR = St.Acc + Rr * Dv;
         for (int64_t E = 0; E < Dv; ++E)
           AccR[E] *= Corr;
       }
     }
-    // Probabilities times V's rows.
-    for (int64_t J = 0; J < Nb; ++J) {
-      const float *VRow = V + (Jb + J) * Dv;
-      for (int64_t R = 0; R < Rows; ++R) {
-        const float P = S[R][J];
-        float *AccR = St.Acc + R * Dv;
-        for (int64_t E = 0; E < Dv; ++E)
-          AccR[E] += P * VRow[E];
+    for (int Rr = 0; Rr < R; ++Rr)
+      if (Skip[Rr])
+        for (int64_t J = 0; J < Nb; ++J)
+          S[Rr][J] = 0;
+    // Probabilities times V's rows: R x 16 accumulators per chunk of Dv.
+    int64_t E0 = 0;
+    for (; E0 + Lanes <= Dv; E0 += Lanes) {
+      float Acc[R][Lanes];
+      for (int Rr = 0; Rr < R; ++Rr)
+        for (int64_t X = 0; X < Lanes; ++X)
+          Acc[Rr][X] = St.Acc[Rr * Dv + E0 + X];
+      for (int64_t J = 0; J < Nb; ++J) {
+        const float *VRow = V + (Jb + J) * Dv + E0;
+        for (int Rr = 0; Rr < R; ++Rr) {
+          const float P = S[Rr][J];
+          for (int64_t X = 0; X < Lanes; ++X)
+            Acc[Rr][X] += P * VRow[X];
+        }
       }
+      for (int Rr = 0; Rr < R; ++Rr)
+        for (int64_t X = 0; X < Lanes; ++X)
+          St.Acc[Rr * Dv + E0 + X] = Acc[Rr][X];
     }
+    if (E0 < Dv)
+      for (int64_t J = 0; J < Nb; ++J) {
+        const float *VRow = V + (Jb + J) * Dv;
+        for (int Rr = 0; Rr < R; ++Rr) {
+          const float P = S[Rr][J];
+          float *AccR = St.Acc + Rr * Dv;
+          for (int64_t E = E0; E < Dv; ++E)
+            AccR[E] += P * VRow[E];
+        }
+      }
+  }
+}
+
+NNG_VECTOR_CLONES
+void attendKeys1(const AttentionArgs &A, int64_t B, int64_t I0, int64_t J0,
+                 int64_t J1, RowState &St) {
+  attendKeysRows<1>(A, B, I0, J0, J1, St);
+}
+NNG_VECTOR_CLONES
+void attendKeys2(const AttentionArgs &A, int64_t B, int64_t I0, int64_t J0,
+                 int64_t J1, RowState &St) {
+  attendKeysRows<2>(A, B, I0, J0, J1, St);
+}
+NNG_VECTOR_CLONES
+void attendKeys3(const AttentionArgs &A, int64_t B, int64_t I0, int64_t J0,
+                 int64_t J1, RowState &St) {
+  attendKeysRows<3>(A, B, I0, J0, J1, St);
+}
+NNG_VECTOR_CLONES
+void attendKeys4(const AttentionArgs &A, int64_t B, int64_t I0, int64_t J0,
+                 int64_t J1, RowState &St) {
+  attendKeysRows<4>(A, B, I0, J0, J1, St);
+}
+static_assert(RowBlock == 4, "attendKeys has a copy per row count");
+
+/// Walks keys [J0, J1) for rows [I0, I0 + Rows) of batch entry B.
+void attendKeys(const AttentionArgs &A, int64_t B, int64_t I0, int64_t Rows,
+                int64_t J0, int64_t J1, RowState &St) {
+  switch (Rows) {
+  case 1:
+    return attendKeys1(A, B, I0, J0, J1, St);
+  case 2:
+    return attendKeys2(A, B, I0, J0, J1, St);
+  case 3:
+    return attendKeys3(A, B, I0, J0, J1, St);
+  default:
+    return attendKeys4(A, B, I0, J0, J1, St);
   }
 }
 
