@@ -61,8 +61,11 @@ bool swapsLastTwo(const ir::Node &T) {
   return true;
 }
 
-/// True when a mask of type M broadcast against scores of type S keeps the
-/// scores' last two extents (each of M's is a static 1 or the scores' own).
+/// True when a mask of type M broadcast against scores of type S may keep
+/// the scores' last two extents: each of M's is a static 1, the scores'
+/// own, or unknown on either side (exported graphs often lose them; a
+/// mask that grows the scores at run time then fails nng.Attention's
+/// inference there, never computes something else).
 bool maskFits(const ir::TensorType &M, const ir::TensorType &S) {
   if (!M.hasRank() || !S.hasRank())
     return false;
@@ -71,8 +74,8 @@ bool maskFits(const ir::TensorType &M, const ir::TensorType &S) {
       continue;
     const ir::Dim &D = M.dim(M.rank() - I), &SD = S.dim(S.rank() - I);
     bool One = D.isStatic() && D.value() == 1;
-    bool Same = D == SD && (D.isStatic() || D.isSymbolic());
-    if (!One && !Same)
+    bool Same = D == SD;
+    if (!One && !Same && !D.isUnknown() && !SD.isUnknown())
       return false;
   }
   return true;
