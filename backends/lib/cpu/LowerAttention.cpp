@@ -154,58 +154,91 @@ struct RowState {
   }
 };
 
+/// 16 floats as one value: GCC lowers its arithmetic to one AVX-512
+/// register, two AVX2 ones or four SSE ones, in each target_clones copy.
+/// The helpers taking or returning it are inlined, so the ABI GCC warns
+/// about for the baseline target never applies.
+#pragma GCC diagnostic ignored "-Wpsabi"
+typedef float V16 __attribute__((vector_size(64)));
+inline V16 load16(const float *P) {
+  V16 V;
+  __builtin_memcpy(&V, P, sizeof V);
+  return V;
+}
+inline void store16(float *P, V16 V) { __builtin_memcpy(P, &V, sizeof V); }
+inline float sum16(const V16 &V) {
+  float T[Lanes];
+  store16(T, V);
+  float S = 0;
+  for (int64_t X = 0; X < Lanes; ++X)
+    S += T[X];
+  return S;
+}
+
 /// Walks keys [J0, J1) for R query rows from I0 of batch entry B, updating
-/// St (flash attention's inner loop). R is a constant, so the blocks of
-/// R x 16 partial results below stay in vector registers; always inlined
-/// into the per-R copies that target_clones compiles for each CPU.
+/// St (flash attention's inner loop); K is this entry's keys as [N, D], or
+/// as [D, N] when KT. R is a constant, so the blocks of R x 32 partial
+/// results below stay in vector registers (8 independent chains for R =
+/// 4); always inlined into the per-R copies that target_clones compiles for
+/// each CPU.
 template <int R>
 [[gnu::always_inline]] inline void
-attendKeysRows(const AttentionArgs &A, int64_t B, int64_t I0, int64_t J0,
-               int64_t J1, RowState &St) {
+attendKeysRows(const AttentionArgs &A, const float *K, bool KT, int64_t B,
+               int64_t I0, int64_t J0, int64_t J1, RowState &St) {
   const AttentionGeometry &G = *A.G;
   const int64_t D = G.D, Dv = G.Dv, N = G.N;
   const float *Q = A.Q + G.QOff[B] + I0 * D;
-  const float *K = A.K + G.KOff[B];
   const float *V = A.V + G.VOff[B];
   alignas(64) float S[R][KeyBlock];
   for (int64_t Jb = J0; Jb < J1; Jb += KeyBlock) {
     const int64_t Nb = std::min(KeyBlock, J1 - Jb);
     // Scores of the block.
-    if (!A.KT) {
-      // K as [N, D]: per key, R dot products along D (16 partial sums).
+    if (!KT) {
+      // K as [N, D]: per key, R dot products along D.
       for (int64_t J = 0; J < Nb; ++J) {
         const float *KRow = K + (Jb + J) * D;
-        float Acc[R][Lanes] = {};
+        V16 Acc[R] = {};
         int64_t L = 0;
-        for (; L + Lanes <= D; L += Lanes)
+        for (; L + Lanes <= D; L += Lanes) {
+          const V16 Kv = load16(KRow + L);
           for (int Rr = 0; Rr < R; ++Rr)
-            for (int64_t X = 0; X < Lanes; ++X)
-              Acc[Rr][X] += Q[Rr * D + L + X] * KRow[L + X];
+            Acc[Rr] += load16(Q + Rr * D + L) * Kv;
+        }
         for (int Rr = 0; Rr < R; ++Rr) {
-          float Sum = 0;
-          for (int64_t X = 0; X < Lanes; ++X)
-            Sum += Acc[Rr][X];
+          float Sum = sum16(Acc[Rr]);
           for (int64_t T = L; T < D; ++T)
             Sum += Q[Rr * D + T] * KRow[T];
           S[Rr][J] = Sum;
         }
       }
     } else {
-      // K as [D, N]: blocks of 16 keys, one broadcast of Q's element each.
+      // K as [D, N]: 32 (then 16) keys at a time, Q's element broadcast.
       int64_t J = 0;
-      for (; J + Lanes <= Nb; J += Lanes) {
-        float Acc[R][Lanes] = {};
+      for (; J + 2 * Lanes <= Nb; J += 2 * Lanes) {
+        V16 Acc0[R] = {}, Acc1[R] = {};
         for (int64_t L = 0; L < D; ++L) {
           const float *KRow = K + L * N + Jb + J;
+          const V16 K0 = load16(KRow), K1 = load16(KRow + Lanes);
           for (int Rr = 0; Rr < R; ++Rr) {
             const float QL = Q[Rr * D + L];
-            for (int64_t X = 0; X < Lanes; ++X)
-              Acc[Rr][X] += QL * KRow[X];
+            Acc0[Rr] += K0 * QL;
+            Acc1[Rr] += K1 * QL;
           }
         }
+        for (int Rr = 0; Rr < R; ++Rr) {
+          store16(&S[Rr][J], Acc0[Rr]);
+          store16(&S[Rr][J + Lanes], Acc1[Rr]);
+        }
+      }
+      for (; J + Lanes <= Nb; J += Lanes) {
+        V16 Acc[R] = {};
+        for (int64_t L = 0; L < D; ++L) {
+          const V16 Kv = load16(K + L * N + Jb + J);
+          for (int Rr = 0; Rr < R; ++Rr)
+            Acc[Rr] += Kv * Q[Rr * D + L];
+        }
         for (int Rr = 0; Rr < R; ++Rr)
-          for (int64_t X = 0; X < Lanes; ++X)
-            S[Rr][J + X] = Acc[Rr][X];
+          store16(&S[Rr][J], Acc[Rr]);
       }
       for (; J < Nb; ++J)
         for (int Rr = 0; Rr < R; ++Rr) {
@@ -234,8 +267,21 @@ attendKeysRows(const AttentionArgs &A, int64_t B, int64_t I0, int64_t J0,
       }
       // Online softmax: the new maximum rescales what came before.
       float Mx = St.Max[Rr];
-      for (int64_t J = 0; J < Nb; ++J)
-        Mx = Mx < SR[J] ? SR[J] : Mx;
+      {
+        V16 Mv = {};
+        Mv -= INFINITY;
+        int64_t J = 0;
+        for (; J + Lanes <= Nb; J += Lanes) {
+          const V16 X = load16(SR + J);
+          Mv = Mv < X ? X : Mv;
+        }
+        float T[Lanes];
+        store16(T, Mv);
+        for (int64_t X = 0; X < Lanes; ++X)
+          Mx = Mx < T[X] ? T[X] : Mx;
+        for (; J < Nb; ++J)
+          Mx = Mx < SR[J] ? SR[J] : Mx;
+      }
       Skip[Rr] = Mx == -INFINITY; // All masked so far: nothing to add.
       if (Skip[Rr])
         continue;
@@ -267,24 +313,40 @@ attendKeysRows(const AttentionArgs &A, int64_t B, int64_t I0, int64_t J0,
       if (Skip[Rr])
         for (int64_t J = 0; J < Nb; ++J)
           S[Rr][J] = 0;
-    // Probabilities times V's rows: R x 16 accumulators per chunk of Dv.
+    // Probabilities times V's rows: R x 32 (then 16) accumulators per
+    // chunk of Dv.
     int64_t E0 = 0;
-    for (; E0 + Lanes <= Dv; E0 += Lanes) {
-      float Acc[R][Lanes];
-      for (int Rr = 0; Rr < R; ++Rr)
-        for (int64_t X = 0; X < Lanes; ++X)
-          Acc[Rr][X] = St.Acc[Rr * Dv + E0 + X];
+    for (; E0 + 2 * Lanes <= Dv; E0 += 2 * Lanes) {
+      V16 Acc0[R], Acc1[R];
+      for (int Rr = 0; Rr < R; ++Rr) {
+        Acc0[Rr] = load16(St.Acc + Rr * Dv + E0);
+        Acc1[Rr] = load16(St.Acc + Rr * Dv + E0 + Lanes);
+      }
       for (int64_t J = 0; J < Nb; ++J) {
         const float *VRow = V + (Jb + J) * Dv + E0;
+        const V16 V0 = load16(VRow), V1 = load16(VRow + Lanes);
         for (int Rr = 0; Rr < R; ++Rr) {
           const float P = S[Rr][J];
-          for (int64_t X = 0; X < Lanes; ++X)
-            Acc[Rr][X] += P * VRow[X];
+          Acc0[Rr] += V0 * P;
+          Acc1[Rr] += V1 * P;
         }
       }
+      for (int Rr = 0; Rr < R; ++Rr) {
+        store16(St.Acc + Rr * Dv + E0, Acc0[Rr]);
+        store16(St.Acc + Rr * Dv + E0 + Lanes, Acc1[Rr]);
+      }
+    }
+    for (; E0 + Lanes <= Dv; E0 += Lanes) {
+      V16 Acc[R];
       for (int Rr = 0; Rr < R; ++Rr)
-        for (int64_t X = 0; X < Lanes; ++X)
-          St.Acc[Rr * Dv + E0 + X] = Acc[Rr][X];
+        Acc[Rr] = load16(St.Acc + Rr * Dv + E0);
+      for (int64_t J = 0; J < Nb; ++J) {
+        const V16 Vv = load16(V + (Jb + J) * Dv + E0);
+        for (int Rr = 0; Rr < R; ++Rr)
+          Acc[Rr] += Vv * S[Rr][J];
+      }
+      for (int Rr = 0; Rr < R; ++Rr)
+        store16(St.Acc + Rr * Dv + E0, Acc[Rr]);
     }
     if (E0 < Dv)
       for (int64_t J = 0; J < Nb; ++J) {
@@ -300,40 +362,56 @@ attendKeysRows(const AttentionArgs &A, int64_t B, int64_t I0, int64_t J0,
 }
 
 NNG_VECTOR_CLONES
-void attendKeys1(const AttentionArgs &A, int64_t B, int64_t I0, int64_t J0,
-                 int64_t J1, RowState &St) {
-  attendKeysRows<1>(A, B, I0, J0, J1, St);
+void attendKeys1(const AttentionArgs &A, const float *K, bool KT, int64_t B,
+                 int64_t I0, int64_t J0, int64_t J1, RowState &St) {
+  attendKeysRows<1>(A, K, KT, B, I0, J0, J1, St);
 }
 NNG_VECTOR_CLONES
-void attendKeys2(const AttentionArgs &A, int64_t B, int64_t I0, int64_t J0,
-                 int64_t J1, RowState &St) {
-  attendKeysRows<2>(A, B, I0, J0, J1, St);
+void attendKeys2(const AttentionArgs &A, const float *K, bool KT, int64_t B,
+                 int64_t I0, int64_t J0, int64_t J1, RowState &St) {
+  attendKeysRows<2>(A, K, KT, B, I0, J0, J1, St);
 }
 NNG_VECTOR_CLONES
-void attendKeys3(const AttentionArgs &A, int64_t B, int64_t I0, int64_t J0,
-                 int64_t J1, RowState &St) {
-  attendKeysRows<3>(A, B, I0, J0, J1, St);
+void attendKeys3(const AttentionArgs &A, const float *K, bool KT, int64_t B,
+                 int64_t I0, int64_t J0, int64_t J1, RowState &St) {
+  attendKeysRows<3>(A, K, KT, B, I0, J0, J1, St);
 }
 NNG_VECTOR_CLONES
-void attendKeys4(const AttentionArgs &A, int64_t B, int64_t I0, int64_t J0,
-                 int64_t J1, RowState &St) {
-  attendKeysRows<4>(A, B, I0, J0, J1, St);
+void attendKeys4(const AttentionArgs &A, const float *K, bool KT, int64_t B,
+                 int64_t I0, int64_t J0, int64_t J1, RowState &St) {
+  attendKeysRows<4>(A, K, KT, B, I0, J0, J1, St);
 }
 static_assert(RowBlock == 4, "attendKeys has a copy per row count");
 
-/// Walks keys [J0, J1) for rows [I0, I0 + Rows) of batch entry B.
+/// Walks keys [J0, J1) for rows [I0, I0 + Rows) of batch entry B, whose
+/// keys are K (null: the operand's own, as the node gives them).
 void attendKeys(const AttentionArgs &A, int64_t B, int64_t I0, int64_t Rows,
-                int64_t J0, int64_t J1, RowState &St) {
+                int64_t J0, int64_t J1, RowState &St,
+                const float *K = nullptr, bool KT = false) {
+  if (!K) {
+    K = A.K + A.G->KOff[B];
+    KT = A.KT;
+  }
   switch (Rows) {
   case 1:
-    return attendKeys1(A, B, I0, J0, J1, St);
+    return attendKeys1(A, K, KT, B, I0, J0, J1, St);
   case 2:
-    return attendKeys2(A, B, I0, J0, J1, St);
+    return attendKeys2(A, K, KT, B, I0, J0, J1, St);
   case 3:
-    return attendKeys3(A, B, I0, J0, J1, St);
+    return attendKeys3(A, K, KT, B, I0, J0, J1, St);
   default:
-    return attendKeys4(A, B, I0, J0, J1, St);
+    return attendKeys4(A, K, KT, B, I0, J0, J1, St);
   }
+}
+
+/// Kt [D, N] = K [N, D] of batch entry B (rows of many queries then read
+/// 32 keys at a time instead of one dot product per key).
+void transposeKeys(const AttentionArgs &A, int64_t B, float *Kt) {
+  const int64_t N = A.G->N, D = A.G->D;
+  const float *K = A.K + A.G->KOff[B];
+  for (int64_t J = 0; J < N; ++J)
+    for (int64_t L = 0; L < D; ++L)
+      Kt[L * N + J] = K[J * D + L];
 }
 
 /// Y's rows [I0, I0 + Rows) of batch entry B from a finished state.
@@ -366,6 +444,30 @@ void runAttention(const AttentionArgs &A) {
     I0 = (T % RowBlocks) * RowBlock;
     return std::min(RowBlock, G.M - I0);
   };
+  if (Parts == 1 && !A.KT && G.M > 2 * RowBlock) {
+    // Keys as [N, D] for many query rows: each task takes a group of row
+    // blocks of one batch entry and transposes its keys once for them.
+    int64_t Groups = std::max<int64_t>(
+        1, std::min(RowBlocks, (2 * Threads + G.Batches - 1) / G.Batches));
+    const int64_t PerGroup = (RowBlocks + Groups - 1) / Groups;
+    Groups = (RowBlocks + PerGroup - 1) / PerGroup;
+    parallelFor(0, G.Batches * Groups, 1, [&](int64_t Begin, int64_t End) {
+      auto St = std::make_unique<RowState>();
+      std::vector<float> Kt(G.N * G.D);
+      for (int64_t T = Begin; T < End; ++T) {
+        int64_t B = T / Groups, First = (T % Groups) * PerGroup;
+        transposeKeys(A, B, Kt.data());
+        for (int64_t Rb = First; Rb < std::min(RowBlocks, First + PerGroup);
+             ++Rb) {
+          int64_t I0 = Rb * RowBlock, Rows = std::min(RowBlock, G.M - I0);
+          St->reset(Rows, G.Dv);
+          attendKeys(A, B, I0, Rows, 0, G.N, *St, Kt.data(), true);
+          writeRows(A, B, I0, Rows, *St);
+        }
+      }
+    });
+    return;
+  }
   if (Parts == 1) {
     parallelFor(0, Tasks, 1, [&](int64_t Begin, int64_t End) {
       auto St = std::make_unique<RowState>();
