@@ -21,7 +21,8 @@ const std::vector<std::string> &presetPassNames(int Level) {
        "fold-conv-mul-add",
        "fuse-pad-into-conv", "fuse-transposes", "constant-reshape-targets",
        "fuse-reshapes",
-       "recover-layernorm", "recover-gelu", "fuse-matmul-add", "cse",
+       "recover-layernorm", "recover-gelu", "fuse-attention", "fuse-matmul-add",
+       "cse",
        "dedup-initializers", "canonicalize", "dce", "form-fused-regions"},
   };
   NNG_CHECK(Level >= 0 && Level <= MaxOptLevel, "unknown optimization level ",

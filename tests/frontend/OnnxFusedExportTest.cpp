@@ -2,7 +2,8 @@
 //
 // The fused ops expand on export into Conv / Gemm followed by the
 // activation's standard op (Clip bounds as constants, GELU as its Erf or
-// Tanh chain, HardSwish as HardSigmoid * x below opset 14): for every
+// Tanh chain, HardSwish as HardSigmoid * x below opset 14; nng.Attention
+// as MatMul, Mul, Add, Softmax, MatMul): for every
 // activation of the FusedActivation table, the exported model passes ONNX's
 // checker and strict shape inference, contains no nng op once imported
 // again, keeps the initializer, node and output names, and computes what
@@ -233,6 +234,40 @@ TEST(OnnxFusedExport, FusedRegionsExportAsTheirBodies) {
   EXPECT_EQ(Back->outputs()[0]->name(), "y");
   EXPECT_EQ(Back->outputs()[1]->name(), "z");
   Tensor X = wave({2, 3, 8}, 0.4, 2.0);
+  std::vector<Tensor> Want = backends::runReference(*G, {X});
+  std::vector<Tensor> Got = backends::runReference(*Back, {X});
+  for (size_t I = 0; I < 2; ++I)
+    for (int64_t E = 0; E < Want[I].numel(); ++E)
+      EXPECT_NEAR(Got[I].getFlat(E), Want[I].getFlat(E), 1e-6) << I << " " << E;
+}
+
+} // namespace
+
+namespace {
+
+TEST(OnnxFusedExport, AttentionExportsAsItsUnfusedOps) {
+  // K as [.., N, D] (a Transpose is written) with a mask, and K given
+  // transposed (none): MatMul, Mul, Add, Softmax, MatMul come back, keeping
+  // the result's name, and compute what nng.Attention does.
+  auto G = ir::parseGraph(R"(graph "attention" {
+    input %x: f32[2,3,4]
+    init %m: f32[3,3] = [0.0, -1.0, -2.0, 0.0, 0.0, -1.0, 0.0, 0.0, 0.0]
+    %kt: f32[2,4,3] = Transpose(%x) {perm = [0, 2, 1]}
+    %y: f32[2,3,4] = nng.Attention(%x, %x, %x, %m) {scale = 0.5}
+    %z: f32[2,3,4] = nng.Attention(%x, %kt, %x) {k_transposed = 1, scale = 0.25}
+    output %y, %z
+  })");
+  frontend::OnnxExportOptions O;
+  O.Check = true;
+  std::string Bytes = frontend::exportOnnxToBytes(*G, O);
+  EXPECT_NO_THROW(frontend::checkOnnxModelBytes(Bytes, "attention"));
+  auto Back = frontend::importOnnxFromBytes(Bytes, "attention.onnx");
+  EXPECT_FALSE(hasNngOp(*Back));
+  EXPECT_TRUE(hasOp(*Back, OpKind::Softmax));
+  ASSERT_EQ(Back->outputs().size(), 2u);
+  EXPECT_EQ(Back->outputs()[0]->name(), "y");
+  EXPECT_EQ(Back->outputs()[1]->name(), "z");
+  Tensor X = wave({2, 3, 4}, 0.3, 1.5);
   std::vector<Tensor> Want = backends::runReference(*G, {X});
   std::vector<Tensor> Got = backends::runReference(*Back, {X});
   for (size_t I = 0; I < 2; ++I)

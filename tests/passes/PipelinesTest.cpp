@@ -22,7 +22,7 @@ TEST(PipelinesTest, PresetContents) {
   EXPECT_EQ(presetPipeline(0), "");
   EXPECT_EQ(presetPipeline(1), "canonicalize,cse,dce");
   const auto &O2 = presetPassNames(2);
-  ASSERT_EQ(O2.size(), 17u);
+  ASSERT_EQ(O2.size(), 18u);
   EXPECT_EQ(O2.front(), "shape-infer");
   // Q/DQ become int8 ops before canonicalize could fold a weight's DQ.
   EXPECT_EQ(O2[1], "fuse-qdq");

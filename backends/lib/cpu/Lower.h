@@ -135,6 +135,9 @@ bool lowerActivation(LowerContext &C, const ir::Node &N);
 bool lowerEltwise(LowerContext &C, const ir::Node &N);
 bool lowerConcat(LowerContext &C, const ir::Node &N);
 bool lowerMatMul(LowerContext &C, const ir::Node &N);
+/// nng.Attention as the backend's own flash-attention loop
+/// (LowerAttention.cpp).
+bool lowerAttention(LowerContext &C, const ir::Node &N);
 bool lowerAlias(LowerContext &C, const ir::Node &N);
 bool lowerSoftmax(LowerContext &C, const ir::Node &N);
 bool lowerLayerNorm(LowerContext &C, const ir::Node &N);

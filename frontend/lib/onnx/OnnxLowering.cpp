@@ -4,7 +4,9 @@
 // default-domain ONNX op whose semantics hold at the target opset:
 // - "nng" ops expand into standard ops (nng.Gelu -> Erf-based chain, or the
 //   Tanh-based chain for approximate='tanh'; nng.FusedConv / nng.FusedGemm
-//   -> Conv / Gemm followed by their activation as a standard op), except
+//   -> Conv / Gemm followed by their activation as a standard op;
+//   nng.Attention -> MatMul(Q, K^T), Mul(scale), Add(mask), Softmax, MatMul),
+//   except
 //   nng.ModuleCall (a leaf module), which stays for the custom domain, and
 //   nng.FusedRegion, which becomes its body's nodes;
 // - a value that is a graph output twice gets an Identity copy (ONNX names
@@ -112,6 +114,53 @@ void expandGelu(ir::Graph &G, ir::Node *N) {
   ir::Value *XP = B.add(OpKind::Mul, {X, Plus}, "mul", {}, Ty);
   ir::Value *Half = B.constant(0.5, T, "half");
   ir::Value *Y = B.add(OpKind::Mul, {XP, Half}, "out", {}, Ty);
+  replaceNode(G, N, Y);
+}
+
+/// nng.Attention(Q, K, V, mask?) -> MatMul(Q, Transpose(K)) [no Transpose
+/// when k_transposed] -> Mul(scale) -> [Add(mask)] -> Softmax(axis -1) ->
+/// MatMul(P, V): the graph fuse-attention recognized, for any ONNX runtime
+/// to run (and fuse again its own way).
+void expandAttention(ir::Graph &G, ir::Node *N) {
+  ir::Value *Q = N->input(0), *K = N->input(1), *V = N->input(2);
+  const ir::TensorType &Ty = N->output()->type();
+  DType T = Q->type().dtype();
+  Builder B(G, N, baseName(N));
+  // The scores' type: Y's with N (K's key count) as the last extent.
+  ir::TensorType STy(T);
+  bool KT = N->attrInt("k_transposed") != 0;
+  if (Ty.hasRank() && K->type().hasRank()) {
+    std::vector<ir::Dim> D = Ty.dims();
+    const ir::TensorType &KTy = K->type();
+    D.back() = KTy.dim(KTy.rank() - (KT ? 1 : 2));
+    STy = ir::TensorType(T, std::move(D));
+  }
+  ir::Value *Kt = K;
+  if (!KT) {
+    if (!K->type().hasRank())
+      fail(ErrorKind::Unsupported, N->describe(),
+           ": cannot export nng.Attention whose K has an unknown rank (the "
+           "Transpose of its last two axes needs it); run shape-infer first");
+    int64_t R = K->type().rank();
+    std::vector<int64_t> Perm(R);
+    for (int64_t I = 0; I < R; ++I)
+      Perm[I] = I < R - 2 ? I : 2 * R - 3 - I;
+    ir::AttrMap A;
+    A.set("perm", ir::Attribute(Perm));
+    std::vector<ir::Dim> KD = K->type().dims();
+    std::swap(KD[R - 2], KD[R - 1]);
+    Kt = B.add(OpKind::Transpose, {K}, "kt", std::move(A),
+               ir::TensorType(T, std::move(KD)));
+  }
+  ir::Value *S = B.add(OpKind::MatMul, {Q, Kt}, "scores", {}, STy);
+  ir::Value *Scale = B.constant(N->attrFloat("scale"), T, "scale");
+  S = B.add(OpKind::Mul, {S, Scale}, "scaled", {}, STy);
+  if (N->hasInput(3))
+    S = B.add(OpKind::Add, {S, N->input(3)}, "masked", {}, STy);
+  ir::AttrMap SA;
+  SA.set("axis", ir::Attribute(int64_t(-1)));
+  ir::Value *P = B.add(OpKind::Softmax, {S}, "probs", std::move(SA), STy);
+  ir::Value *Y = B.add(OpKind::MatMul, {P, V}, "out", {}, Ty);
   replaceNode(G, N, Y);
 }
 
@@ -290,6 +339,9 @@ void lowerForOnnx(ir::Graph &G, int Opset) {
     case OpKind::FusedConv:
     case OpKind::FusedGemm:
       expandFused(G, N);
+      continue;
+    case OpKind::Attention:
+      expandAttention(G, N);
       continue;
     case OpKind::ModuleCall:
       // Kept: a leaf module has no standard expansion; export writes it to

@@ -1,0 +1,587 @@
+//===- LowerAttention.cpp - nng.Attention as one flash-attention loop -----===//
+//
+// nng.Attention(Q, K, V, mask?) on f32 runs as the backend's own loop, in
+// the manner of flash attention: for each (batch entry, block of up to
+// RowBlock query rows) it walks the keys in blocks of KeyBlock, computing
+// that block's scores (Q K^T * scale + mask) into a small local array,
+// updating a running row maximum and sum (online softmax: what was
+// accumulated is rescaled by exp(old max - new max)) and accumulating the
+// probabilities times V's rows; the [.., M, N] scores never reach memory.
+// Work splits over batch entries x row blocks; when those are fewer than
+// twice the threads (a decoder's step: a few query rows against a long
+// cache), the keys split too, each part keeps its own maximum, sum and
+// accumulator, and a second pass combines them.
+//
+// The step reads its extents from its slots at each run, so a reshaped
+// Program (a new sequence or cache length) keeps it. Inner loops run along
+// contiguous memory (D for Q.K with K as [N, D], 16 keys at a time for K as
+// [D, N], 16 of Dv for P.V) over blocks of rows x 16 partial results that
+// stay in vector registers (one copy of the loop per row count); the exp is
+// VectorMath.h's. target_clones picks the AVX-512, AVX2 or baseline copy
+// from the CPU at run time. Results differ from the reference (the unfused
+// graph's rounding) by float rounding only.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Lower.h"
+#include "VectorMath.h"
+#include "nngraph/runtime/Parallel.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace nng::backends::cpu {
+
+namespace {
+
+/// Query rows computed together (they share each loaded key and value row).
+constexpr int64_t RowBlock = 4;
+/// Keys whose scores are computed before the running softmax is updated.
+constexpr int64_t KeyBlock = 128;
+/// The largest Dv the loop serves (its accumulators live on the stack).
+constexpr int64_t MaxDv = 512;
+/// Partial sums of the dot products (one AVX-512 register of floats).
+constexpr int64_t Lanes = 16;
+
+/// The extents of one run and where each batch entry's matrices start.
+struct AttentionGeometry {
+  int64_t Batches = 1, M = 0, N = 0, D = 0, Dv = 0;
+  /// Per batch entry: element offsets of Q, K, V and the mask.
+  std::vector<int64_t> QOff, KOff, VOff, MaskOff;
+  /// The mask's element strides along the query rows and the keys (0 where
+  /// it broadcasts).
+  int64_t MaskRow = 0, MaskCol = 0;
+};
+
+/// Row-major strides of S with 0 for axes of extent 1, aligned to the right
+/// of rank R (missing leading axes broadcast too).
+std::vector<int64_t> broadcastStrides(const Shape &S, size_t R) {
+  std::vector<int64_t> St(R, 0);
+  int64_t Run = 1;
+  for (size_t I = 0; I < S.rank(); ++I) {
+    size_t Ax = S.rank() - 1 - I;
+    St[R - 1 - I] = S[Ax] == 1 ? 0 : Run;
+    Run *= S[Ax];
+  }
+  return St;
+}
+
+/// The geometry of Q, K (as [.., N, D], or [.., D, N] when KT), V and the
+/// mask (empty shape: none; it has rank >= 1 then, or is a scalar) for an
+/// output of shape Y; nullopt when they do not fit together or the loop
+/// does not serve them (an empty extent, Dv over MaxDv).
+std::optional<AttentionGeometry>
+attentionGeometry(const Shape &Q, const Shape &K, const Shape &V,
+                  const Shape *Mask, const Shape &Y, bool KT) {
+  if (Q.rank() < 2 || K.rank() < 2 || V.rank() < 2 || Y.rank() < 2)
+    return std::nullopt;
+  AttentionGeometry G;
+  size_t R = Y.rank();
+  G.M = Q[Q.rank() - 2];
+  G.D = Q[Q.rank() - 1];
+  G.N = K[K.rank() - (KT ? 1 : 2)];
+  G.Dv = V[V.rank() - 1];
+  if (K[K.rank() - (KT ? 2 : 1)] != G.D || V[V.rank() - 2] != G.N ||
+      Y[R - 2] != G.M || Y[R - 1] != G.Dv || G.M <= 0 || G.N <= 0 ||
+      G.D <= 0 || G.Dv <= 0 || G.Dv > MaxDv)
+    return std::nullopt;
+  std::vector<const Shape *> Ops = {&Q, &K, &V};
+  if (Mask)
+    Ops.push_back(Mask);
+  // Every operand's batch axes must broadcast to Y's.
+  for (const Shape *S : Ops) {
+    if (S->rank() > R)
+      return std::nullopt;
+    for (size_t I = 2; I < S->rank(); ++I) {
+      int64_t E = (*S)[S->rank() - 1 - I], YE = Y[R - 1 - I];
+      if (E != 1 && E != YE)
+        return std::nullopt;
+    }
+  }
+  if (Mask) {
+    const Shape &MS = *Mask;
+    int64_t MR = MS.rank() >= 2 ? MS[MS.rank() - 2] : 1;
+    int64_t MC = MS.rank() >= 1 ? MS[MS.rank() - 1] : 1;
+    if ((MR != 1 && MR != G.M) || (MC != 1 && MC != G.N))
+      return std::nullopt;
+  }
+  std::vector<std::vector<int64_t>> St;
+  for (const Shape *S : Ops)
+    St.push_back(broadcastStrides(*S, R));
+  if (Mask) {
+    G.MaskRow = St[3][R - 2];
+    G.MaskCol = St[3][R - 1];
+  }
+  for (size_t I = 0; I + 2 < R; ++I)
+    G.Batches *= Y[I];
+  std::vector<int64_t> *Offs[] = {&G.QOff, &G.KOff, &G.VOff, &G.MaskOff};
+  for (size_t O = 0; O < Ops.size(); ++O)
+    Offs[O]->assign(G.Batches, 0);
+  // Batch entry B's offsets, from its index along each batch axis.
+  for (int64_t B = 0; B < G.Batches; ++B) {
+    int64_t Rem = B;
+    for (size_t I = R - 2; I-- > 0;) {
+      int64_t Idx = Rem % Y[I];
+      Rem /= Y[I];
+      for (size_t O = 0; O < Ops.size(); ++O)
+        (*Offs[O])[B] += Idx * St[O][I];
+    }
+  }
+  return G;
+}
+
+/// What the loop reads and writes at one run.
+struct AttentionArgs {
+  const AttentionGeometry *G;
+  const float *Q, *K, *V, *Mask; ///< Mask null: none.
+  float *Y;
+  float Scale;
+  bool KT;
+};
+
+/// The running softmax state of Rows query rows: maximum, sum and the
+/// accumulated probabilities times V ([Rows, Dv]).
+struct RowState {
+  float Max[RowBlock], Sum[RowBlock];
+  float Acc[RowBlock * MaxDv];
+
+  void reset(int64_t Rows, int64_t Dv) {
+    for (int64_t R = 0; R < Rows; ++R) {
+      Max[R] = -INFINITY;
+      Sum[R] = 0;
+    }
+    std::fill(Acc, Acc + Rows * Dv, 0.0f);
+  }
+};
+
+/// 16 floats as one value: GCC lowers its arithmetic to one AVX-512
+/// register, two AVX2 ones or four SSE ones, in each target_clones copy.
+/// The helpers taking or returning it are inlined, so the ABI GCC warns
+/// about for the baseline target never applies.
+#pragma GCC diagnostic ignored "-Wpsabi"
+typedef float V16 __attribute__((vector_size(64)));
+inline V16 load16(const float *P) {
+  V16 V;
+  __builtin_memcpy(&V, P, sizeof V);
+  return V;
+}
+inline void store16(float *P, V16 V) { __builtin_memcpy(P, &V, sizeof V); }
+inline float sum16(const V16 &V) {
+  float T[Lanes];
+  store16(T, V);
+  float S = 0;
+  for (int64_t X = 0; X < Lanes; ++X)
+    S += T[X];
+  return S;
+}
+
+/// Walks keys [J0, J1) for R query rows from I0 of batch entry B, updating
+/// St (flash attention's inner loop); K is this entry's keys as [N, D], or
+/// as [D, N] when KT. R is a constant, so the blocks of R x 32 partial
+/// results below stay in vector registers (8 independent chains for R =
+/// 4); always inlined into the per-R copies that target_clones compiles for
+/// each CPU.
+template <int R>
+[[gnu::always_inline]] inline void
+attendKeysRows(const AttentionArgs &A, const float *K, bool KT, int64_t B,
+               int64_t I0, int64_t J0, int64_t J1, RowState &St) {
+  const AttentionGeometry &G = *A.G;
+  const int64_t D = G.D, Dv = G.Dv, N = G.N;
+  const float *Q = A.Q + G.QOff[B] + I0 * D;
+  const float *V = A.V + G.VOff[B];
+  alignas(64) float S[R][KeyBlock];
+  for (int64_t Jb = J0; Jb < J1; Jb += KeyBlock) {
+    const int64_t Nb = std::min(KeyBlock, J1 - Jb);
+    // Scores of the block.
+    if (!KT) {
+      // K as [N, D]: per key, R dot products along D.
+      for (int64_t J = 0; J < Nb; ++J) {
+        const float *KRow = K + (Jb + J) * D;
+        V16 Acc[R] = {};
+        int64_t L = 0;
+        for (; L + Lanes <= D; L += Lanes) {
+          const V16 Kv = load16(KRow + L);
+          for (int Rr = 0; Rr < R; ++Rr)
+            Acc[Rr] += load16(Q + Rr * D + L) * Kv;
+        }
+        for (int Rr = 0; Rr < R; ++Rr) {
+          float Sum = sum16(Acc[Rr]);
+          for (int64_t T = L; T < D; ++T)
+            Sum += Q[Rr * D + T] * KRow[T];
+          S[Rr][J] = Sum;
+        }
+      }
+    } else {
+      // K as [D, N]: 32 (then 16) keys at a time, Q's element broadcast.
+      int64_t J = 0;
+      for (; J + 2 * Lanes <= Nb; J += 2 * Lanes) {
+        V16 Acc0[R] = {}, Acc1[R] = {};
+        for (int64_t L = 0; L < D; ++L) {
+          const float *KRow = K + L * N + Jb + J;
+          const V16 K0 = load16(KRow), K1 = load16(KRow + Lanes);
+          for (int Rr = 0; Rr < R; ++Rr) {
+            const float QL = Q[Rr * D + L];
+            Acc0[Rr] += K0 * QL;
+            Acc1[Rr] += K1 * QL;
+          }
+        }
+        for (int Rr = 0; Rr < R; ++Rr) {
+          store16(&S[Rr][J], Acc0[Rr]);
+          store16(&S[Rr][J + Lanes], Acc1[Rr]);
+        }
+      }
+      for (; J + Lanes <= Nb; J += Lanes) {
+        V16 Acc[R] = {};
+        for (int64_t L = 0; L < D; ++L) {
+          const V16 Kv = load16(K + L * N + Jb + J);
+          for (int Rr = 0; Rr < R; ++Rr)
+            Acc[Rr] += Kv * Q[Rr * D + L];
+        }
+        for (int Rr = 0; Rr < R; ++Rr)
+          store16(&S[Rr][J], Acc[Rr]);
+      }
+      for (; J < Nb; ++J)
+        for (int Rr = 0; Rr < R; ++Rr) {
+          float Sum = 0;
+          for (int64_t L = 0; L < D; ++L)
+            Sum += Q[Rr * D + L] * K[L * N + Jb + J];
+          S[Rr][J] = Sum;
+        }
+    }
+    bool Skip[R];
+    for (int Rr = 0; Rr < R; ++Rr) {
+      float *SR = S[Rr];
+      const float Scale = A.Scale;
+      for (int64_t J = 0; J < Nb; ++J)
+        SR[J] *= Scale;
+      if (A.Mask) {
+        const float *MRow =
+            A.Mask + G.MaskOff[B] + (I0 + Rr) * G.MaskRow + Jb * G.MaskCol;
+        const int64_t MC = G.MaskCol;
+        if (MC == 1)
+          for (int64_t J = 0; J < Nb; ++J)
+            SR[J] += MRow[J];
+        else
+          for (int64_t J = 0; J < Nb; ++J)
+            SR[J] += MRow[J * MC];
+      }
+      // Online softmax: the new maximum rescales what came before.
+      float Mx = St.Max[Rr];
+      {
+        V16 Mv = {};
+        Mv -= INFINITY;
+        int64_t J = 0;
+        for (; J + Lanes <= Nb; J += Lanes) {
+          const V16 X = load16(SR + J);
+          Mv = Mv < X ? X : Mv;
+        }
+        float T[Lanes];
+        store16(T, Mv);
+        for (int64_t X = 0; X < Lanes; ++X)
+          Mx = Mx < T[X] ? T[X] : Mx;
+        for (; J < Nb; ++J)
+          Mx = Mx < SR[J] ? SR[J] : Mx;
+      }
+      Skip[Rr] = Mx == -INFINITY; // All masked so far: nothing to add.
+      if (Skip[Rr])
+        continue;
+      const float Corr = expFloat(St.Max[Rr] - Mx);
+      St.Max[Rr] = Mx;
+      float Sum[Lanes] = {};
+      int64_t J = 0;
+      for (; J + Lanes <= Nb; J += Lanes)
+        for (int64_t X = 0; X < Lanes; ++X) {
+          float P = expFloat(SR[J + X] - Mx);
+          SR[J + X] = P;
+          Sum[X] += P;
+        }
+      float Total = 0;
+      for (int64_t X = 0; X < Lanes; ++X)
+        Total += Sum[X];
+      for (; J < Nb; ++J) {
+        SR[J] = expFloat(SR[J] - Mx);
+        Total += SR[J];
+      }
+      St.Sum[Rr] = St.Sum[Rr] * Corr + Total;
+      if (Corr != 1.0f) {
+        float *AccR = St.Acc + Rr * Dv;
+        for (int64_t E = 0; E < Dv; ++E)
+          AccR[E] *= Corr;
+      }
+    }
+    for (int Rr = 0; Rr < R; ++Rr)
+      if (Skip[Rr])
+        for (int64_t J = 0; J < Nb; ++J)
+          S[Rr][J] = 0;
+    // Probabilities times V's rows: R x 32 (then 16) accumulators per
+    // chunk of Dv.
+    int64_t E0 = 0;
+    for (; E0 + 2 * Lanes <= Dv; E0 += 2 * Lanes) {
+      V16 Acc0[R], Acc1[R];
+      for (int Rr = 0; Rr < R; ++Rr) {
+        Acc0[Rr] = load16(St.Acc + Rr * Dv + E0);
+        Acc1[Rr] = load16(St.Acc + Rr * Dv + E0 + Lanes);
+      }
+      for (int64_t J = 0; J < Nb; ++J) {
+        const float *VRow = V + (Jb + J) * Dv + E0;
+        const V16 V0 = load16(VRow), V1 = load16(VRow + Lanes);
+        for (int Rr = 0; Rr < R; ++Rr) {
+          const float P = S[Rr][J];
+          Acc0[Rr] += V0 * P;
+          Acc1[Rr] += V1 * P;
+        }
+      }
+      for (int Rr = 0; Rr < R; ++Rr) {
+        store16(St.Acc + Rr * Dv + E0, Acc0[Rr]);
+        store16(St.Acc + Rr * Dv + E0 + Lanes, Acc1[Rr]);
+      }
+    }
+    for (; E0 + Lanes <= Dv; E0 += Lanes) {
+      V16 Acc[R];
+      for (int Rr = 0; Rr < R; ++Rr)
+        Acc[Rr] = load16(St.Acc + Rr * Dv + E0);
+      for (int64_t J = 0; J < Nb; ++J) {
+        const V16 Vv = load16(V + (Jb + J) * Dv + E0);
+        for (int Rr = 0; Rr < R; ++Rr)
+          Acc[Rr] += Vv * S[Rr][J];
+      }
+      for (int Rr = 0; Rr < R; ++Rr)
+        store16(St.Acc + Rr * Dv + E0, Acc[Rr]);
+    }
+    if (E0 < Dv)
+      for (int64_t J = 0; J < Nb; ++J) {
+        const float *VRow = V + (Jb + J) * Dv;
+        for (int Rr = 0; Rr < R; ++Rr) {
+          const float P = S[Rr][J];
+          float *AccR = St.Acc + Rr * Dv;
+          for (int64_t E = E0; E < Dv; ++E)
+            AccR[E] += P * VRow[E];
+        }
+      }
+  }
+}
+
+NNG_VECTOR_CLONES
+void attendKeys1(const AttentionArgs &A, const float *K, bool KT, int64_t B,
+                 int64_t I0, int64_t J0, int64_t J1, RowState &St) {
+  attendKeysRows<1>(A, K, KT, B, I0, J0, J1, St);
+}
+NNG_VECTOR_CLONES
+void attendKeys2(const AttentionArgs &A, const float *K, bool KT, int64_t B,
+                 int64_t I0, int64_t J0, int64_t J1, RowState &St) {
+  attendKeysRows<2>(A, K, KT, B, I0, J0, J1, St);
+}
+NNG_VECTOR_CLONES
+void attendKeys3(const AttentionArgs &A, const float *K, bool KT, int64_t B,
+                 int64_t I0, int64_t J0, int64_t J1, RowState &St) {
+  attendKeysRows<3>(A, K, KT, B, I0, J0, J1, St);
+}
+NNG_VECTOR_CLONES
+void attendKeys4(const AttentionArgs &A, const float *K, bool KT, int64_t B,
+                 int64_t I0, int64_t J0, int64_t J1, RowState &St) {
+  attendKeysRows<4>(A, K, KT, B, I0, J0, J1, St);
+}
+static_assert(RowBlock == 4, "attendKeys has a copy per row count");
+
+/// Walks keys [J0, J1) for rows [I0, I0 + Rows) of batch entry B, whose
+/// keys are K (null: the operand's own, as the node gives them).
+void attendKeys(const AttentionArgs &A, int64_t B, int64_t I0, int64_t Rows,
+                int64_t J0, int64_t J1, RowState &St,
+                const float *K = nullptr, bool KT = false) {
+  if (!K) {
+    K = A.K + A.G->KOff[B];
+    KT = A.KT;
+  }
+  switch (Rows) {
+  case 1:
+    return attendKeys1(A, K, KT, B, I0, J0, J1, St);
+  case 2:
+    return attendKeys2(A, K, KT, B, I0, J0, J1, St);
+  case 3:
+    return attendKeys3(A, K, KT, B, I0, J0, J1, St);
+  default:
+    return attendKeys4(A, K, KT, B, I0, J0, J1, St);
+  }
+}
+
+/// Kt [D, N] = K [N, D] of batch entry B (rows of many queries then read
+/// 32 keys at a time instead of one dot product per key).
+void transposeKeys(const AttentionArgs &A, int64_t B, float *Kt) {
+  const int64_t N = A.G->N, D = A.G->D;
+  const float *K = A.K + A.G->KOff[B];
+  for (int64_t J = 0; J < N; ++J)
+    for (int64_t L = 0; L < D; ++L)
+      Kt[L * N + J] = K[J * D + L];
+}
+
+/// Y's rows [I0, I0 + Rows) of batch entry B from a finished state.
+void writeRows(const AttentionArgs &A, int64_t B, int64_t I0, int64_t Rows,
+               const RowState &St) {
+  const int64_t Dv = A.G->Dv;
+  float *Y = A.Y + (B * A.G->M + I0) * Dv;
+  for (int64_t R = 0; R < Rows; ++R) {
+    const float Inv = 1.0f / St.Sum[R];
+    for (int64_t E = 0; E < Dv; ++E)
+      Y[R * Dv + E] = St.Acc[R * Dv + E] * Inv;
+  }
+}
+
+/// One run of the loop.
+void runAttention(const AttentionArgs &A) {
+  const AttentionGeometry &G = *A.G;
+  const int64_t RowBlocks = (G.M + RowBlock - 1) / RowBlock;
+  const int64_t Tasks = G.Batches * RowBlocks;
+  const int64_t Threads = std::max(1, numThreads());
+  // Key parts per task: more than one only when the tasks alone cannot
+  // keep the threads busy and the keys are many.
+  int64_t Parts = 1;
+  if (Tasks < 2 * Threads && G.N >= 2 * KeyBlock)
+    Parts = std::min((2 * Threads + Tasks - 1) / Tasks,
+                     (G.N + KeyBlock - 1) / KeyBlock);
+  const int64_t PartKeys = (G.N + Parts - 1) / Parts;
+  auto TaskRows = [&](int64_t T, int64_t &B, int64_t &I0) {
+    B = T / RowBlocks;
+    I0 = (T % RowBlocks) * RowBlock;
+    return std::min(RowBlock, G.M - I0);
+  };
+  if (Parts == 1 && !A.KT && G.M > 2 * RowBlock) {
+    // Keys as [N, D] for many query rows: each task takes a group of row
+    // blocks of one batch entry and transposes its keys once for them.
+    int64_t Groups = std::max<int64_t>(
+        1, std::min(RowBlocks, (2 * Threads + G.Batches - 1) / G.Batches));
+    const int64_t PerGroup = (RowBlocks + Groups - 1) / Groups;
+    Groups = (RowBlocks + PerGroup - 1) / PerGroup;
+    parallelFor(0, G.Batches * Groups, 1, [&](int64_t Begin, int64_t End) {
+      auto St = std::make_unique<RowState>();
+      std::vector<float> Kt(G.N * G.D);
+      for (int64_t T = Begin; T < End; ++T) {
+        int64_t B = T / Groups, First = (T % Groups) * PerGroup;
+        transposeKeys(A, B, Kt.data());
+        for (int64_t Rb = First; Rb < std::min(RowBlocks, First + PerGroup);
+             ++Rb) {
+          int64_t I0 = Rb * RowBlock, Rows = std::min(RowBlock, G.M - I0);
+          St->reset(Rows, G.Dv);
+          attendKeys(A, B, I0, Rows, 0, G.N, *St, Kt.data(), true);
+          writeRows(A, B, I0, Rows, *St);
+        }
+      }
+    });
+    return;
+  }
+  if (Parts == 1) {
+    parallelFor(0, Tasks, 1, [&](int64_t Begin, int64_t End) {
+      auto St = std::make_unique<RowState>();
+      for (int64_t T = Begin; T < End; ++T) {
+        int64_t B, I0;
+        int64_t Rows = TaskRows(T, B, I0);
+        St->reset(Rows, G.Dv);
+        attendKeys(A, B, I0, Rows, 0, G.N, *St);
+        writeRows(A, B, I0, Rows, *St);
+      }
+    });
+    return;
+  }
+  // Split keys: each part's state, then the combination per task.
+  const int64_t Stride = RowBlock * (G.Dv + 2);
+  std::vector<float> Partial(Tasks * Parts * Stride);
+  parallelFor(0, Tasks * Parts, 1, [&](int64_t Begin, int64_t End) {
+    auto St = std::make_unique<RowState>();
+    for (int64_t U = Begin; U < End; ++U) {
+      int64_t T = U / Parts, Pt = U % Parts, B, I0;
+      int64_t Rows = TaskRows(T, B, I0);
+      int64_t J0 = Pt * PartKeys, J1 = std::min(G.N, J0 + PartKeys);
+      St->reset(Rows, G.Dv);
+      if (J0 < J1)
+        attendKeys(A, B, I0, Rows, J0, J1, *St);
+      float *Out = Partial.data() + U * Stride;
+      for (int64_t R = 0; R < Rows; ++R) {
+        Out[R] = St->Max[R];
+        Out[RowBlock + R] = St->Sum[R];
+      }
+      std::copy(St->Acc, St->Acc + Rows * G.Dv, Out + 2 * RowBlock);
+    }
+  });
+  parallelFor(0, Tasks, 1, [&](int64_t Begin, int64_t End) {
+    auto St = std::make_unique<RowState>();
+    for (int64_t T = Begin; T < End; ++T) {
+      int64_t B, I0;
+      int64_t Rows = TaskRows(T, B, I0);
+      St->reset(Rows, G.Dv);
+      const float *P0 = Partial.data() + T * Parts * Stride;
+      for (int64_t R = 0; R < Rows; ++R) {
+        float Mx = -INFINITY;
+        for (int64_t Pt = 0; Pt < Parts; ++Pt)
+          Mx = std::max(Mx, P0[Pt * Stride + R]);
+        St->Max[R] = Mx;
+        float *AccR = St->Acc + R * G.Dv;
+        for (int64_t Pt = 0; Pt < Parts; ++Pt) {
+          const float *P = P0 + Pt * Stride;
+          if (P[R] == -INFINITY)
+            continue; // Every key of the part masked.
+          float W = expFloat(P[R] - Mx);
+          St->Sum[R] += P[RowBlock + R] * W;
+          const float *Acc = P + 2 * RowBlock + R * G.Dv;
+          for (int64_t E = 0; E < G.Dv; ++E)
+            AccR[E] += Acc[E] * W;
+        }
+      }
+      writeRows(A, B, I0, Rows, *St);
+    }
+  });
+}
+
+} // namespace
+
+bool lowerAttention(LowerContext &C, const ir::Node &N) {
+  bool HasMask = N.hasInput(3);
+  size_t NumIn = HasMask ? 4 : 3;
+  for (size_t I = 0; I < NumIn; ++I)
+    if (!C.isF32(N.input(I)))
+      return false;
+  const Shape &YS = C.PendingTypes.at(N.output(0)).second;
+  bool KT = N.attrInt("k_transposed") != 0;
+  float Scale = N.attrFloat("scale");
+  // A transpose left unmaterialized for a product is made real first.
+  for (size_t I = 0; I < NumIn; ++I)
+    if (C.slotOfValue(N.input(I)).TransposeOf >= 0)
+      materializeTranspose(C, N.input(I));
+  std::vector<int> In;
+  for (size_t I = 0; I < NumIn; ++I)
+    In.push_back(C.B.plainOf(C.slotOf(N.input(I))));
+  const Shape *MaskS = HasMask ? &C.slot(In[3]).S : nullptr;
+  if (!attentionGeometry(C.slot(In[0]).S, C.slot(In[1]).S, C.slot(In[2]).S,
+                         MaskS, YS, KT))
+    return false;
+  int Out = C.defineBuffer(N.output(0));
+  // Extents from the slots at each run: one step serves every sequence and
+  // cache length of a reshaped program.
+  auto Geometry = [=](auto ShapeOf) {
+    return attentionGeometry(ShapeOf(In[0]), ShapeOf(In[1]), ShapeOf(In[2]),
+                             HasMask ? &ShapeOf(In[3]) : nullptr, ShapeOf(Out),
+                             KT);
+  };
+  emitLoop(
+      C, In, Out,
+      C.describe(N) + " (flash attention" +
+          (KT ? ", keys given transposed)" : ")"),
+      [=](Program &P) {
+        std::optional<AttentionGeometry> G = Geometry(
+            [&P](int S) -> const Shape & { return P.Slots[S].S; });
+        AttentionArgs A{&*G,
+                        static_cast<const float *>(P.dataOf(In[0])),
+                        static_cast<const float *>(P.dataOf(In[1])),
+                        static_cast<const float *>(P.dataOf(In[2])),
+                        HasMask ? static_cast<const float *>(P.dataOf(In[3]))
+                                : nullptr,
+                        reinterpret_cast<float *>(P.bufferData(Out)), Scale,
+                        KT};
+        runAttention(A);
+      },
+      [=](const Program &, const SlotShapes &New) {
+        return Geometry([&New](int S) -> const Shape & { return New[S]; })
+            .has_value();
+      });
+  return true;
+}
+
+} // namespace nng::backends::cpu

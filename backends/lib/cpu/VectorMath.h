@@ -1,0 +1,44 @@
+//===- VectorMath.h - Vectorizable f32 math of the own loops ---*- C++ -*-===//
+//
+// Inline f32 functions without calls, so loops over them vectorize: the
+// row kernels (RowKernels.cpp) and the attention kernel
+// (LowerAttention.cpp) share them.
+//
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include <bit>
+#include <cmath>
+#include <cstdint>
+
+namespace nng::backends::cpu {
+
+/// exp(X) in f32 without calls, so loops over it vectorize. NaN stays NaN,
+/// exp(+inf) = +inf, exp(-inf) = 0.
+inline float expFloat(float X) {
+  constexpr float Hi = 88.7f, Lo = -86.9f;
+  float Xc = X > Hi ? Hi : X;
+  Xc = Xc < Lo ? Lo : Xc;
+  Xc = Xc == Xc ? Xc : 0.0f; // NaN: any finite value; fixed below.
+  // n = round(x / ln 2) by the 1.5 * 2^23 trick; r = x - n ln 2 in two parts.
+  constexpr float Magic = 12582912.0f;
+  float N = (Xc * 1.44269504088896341f + Magic) - Magic;
+  float R = Xc - N * 0.693359375f;
+  R = R - N * -2.12194440e-4f;
+  float P = 1.9875691500e-4f;
+  P = P * R + 1.3981999507e-3f;
+  P = P * R + 8.3334519073e-3f;
+  P = P * R + 4.1665795894e-2f;
+  P = P * R + 1.6666665459e-1f;
+  P = P * R + 5.0000001201e-1f;
+  P = P * R * R + R + 1.0f;
+  // 2^n as 2^(n-1) * 2, so n = 128 (x near 88.7) stays finite.
+  int32_t E = static_cast<int32_t>(N) + 126;
+  float Scale = std::bit_cast<float>(static_cast<uint32_t>(E) << 23);
+  float Y = P * Scale * 2.0f;
+  Y = X > Hi ? INFINITY : Y;
+  Y = X < Lo ? 0.0f : Y;
+  return X == X ? Y : X;
+}
+
+} // namespace nng::backends::cpu
