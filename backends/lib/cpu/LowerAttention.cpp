@@ -361,26 +361,20 @@ attendKeysRows(const AttentionArgs &A, const float *K, bool KT, int64_t B,
   }
 }
 
-NNG_VECTOR_CLONES
-void attendKeys1(const AttentionArgs &A, const float *K, bool KT, int64_t B,
-                 int64_t I0, int64_t J0, int64_t J1, RowState &St) {
-  attendKeysRows<1>(A, K, KT, B, I0, J0, J1, St);
-}
-NNG_VECTOR_CLONES
-void attendKeys2(const AttentionArgs &A, const float *K, bool KT, int64_t B,
-                 int64_t I0, int64_t J0, int64_t J1, RowState &St) {
-  attendKeysRows<2>(A, K, KT, B, I0, J0, J1, St);
-}
-NNG_VECTOR_CLONES
-void attendKeys3(const AttentionArgs &A, const float *K, bool KT, int64_t B,
-                 int64_t I0, int64_t J0, int64_t J1, RowState &St) {
-  attendKeysRows<3>(A, K, KT, B, I0, J0, J1, St);
-}
-NNG_VECTOR_CLONES
-void attendKeys4(const AttentionArgs &A, const float *K, bool KT, int64_t B,
-                 int64_t I0, int64_t J0, int64_t J1, RowState &St) {
-  attendKeysRows<4>(A, K, KT, B, I0, J0, J1, St);
-}
+/// attendKeysRows<R> as a function of its own per row count R, so that
+/// each gets its CPU-specific copies (target_clones takes no templates).
+#define NNG_ATTEND_KEYS(R)                                                     \
+  NNG_VECTOR_CLONES                                                            \
+  void attendKeys##R(const AttentionArgs &A, const float *K, bool KT,          \
+                     int64_t B, int64_t I0, int64_t J0, int64_t J1,            \
+                     RowState &St) {                                           \
+    attendKeysRows<R>(A, K, KT, B, I0, J0, J1, St);                            \
+  }
+NNG_ATTEND_KEYS(1)
+NNG_ATTEND_KEYS(2)
+NNG_ATTEND_KEYS(3)
+NNG_ATTEND_KEYS(4)
+#undef NNG_ATTEND_KEYS
 static_assert(RowBlock == 4, "attendKeys has a copy per row count");
 
 /// Walks keys [J0, J1) for rows [I0, I0 + Rows) of batch entry B, whose
