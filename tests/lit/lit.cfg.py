@@ -13,3 +13,17 @@ config.environment["PATH"] = os.pathsep.join(
     [config.nngraph_tools_dir, os.path.dirname(config.filecheck),
      config.environment.get("PATH", os.environ.get("PATH", ""))])
 config.substitutions.append(("%nngraph_src", config.nngraph_src_dir))
+
+# CPU features for tests whose schedule depends on the kernels oneDNN has
+# here (REQUIRES: avx512-core): read from /proc/cpuinfo where it exists.
+try:
+    with open("/proc/cpuinfo") as f:
+        flags = set()
+        for line in f:
+            if line.startswith("flags"):
+                flags.update(line.split(":", 1)[1].split())
+                break
+    if {"avx512f", "avx512bw", "avx512vl", "avx512dq"} <= flags:
+        config.available_features.add("avx512-core")
+except OSError:
+    pass

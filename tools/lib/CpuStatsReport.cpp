@@ -25,6 +25,14 @@ nlohmann::json jitJson() {
           {"ms", J.CompileMs + J.LoadMs + J.LinkMs}};
 }
 
+/// The compile's stages, as JSON: name, ms and what each decided.
+nlohmann::json stagesJson(const backends::CpuExecutableStats &S) {
+  nlohmann::json Out = nlohmann::json::array();
+  for (const backends::CpuExecutableStats::Stage &St : S.Stages)
+    Out.push_back({{"name", St.Name}, {"ms", St.Ms}, {"decided", St.Decided}});
+  return Out;
+}
+
 } // namespace
 
 void printCpuStats(std::ostream &Out, const backends::CpuExecutableStats &S) {
@@ -54,6 +62,17 @@ void printCpuStats(std::ostream &Out, const backends::CpuExecutableStats &S) {
                 static_cast<long long>(S.Primitives),
                 static_cast<long long>(S.PrimitiveHits));
   Out << Shapes;
+  if (!S.Stages.empty()) {
+    Out << "stages:";
+    const char *Sep = " ";
+    for (const backends::CpuExecutableStats::Stage &St : S.Stages) {
+      char Ms[32];
+      std::snprintf(Ms, sizeof(Ms), "%.2f ms", St.Ms);
+      Out << Sep << St.Name << " " << Ms;
+      Sep = ", ";
+    }
+    Out << "\n";
+  }
   if (!S.ReshapeRefusal.empty())
     Out << "reshape: the last compile of a new shape was needed because "
         << S.ReshapeRefusal << "\n";
@@ -111,6 +130,7 @@ nlohmann::json cpuStatsJson(const backends::CpuExecutableStats &S) {
           {"jit_kernels", S.JitKernels},
           {"jit", jitJson()},
           {"exact_reruns", S.ExactReruns},
+          {"stages", stagesJson(S)},
           {"fallbacks", S.Fallbacks}};
 }
 

@@ -258,6 +258,12 @@ private:
                           .count();
       CompileMs += LastCompileMs;
       ++Reshapes;
+      // The compile's stages stay (they made the schedule); the last
+      // reshape is one more.
+      auto &Stages = E.P->Stats.Stages;
+      std::erase_if(Stages, [](const auto &S) { return S.Name == "reshape"; });
+      Stages.push_back({"reshape", LastCompileMs,
+                        "the schedule compiled at other shapes, resized"});
       return true;
     }
     return false;

@@ -1,14 +1,19 @@
 //===- Lower.cpp - Specialise, fold and lower a graph into a Program -----===//
 //
-// One walk over the nodes in order: a node whose inputs are all known at
-// compile time is computed now by its reference kernel (Shape and Size need
-// only their input's shape); every other node gets static output types from
-// its inference function and is lowered through the kernel table, or runs
-// in a fallback step on its node kernel, which writes straight into the
-// node's arena buffers. Reshape-like nodes of plain buffers cost nothing:
-// their output views the same bytes. A node a later one may fuse (a QDQ
-// residual join's DequantizeLinear, planned before the walk) waits for it,
-// and is lowered right after it when it was not fused.
+// compileProgram runs four named stages, each timed and reported in the
+// stats and the printed schedule (ProgramStats::Stages): bind (inputs and
+// initializers become slots), plan (the layout preference and the QDQ
+// residual joins, decided over the whole graph before the walk), emit (one
+// walk over the nodes in order) and memory (outputs marked, the arena laid
+// out). In emit, a node whose inputs are all known at compile time is
+// computed now by its reference kernel (Shape and Size need only their
+// input's shape); every other node gets static output types from its
+// inference function and is lowered through the kernel table, or runs in a
+// fallback step on its node kernel, which writes straight into the node's
+// arena buffers. Reshape-like nodes of plain buffers cost nothing: their
+// output views the same bytes. A node a later one may fuse (a QDQ residual
+// join's DequantizeLinear, planned before the walk) waits for it, and is
+// lowered right after it when it was not fused.
 //
 //===----------------------------------------------------------------------===//
 
@@ -17,6 +22,7 @@
 #include "nngraph/runtime/Error.h"
 
 #include <algorithm>
+#include <chrono>
 #include <cstring>
 
 namespace nng::backends::cpu {
@@ -338,19 +344,37 @@ bool lowerNode(LowerContext &C, const ir::Node &N) {
 
 } // namespace
 
-std::unique_ptr<Program> compileProgram(const ir::Graph &G,
-                                        const std::vector<DType> &Types,
-                                        const std::vector<Shape> &Shapes,
-                                        ProgramShared &Shared,
-                                        bool Speculate) {
-  auto P = std::make_unique<Program>();
-  LowerContext C(G, *P, Shared);
-  C.Speculate = Speculate;
+namespace {
+
+/// Times the stages of one compile into Stats.Stages, in order.
+class StageClock {
+public:
+  explicit StageClock(ProgramStats &S) : Stats(S) {}
+  /// Runs F as stage Name; F returns what it decided, in words.
+  template <typename Fn> void run(const char *Name, Fn &&F) {
+    auto Start = std::chrono::steady_clock::now();
+    std::string Decided = F();
+    double Ms = std::chrono::duration<double, std::milli>(
+                    std::chrono::steady_clock::now() - Start)
+                    .count();
+    Stats.Stages.push_back({Name, Ms, std::move(Decided)});
+  }
+
+private:
+  ProgramStats &Stats;
+};
+
+/// Stage "bind": the graph's inputs (at the given dtypes and shapes) and
+/// initializers become slots.
+std::string bindValues(LowerContext &C, const std::vector<DType> &Types,
+                       const std::vector<Shape> &Shapes) {
+  const ir::Graph &G = C.G;
+  Program &P = C.program();
   for (size_t I = 0; I < G.inputs().size(); ++I) {
     const ir::Value *V = G.inputs()[I];
     int S = C.B.newInput(I, Types[I], Shapes[I], V->name(), V);
     C.SlotOf[V] = S;
-    P->InputSlots.push_back(S);
+    P.InputSlots.push_back(S);
   }
   for (const ir::Value *V : G.initializers()) {
     if (!V->data().defined())
@@ -359,20 +383,44 @@ std::unique_ptr<Program> compileProgram(const ir::Graph &G,
            "weights before running");
     C.SlotOf[V] = C.B.newConstant(V->data(), V->name(), V);
   }
-
   for (const auto &NP : G.nodes())
     C.Order.emplace(NP.get(), C.Order.size());
-  for (const auto &NP : G.nodes())
-    if (Speculate && winogradCandidate(C, *NP)) {
+  return std::to_string(G.inputs().size()) + " inputs, " +
+         std::to_string(G.initializers().size()) + " constants";
+}
+
+/// Stage "plan": the decisions the walk needs before it starts. Layouts:
+/// convolutions write oneDNN's blocked layout when a 3x3 convolution may run
+/// as Winograd's algorithm (its kernels take no other); residual joins: the
+/// QDQ joins a QLinearConv may take in (planQLinearJoins), whose residual's
+/// DequantizeLinear waits for the convolution.
+std::string planStage(LowerContext &C) {
+  std::string Blocked;
+  for (const auto &NP : C.G.nodes())
+    if (C.Speculate && winogradCandidate(C, *NP)) {
       C.PreferBlocked = true;
+      Blocked = NP->output(0)->name();
       break;
     }
   planQLinearJoins(C);
+  std::string Out = Blocked.empty()
+                        ? "layouts oneDNN's choice"
+                        : "layouts blocked (Winograd candidate %" + Blocked +
+                              ")";
+  if (!C.Joins.empty())
+    Out += ", " + std::to_string(C.Joins.size()) + " residual join(s)";
+  return Out;
+}
+
+/// Stage "emit": one walk over the nodes in order, each specialised and
+/// folded, or lowered (with the nodes its lowering fuses), or a fallback.
+/// False when a shape is only known at run time.
+bool emitSteps(LowerContext &C) {
   std::vector<const ir::Node *> Waiting;
-  for (const auto &NP : G.nodes()) {
+  for (const auto &NP : C.G.nodes()) {
     const ir::Node &N = *NP;
     if (!C.Done.count(&N) && !C.Deferred.count(&N) && !lowerNode(C, N))
-      return nullptr;
+      return false;
     // Nodes deferred until N, which did not fuse them: now (before any of
     // their readers, which come after N).
     Waiting.clear();
@@ -386,18 +434,49 @@ std::unique_ptr<Program> compileProgram(const ir::Graph &G,
     for (const ir::Node *D : Waiting) {
       C.Deferred.erase(D);
       if (!C.Done.count(D) && !lowerNode(C, *D))
-        return nullptr;
+        return false;
     }
   }
-  P->InputTypes = Types;
-  P->InputShapes = Shapes;
-  for (const ir::Value *V : G.outputs()) {
+  return true;
+}
+
+/// Stage "memory": the graph's outputs are marked (written in place where
+/// they can be) and the arena laid out over the buffers' lifetimes.
+std::string planMemory(LowerContext &C) {
+  Program &P = C.program();
+  for (const ir::Value *V : C.G.outputs()) {
     int S = C.B.plainOf(C.slotOf(V));
     C.B.readAtEnd(S);
-    C.B.markOutput(S, P->OutputSlots.size());
-    P->OutputSlots.push_back(S);
+    C.B.markOutput(S, P.OutputSlots.size());
+    P.OutputSlots.push_back(S);
   }
-  C.B.finalize(Shared.Arena);
+  C.B.finalize(C.Shared.Arena);
+  return "arena " + std::to_string(P.Stats.ArenaBytes) + " bytes";
+}
+
+} // namespace
+
+std::unique_ptr<Program> compileProgram(const ir::Graph &G,
+                                        const std::vector<DType> &Types,
+                                        const std::vector<Shape> &Shapes,
+                                        ProgramShared &Shared,
+                                        bool Speculate) {
+  auto P = std::make_unique<Program>();
+  LowerContext C(G, *P, Shared);
+  C.Speculate = Speculate;
+  StageClock Clock(P->Stats);
+  Clock.run("bind", [&] { return bindValues(C, Types, Shapes); });
+  Clock.run("plan", [&] { return planStage(C); });
+  bool Emitted = false;
+  Clock.run("emit", [&] {
+    Emitted = emitSteps(C);
+    return std::to_string(P->Steps.size()) + " steps";
+  });
+  if (!Emitted)
+    return nullptr;
+  P->InputTypes = Types;
+  P->InputShapes = Shapes;
+  Clock.run("memory", [&] { return planMemory(C); });
   return P;
 }
 

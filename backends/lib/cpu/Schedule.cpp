@@ -1,12 +1,15 @@
 //===- Schedule.cpp - A compiled cpu schedule as text ---------------------===//
 //
 // printSchedule() writes what a Program runs, step by step, for
-// nngraph-run --print-schedule and the lit tests of the lowering: each
-// step's kind (a oneDNN primitive and the implementation oneDNN chose, the
-// backend's own loop, a node kernel), its description, and its operands
-// with dtype, shape, where their bytes live (an input, a constant, a range
-// of the arena, graph output K written in place: output[K]) and their layout in oneDNN's tag notation (aBcd16b: dim b
-// blocked by 16) when it is not the plain row-major one.
+// nngraph-run --print-schedule and the lit tests of the lowering: the
+// compile's stages (their times and decisions), then each step's kind (a
+// oneDNN primitive and the implementation oneDNN chose, the backend's own
+// loop, a node kernel), its description, and its operands with dtype,
+// shape (a dim the graph leaves open as its symbol and this schedule's
+// extent: N=1), where their bytes live (an input, a constant, a range of
+// the arena, graph output K written in place: output[K]) and their layout
+// in oneDNN's tag notation (aBcd16b: dim b blocked by 16) when it is not
+// the plain row-major one.
 //
 //===----------------------------------------------------------------------===//
 
@@ -15,6 +18,7 @@
 #include <oneapi/dnnl/dnnl_debug.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <numeric>
 #include <sstream>
 
@@ -56,8 +60,18 @@ std::string describeSlot(const Program &P, int S) {
   std::ostringstream Out;
   Out << '%' << (V.Name.empty() ? "scratch" : V.Name) << ' '
       << dtypeName(V.Type) << '[';
-  for (size_t I = 0; I < V.S.rank(); ++I)
-    Out << (I ? "," : "") << V.S[I];
+  // A dim the graph's type leaves open prints as its symbol (or ?) and
+  // this schedule's extent: "N=1", "?=6".
+  const ir::TensorType *Graph = nullptr;
+  if (V.Of && V.Of->type().hasRank() &&
+      V.Of->type().rank() == static_cast<int64_t>(V.S.rank()))
+    Graph = &V.Of->type();
+  for (size_t I = 0; I < V.S.rank(); ++I) {
+    Out << (I ? "," : "");
+    if (Graph && !Graph->dim(I).isStatic())
+      Out << Graph->dim(I).toString() << '=';
+    Out << V.S[I];
+  }
   Out << ']';
   switch (V.Kind) {
   case SlotKind::Input:
@@ -104,6 +118,18 @@ std::string printSchedule(const Program &P) {
       << " oneDNN, " << S.OwnKernels << " own loops, " << S.Fallbacks.size()
       << " node kernels), " << S.Reorders << " reorders, arena "
       << S.ArenaBytes << " bytes\n";
+  if (!S.Stages.empty()) {
+    Out << "stages:";
+    const char *Sep = " ";
+    for (const ProgramStats::Stage &St : S.Stages) {
+      char Ms[32];
+      std::snprintf(Ms, sizeof(Ms), "%.2f ms", St.Ms);
+      Out << Sep << St.Name << " (" << Ms
+          << (St.Decided.empty() ? "" : ": " + St.Decided) << ")";
+      Sep = ", ";
+    }
+    Out << "\n";
+  }
   for (int I : P.InputSlots)
     Out << "  input " << describeSlot(P, I) << "\n";
   for (size_t I = 0; I < P.Steps.size(); ++I) {

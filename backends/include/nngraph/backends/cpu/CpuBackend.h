@@ -96,6 +96,15 @@ struct CpuExecutableStats {
   int64_t WinogradConvs = 0;
   int64_t Guards = 0;
   std::vector<std::string> Fallbacks; ///< Nodes run by node kernels.
+  /// The stages of the compile of this shape signature, in order (bind,
+  /// plan, emit, memory; a reshape is one stage): the wall time of each and
+  /// what it decided, in words (empty: nothing to say).
+  struct Stage {
+    std::string Name;
+    double Ms = 0;
+    std::string Decided;
+  };
+  std::vector<Stage> Stages;
   /// With profiling on (setCpuProfiling): each step's description and its
   /// wall time summed over ProfiledRuns runs, in schedule order.
   struct StepTime {
