@@ -88,12 +88,18 @@ TEST(RunDriverTest, StatsSayWhatTheCpuBackendDid) {
   EXPECT_NE(R.Out.find(" 0 node kernels)"), std::string::npos) << R.Out;
   EXPECT_NE(R.Out.find("memory: arena "), std::string::npos) << R.Out;
   EXPECT_NE(R.Out.find("shapes: 1 compiled"), std::string::npos) << R.Out;
+  EXPECT_NE(R.Out.find("stages: bind "), std::string::npos) << R.Out;
   EXPECT_EQ(R.Out.find("fallback: "), std::string::npos) << R.Out;
   Result J = runRun({SmallCnn, "--backend", "cpu", "--stats", "--json"});
   ASSERT_EQ(J.Status, 0) << J.Err;
   EXPECT_NE(J.Out.find("\"arena_bytes\""), std::string::npos) << J.Out;
   EXPECT_NE(J.Out.find("\"fallbacks\": []"), std::string::npos) << J.Out;
   EXPECT_NE(J.Out.find("\"weight_packs\""), std::string::npos) << J.Out;
+  auto Stats = nlohmann::json::parse(J.Out).at("stats");
+  ASSERT_EQ(Stats.at("stages").size(), 4u) << J.Out;
+  EXPECT_EQ(Stats.at("stages")[0].at("name"), "bind");
+  EXPECT_EQ(Stats.at("stages")[3].at("name"), "memory");
+  EXPECT_GE(Stats.at("stages")[2].at("ms").get<double>(), 0.0);
   // The reference backend has no compiled schedule: nothing to report.
   Result Ref = runRun({SmallCnn, "--stats"});
   ASSERT_EQ(Ref.Status, 0) << Ref.Err;
@@ -130,10 +136,15 @@ TEST(RunDriverTest, PrintScheduleListsEveryStepWithItsOperands) {
                      "--print-schedule", "--max-values", "0"});
   ASSERT_EQ(R.Status, 0) << R.Err;
   EXPECT_NE(R.Out.find("schedule: "), std::string::npos) << R.Out;
-  EXPECT_NE(R.Out.find("  input %x f32[2,1,28,28] input\n"), std::string::npos)
+  // The compile's stages, and the batch dim as its symbol and extent.
+  EXPECT_NE(R.Out.find("stages: bind ("), std::string::npos) << R.Out;
+  EXPECT_NE(R.Out.find("), memory ("), std::string::npos) << R.Out;
+  EXPECT_NE(R.Out.find("  input %x f32[N=2,1,28,28] input\n"),
+            std::string::npos)
       << R.Out;
   EXPECT_NE(R.Out.find(" oneDNN convolution "), std::string::npos) << R.Out;
-  EXPECT_NE(R.Out.find("  output %y f32[2,10] output[0]\n"), std::string::npos)
+  EXPECT_NE(R.Out.find("  output %y f32[N=2,10] output[0]\n"),
+            std::string::npos)
       << R.Out;
   Result J = runRun({SmallCnn, "--backend", "cpu", "--print-schedule", "--json"});
   ASSERT_EQ(J.Status, 0) << J.Err;

@@ -498,7 +498,11 @@ PackedWeight::PackedWeight(Tensor Src, const dnnl::memory::desc &UserMD,
     Packed = User;
     return;
   }
-  Packed = dnnl::memory(MD, cpuEngine());
+  size_t Size = MD.get_size();
+  Bytes = std::shared_ptr<void>(cpuAllocator().allocate(Size), [Size](void *P) {
+    cpuAllocator().deallocate(P, Size);
+  });
+  Packed = dnnl::memory(MD, cpuEngine(), Bytes.get());
   Reorder = dnnl::reorder(User, Packed);
   dnnl::stream S(cpuEngine());
   Reorder.execute(S, User, Packed);

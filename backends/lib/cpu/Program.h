@@ -202,6 +202,9 @@ struct PackedWeight {
   uint64_t Version = 0;    ///< Source's storage version at the last pack.
   dnnl::memory User, Packed;
   dnnl::reorder Reorder;   ///< User -> Packed; empty when no reorder.
+  /// Packed's bytes (cpuAllocator: huge pages for large ones), when a
+  /// reorder made them.
+  std::shared_ptr<void> Bytes;
 
   /// Packs Source (plain description UserMD) into layout MD.
   PackedWeight(Tensor Source, const dnnl::memory::desc &UserMD,
