@@ -22,11 +22,14 @@ from ._nngraph import (
     __version__,
     backends,
     from_zoo,
+    get_num_threads,
     load,
     load_state_dict,
     loads,
+    num_threads_origin,
     passes,
     save_state_dict,
+    set_num_threads,
     zoo_names,
 )
 
@@ -43,10 +46,13 @@ __all__ = [
     "__version__",
     "backends",
     "from_zoo",
+    "get_num_threads",
     "load",
     "load_state_dict",
     "loads",
+    "num_threads_origin",
     "passes",
     "save_state_dict",
+    "set_num_threads",
     "zoo_names",
 ]

@@ -16,6 +16,8 @@
 
 #include "Arrays.h"
 #include "Bindings.h"
+#include "nngraph/runtime/CpuCount.h"
+#include "nngraph/runtime/Parallel.h"
 
 #include "nngraph/backends/Backend.h"
 #include "nngraph/frontend/ModelIO.h"
@@ -227,6 +229,25 @@ void bindSession(py::module_ &M) {
 
   M.def("backends", &backends::backendNames,
         "The backends of this build ('cpu', 'reference', ...).");
+  M.def("get_num_threads", &nng::numThreads,
+        "Threads a run uses (as torch.get_num_threads): "
+        "NNGRAPH_NUM_THREADS, else OMP_NUM_THREADS, else the CPUs this "
+        "process may use (its affinity mask, capped by its cgroup's CPU "
+        "quota), unless set_num_threads changed it.");
+  M.def(
+      "set_num_threads",
+      [](int N) {
+        if (N < 1)
+          fail(ErrorKind::InvalidArgument, "set_num_threads(", N,
+               "): the count must be at least 1");
+        nng::setNumThreads(N);
+      },
+      py::arg("n"),
+      "Sets the threads every later run uses, in this process (as "
+      "torch.set_num_threads).");
+  M.def("num_threads_origin", &nng::threadCountOrigin,
+        "Where get_num_threads() came from, in words: the environment "
+        "variable, set_num_threads, or the CPUs this process may use.");
 }
 
 } // namespace nng::python

@@ -1,12 +1,14 @@
 //===- Parallel.cpp - The parallel loop over OpenMP ----------------------===//
 
 #include "nngraph/runtime/Parallel.h"
+#include "nngraph/runtime/CpuCount.h"
 
 #include <algorithm>
 #include <atomic>
 #include <cstdlib>
 #include <exception>
 #include <mutex>
+#include <string>
 
 #ifdef _OPENMP
 #include <omp.h>
@@ -29,18 +31,36 @@ int positiveEnv(const char *Name) {
   return (*End == '\0' && V > 0 && V < 4096) ? static_cast<int>(V) : 0;
 }
 
-/// NNGRAPH_NUM_THREADS, else OMP_NUM_THREADS (as OpenMP read it), else two
-/// threads (or one on a one-core machine).
+/// Where Setting came from (threadCountOrigin); guarded by OriginMutex.
+std::mutex OriginMutex;
+std::string Origin;
+
+/// NNGRAPH_NUM_THREADS, else OMP_NUM_THREADS (as OpenMP read it), else the
+/// CPUs this process may use (CpuCount.h).
 int initialSetting() {
-  if (int N = positiveEnv("NNGRAPH_NUM_THREADS"))
-    return N;
+  std::string Why;
+  int N = 1;
+  if ((N = positiveEnv("NNGRAPH_NUM_THREADS"))) {
+    Why = "NNGRAPH_NUM_THREADS";
+  } else {
 #ifdef _OPENMP
-  if (std::getenv("OMP_NUM_THREADS"))
-    return omp_get_max_threads();
-  return std::min(2, omp_get_num_procs());
+    if (std::getenv("OMP_NUM_THREADS")) {
+      N = omp_get_max_threads();
+      Why = "OMP_NUM_THREADS";
+    } else {
+      UsableCpus U = usableCpus();
+      N = U.Count;
+      Why = "the CPUs this process may use: " + U.describe();
+    }
 #else
-  return 1;
+    N = 1;
+    Why = "built without OpenMP";
 #endif
+  }
+  std::lock_guard<std::mutex> Lock(OriginMutex);
+  if (Origin.empty())
+    Origin = Why;
+  return N;
 }
 
 /// The calling thread's OpenMP thread count.
@@ -74,8 +94,18 @@ int defaultNumThreads() {
 
 int numThreads() { return std::max(1, std::min(defaultNumThreads(), threadIcv())); }
 
+std::string threadCountOrigin() {
+  defaultNumThreads();
+  std::lock_guard<std::mutex> Lock(OriginMutex);
+  return Origin;
+}
+
 void setNumThreads(int N) {
   N = std::max(1, N);
+  {
+    std::lock_guard<std::mutex> Lock(OriginMutex);
+    Origin = "set by the caller (--threads, set_num_threads)";
+  }
   Setting.store(N, std::memory_order_relaxed);
   setThreadIcv(N);
 }

@@ -89,6 +89,24 @@ class RunTest(unittest.TestCase):
                 self.assertEqual((y.dtype, y.shape), (np.float32, (3, 10)))
                 np.testing.assert_allclose(y, want, rtol=1e-4, atol=1e-5)
 
+    def test_thread_count_default_set_and_said(self):
+        n = nngraph.get_num_threads()
+        self.assertGreaterEqual(n, 1)
+        self.assertIsInstance(nngraph.num_threads_origin(), str)
+        x = np.random.default_rng(3).standard_normal((2, 1, 28, 28)).astype(np.float32)
+        (want,) = self.sessions["cpu"].run(None, {"x": x})
+        try:
+            nngraph.set_num_threads(1)
+            self.assertEqual(nngraph.get_num_threads(), 1)
+            self.assertIn("set_num_threads", nngraph.num_threads_origin())
+            (y,) = self.sessions["cpu"].run(None, {"x": x})
+            np.testing.assert_allclose(y, want, rtol=1e-5, atol=1e-6)
+            with self.assertRaises(nngraph.Error) as e:
+                nngraph.set_num_threads(0)
+            self.assertIn("at least 1", str(e.exception))
+        finally:
+            nngraph.set_num_threads(n)
+
     def test_stats_count_shapes_and_shared_weights(self):
         session = self.cnn.compile("cpu")
         self.assertIsNone(self.cnn.compile("reference").stats())

@@ -8,6 +8,8 @@
 
 #if NNGRAPH_HAVE_ONEDNN
 #include "nngraph/backends/cpu/KernelJit.h"
+#include "nngraph/runtime/CpuCount.h"
+#include "nngraph/runtime/Parallel.h"
 
 #include <cstdio>
 
@@ -45,6 +47,8 @@ void printCpuStats(std::ostream &Out, const backends::CpuExecutableStats &S) {
       << " node kernels), " << S.Reorders << " layout reorders, "
       << S.FusedNodes << " nodes fused, " << S.AliasNodes << " views, "
       << S.FoldedNodes << " folded at compile time\n";
+  Out << "threads: " << nng::numThreads() << " (" << nng::threadCountOrigin()
+      << ")\n";
   Out << "memory: arena " << S.ArenaBytes << " bytes (" << S.NaiveBytes
       << " without reuse), packed weights " << S.WeightBytes << " bytes, "
       << S.Specializations << " shape signature(s) compiled\n";
@@ -131,6 +135,8 @@ nlohmann::json cpuStatsJson(const backends::CpuExecutableStats &S) {
           {"jit", jitJson()},
           {"exact_reruns", S.ExactReruns},
           {"stages", stagesJson(S)},
+          {"threads", {{"count", nng::numThreads()},
+                       {"origin", nng::threadCountOrigin()}}},
           {"fallbacks", S.Fallbacks}};
 }
 

@@ -42,7 +42,8 @@ void parallelFor(int64_t Begin, int64_t End, int64_t Grain,
                  FunctionRef<void(int64_t, int64_t)> Body);
 
 /// The process's thread count: NNGRAPH_NUM_THREADS, else OMP_NUM_THREADS,
-/// else two (one on a one-core machine), until setNumThreads changes it.
+/// else the CPUs this process may use (its affinity mask, capped by its
+/// cgroup CPU quota: CpuCount.h), until setNumThreads changes it.
 int defaultNumThreads();
 /// Threads parallelFor uses on the calling thread: defaultNumThreads(), or
 /// fewer where the calling thread's OpenMP count is lower (omp_set_num_threads,
