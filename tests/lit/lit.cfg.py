@@ -27,3 +27,11 @@ try:
         config.available_features.add("avx512-core")
 except OSError:
     pass
+
+# Two CPUs or more in this process's affinity mask (the adaptive-threads
+# test pins itself to CPUs 0 and 1).
+try:
+    if len(os.sched_getaffinity(0)) >= 2 and {0, 1} <= os.sched_getaffinity(0):
+        config.available_features.add("two-cpus")
+except (AttributeError, OSError):
+    pass

@@ -1,5 +1,6 @@
 //===- CpuCountTest.cpp - The CPUs this process may use ------------------===//
 
+#include "nngraph/runtime/Contention.h"
 #include "nngraph/runtime/CpuCount.h"
 
 #include <gtest/gtest.h>
@@ -54,4 +55,37 @@ TEST(CpuCountTest, CountFollowsTheAffinityMask) {
 #else
   GTEST_SKIP() << "SKIPPED: affinity masks are read on Linux only";
 #endif
+}
+
+TEST(CpuCountTest, ProcStatSumsTheAllowedCpus) {
+  const char *Text = "cpu  100 0 50 1000 10 0 0 5 0 0\n"
+                     "cpu0 60 0 20 400 5 0 0 5 0 0\n"
+                     "cpu1 40 0 30 600 5 0 0 0 0 0\n"
+                     "intr 12345\n";
+  CpuTicks Both = parseProcStat(Text, {});
+  EXPECT_EQ(Both.Busy, 60u + 20 + 5 + 40 + 30);
+  EXPECT_EQ(Both.Total, Both.Busy + 400 + 5 + 600 + 5);
+  CpuTicks One = parseProcStat(Text, {1});
+  EXPECT_EQ(One.Busy, 70u);
+  EXPECT_EQ(One.Total, 70u + 605);
+  EXPECT_EQ(parseProcStat("garbage\ncpu7\n", {}).Total, 0u);
+}
+
+TEST(CpuCountTest, ThreadsLeaveBusyCoresAlone) {
+  EXPECT_EQ(threadsLeft(2, 2, 0.0), 2);
+  EXPECT_EQ(threadsLeft(2, 2, 0.2), 2);  // Background noise.
+  EXPECT_EQ(threadsLeft(2, 2, 1.0), 1);  // One busy competitor.
+  EXPECT_EQ(threadsLeft(2, 2, 2.0), 1);  // Never fewer than one.
+  EXPECT_EQ(threadsLeft(8, 16, 3.0), 8); // At most the asked count.
+  EXPECT_EQ(threadsLeft(16, 16, 3.0), 13);
+}
+
+TEST(CpuCountTest, ContentionSuggestsACountWithinBounds) {
+  CpuContention &C = CpuContention::global();
+  int N = C.threadsFor(4);
+  EXPECT_GE(N, 1);
+  EXPECT_LE(N, 4);
+  EXPECT_EQ(C.threadsFor(1), 1);
+  EXPECT_GE(C.othersBusy(), 0.0);
+  EXPECT_FALSE(C.describe().empty());
 }

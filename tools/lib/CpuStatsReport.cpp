@@ -8,6 +8,7 @@
 
 #if NNGRAPH_HAVE_ONEDNN
 #include "nngraph/backends/cpu/KernelJit.h"
+#include "nngraph/runtime/Contention.h"
 #include "nngraph/runtime/CpuCount.h"
 #include "nngraph/runtime/Parallel.h"
 
@@ -48,7 +49,8 @@ void printCpuStats(std::ostream &Out, const backends::CpuExecutableStats &S) {
       << S.FusedNodes << " nodes fused, " << S.AliasNodes << " views, "
       << S.FoldedNodes << " folded at compile time\n";
   Out << "threads: " << nng::numThreads() << " (" << nng::threadCountOrigin()
-      << ")\n";
+      << "); the last run used " << S.RunThreads << " ("
+      << nng::CpuContention::global().describe() << ")\n";
   Out << "memory: arena " << S.ArenaBytes << " bytes (" << S.NaiveBytes
       << " without reuse), packed weights " << S.WeightBytes << " bytes, "
       << S.Specializations << " shape signature(s) compiled\n";
@@ -136,7 +138,11 @@ nlohmann::json cpuStatsJson(const backends::CpuExecutableStats &S) {
           {"exact_reruns", S.ExactReruns},
           {"stages", stagesJson(S)},
           {"threads", {{"count", nng::numThreads()},
-                       {"origin", nng::threadCountOrigin()}}},
+                       {"origin", nng::threadCountOrigin()},
+                       {"last_run", S.RunThreads},
+                       {"adaptive", nng::CpuContention::global().enabled()},
+                       {"others_busy_cpus",
+                        nng::CpuContention::global().othersBusy()}}},
           {"fallbacks", S.Fallbacks}};
 }
 

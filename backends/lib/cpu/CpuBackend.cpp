@@ -24,6 +24,7 @@
 #include "nngraph/backends/cpu/KernelJit.h"
 #include "nngraph/ir/FusedRegion.h"
 #include "nngraph/ir/Verifier.h"
+#include "nngraph/runtime/Contention.h"
 #include "nngraph/runtime/Parallel.h"
 
 #include <algorithm>
@@ -115,7 +116,7 @@ public:
     checkInputs(*G, Inputs);
     ThreadScope Threads(numThreads());
     std::lock_guard<std::mutex> Lock(Mu);
-    lookup(Inputs);
+    lookup(Inputs, numThreads());
   }
 
   CpuExecutableStats stats() const {
@@ -128,6 +129,8 @@ public:
         S.StepTimes.push_back({P.Steps[I]->Desc, P.StepMs[I]});
       S.ProfiledRuns = P.ProfiledRuns;
     }
+    if (Last)
+      S.RunThreads = Last->Threads;
     S.Specializations = Compiled;
     S.ExactReruns = ExactReruns;
     S.WeightPacks = Shared.Packs.made();
@@ -162,9 +165,12 @@ private:
   std::vector<Tensor> runWith(const std::vector<Tensor> &Inputs,
                               const std::vector<Tensor> *Outputs) {
     checkInputs(*G, Inputs);
-    ThreadScope Threads(numThreads());
+    // Fewer threads while other work holds cores (Contention.h): each
+    // thread count has its own programs and primitives.
+    int Use = CpuContention::global().threadsFor(numThreads());
+    ThreadScope Threads(Use);
     std::lock_guard<std::mutex> Lock(Mu);
-    Entry &E = lookup(Inputs);
+    Entry &E = lookup(Inputs, Use);
     Last = &E;
     if (E.P) {
       // A speculative program (ValueBounds.cpp) whose proof failed: the
@@ -197,6 +203,7 @@ private:
   struct Entry {
     std::vector<DType> Types;
     std::vector<Shape> Shapes;
+    int Threads = 1; ///< The threads its primitives were made for.
     std::unique_ptr<Program> P;
     std::unique_ptr<Program> Exact; ///< Without speculation, when needed.
   };
@@ -235,7 +242,8 @@ private:
   bool reshapeInto(Entry &E) {
     for (size_t I = Cache.size(); I-- > 0;) {
       Entry &Old = *Cache[I];
-      if (!Old.P || Old.Exact || Old.Types != E.Types)
+      if (!Old.P || Old.Exact || Old.Types != E.Types ||
+          Old.Threads != E.Threads)
         continue;
       bool SameRanks = true;
       for (size_t J = 0; J < E.Shapes.size() && SameRanks; ++J)
@@ -269,10 +277,10 @@ private:
     return false;
   }
 
-  Entry &lookup(const std::vector<Tensor> &Inputs) {
+  Entry &lookup(const std::vector<Tensor> &Inputs, int Threads) {
     for (size_t I = Cache.size(); I-- > 0;) {
       Entry &E = *Cache[I];
-      bool Same = true;
+      bool Same = E.Threads == Threads;
       for (size_t J = 0; J < Inputs.size() && Same; ++J)
         Same = E.Types[J] == Inputs[J].dtype() &&
                E.Shapes[J] == Inputs[J].shape();
@@ -283,6 +291,7 @@ private:
       return *Cache.back();
     }
     auto E = std::make_unique<Entry>();
+    E->Threads = Threads;
     for (const Tensor &T : Inputs) {
       E->Types.push_back(T.dtype());
       E->Shapes.push_back(T.shape());

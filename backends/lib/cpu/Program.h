@@ -21,6 +21,7 @@
 #include "DnnlKernel.h"
 #include "MemoryPlan.h"
 #include "nngraph/ir/Graph.h"
+#include "nngraph/runtime/Parallel.h"
 
 #include <oneapi/dnnl/dnnl.hpp>
 
@@ -271,7 +272,9 @@ struct ProgramShared {
   /// decoder's weight products have the same dims at every cache length,
   /// so oneDNN's implementation search runs once for them, not per token.
   template <class PD, class Prim, class MakeFn>
-  std::pair<PD, Prim> primitive(const std::string &Key, MakeFn Make) {
+  std::pair<PD, Prim> primitive(const std::string &Name, MakeFn Make) {
+    // oneDNN splits a primitive's work for the threads of its making.
+    std::string Key = std::to_string(numThreads()) + "t " + Name;
     auto It = Prims.find(Key);
     if (It != Prims.end()) {
       ++PrimitiveHits;

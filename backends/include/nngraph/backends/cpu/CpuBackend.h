@@ -105,6 +105,9 @@ struct CpuExecutableStats {
     std::string Decided;
   };
   std::vector<Stage> Stages;
+  /// Threads the last run used: the process's count, or fewer while other
+  /// work held cores (runtime/Contention.h).
+  int RunThreads = 0;
   /// With profiling on (setCpuProfiling): each step's description and its
   /// wall time summed over ProfiledRuns runs, in schedule order.
   struct StepTime {

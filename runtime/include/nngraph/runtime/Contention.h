@@ -1,0 +1,59 @@
+//===- Contention.h - How many threads a run should use now ----*- C++ -*-===//
+//
+// OpenMP's barriers (libgomp, which oneDNN and parallelFor use) spin, then
+// sleep, waiting for every thread of a parallel region: when another
+// process holds one of the cores, the thread it displaced is descheduled
+// and each region waits for a time slice. CpuContention watches how busy
+// the CPUs this process may use are with other work (/proc/stat's counts
+// over those CPUs minus this process's own time, getrusage), sampled at
+// most every SampleMs, and suggests a thread count that leaves the busy
+// ones alone: a run then uses the cores it can have, and no barrier waits
+// for a descheduled thread. NNGRAPH_ADAPTIVE_THREADS=0 turns it off (runs
+// always use numThreads()).
+//
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace nng {
+
+/// Busy and total time of a set of CPUs, in /proc/stat's ticks.
+struct CpuTicks {
+  uint64_t Busy = 0;  ///< user + nice + system + irq + softirq + steal.
+  uint64_t Total = 0; ///< Busy + idle + iowait.
+};
+
+/// Sums the "cpuN" lines of /proc/stat text for the CPUs in Allowed (all
+/// when empty); a malformed line is skipped.
+CpuTicks parseProcStat(std::string_view Text, const std::vector<int> &Allowed);
+
+/// The thread count for OthersBusy CPUs busy with other work, of Cpus the
+/// process may use, at most Max: the cores left, where a core busy more
+/// than a third of the time counts as taken; at least 1.
+int threadsLeft(int Max, int Cpus, double OthersBusy);
+
+class CpuContention {
+public:
+  /// The process's monitor.
+  static CpuContention &global();
+  /// The threads a run should use now, at most Max (numThreads()).
+  int threadsFor(int Max);
+  /// CPUs busy with other work over the last sample window (an estimate).
+  double othersBusy() const;
+  bool enabled() const { return Enabled; }
+  /// "adaptive: 0.0 CPUs busy with other work" or "off (...)".
+  std::string describe() const;
+
+  /// Samples at most this often.
+  static constexpr int64_t SampleMs = 100;
+
+private:
+  CpuContention();
+  bool Enabled = true;
+};
+
+} // namespace nng

@@ -1,0 +1,207 @@
+//===- Contention.cpp - How many threads a run should use now ------------===//
+//
+// Contention.h. A sample reads /proc/stat (the CPUs of the affinity mask)
+// and this process's CPU time; other work is the busy time of those CPUs
+// less this process's own, over the wall time since the last sample. The
+// estimate is smoothed (half old, half new) so one short burst does not
+// halve a run's threads, and a sample is taken only when SampleMs has
+// passed, so a run pays a clock read.
+//
+//===----------------------------------------------------------------------===//
+
+#include "nngraph/runtime/Contention.h"
+#include "nngraph/runtime/CpuCount.h"
+
+#include <algorithm>
+#include <atomic>
+#include <cctype>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <mutex>
+#include <sstream>
+
+#if defined(__linux__)
+#include <sched.h>
+#include <sys/resource.h>
+#include <unistd.h>
+#endif
+
+namespace nng {
+
+namespace {
+
+struct Sample {
+  double WallS = 0;
+  double OwnS = 0;    ///< This process's CPU time.
+  double BusyS = 0;   ///< The allowed CPUs' busy time (all processes).
+  bool Ok = false;
+};
+
+std::vector<int> allowedCpus() {
+  std::vector<int> Out;
+#if defined(__linux__)
+  cpu_set_t Set;
+  CPU_ZERO(&Set);
+  if (sched_getaffinity(0, sizeof(Set), &Set) == 0)
+    for (int I = 0; I < CPU_SETSIZE; ++I)
+      if (CPU_ISSET(I, &Set))
+        Out.push_back(I);
+#endif
+  return Out;
+}
+
+class Monitor {
+public:
+  Monitor() : Allowed(allowedCpus()), Cpus(usableCpus().Count) {
+#if defined(__linux__)
+    long Hz = sysconf(_SC_CLK_TCK);
+    TickS = Hz > 0 ? 1.0 / static_cast<double>(Hz) : 0.01;
+#endif
+    Last = take();
+  }
+
+  int threadsFor(int Max) {
+    if (Max <= 1)
+      return 1;
+    auto Now = std::chrono::steady_clock::now();
+    int64_t Ms = std::chrono::duration_cast<std::chrono::milliseconds>(
+                     Now - LastAt.load(std::memory_order_relaxed))
+                     .count();
+    if (Ms >= CpuContention::SampleMs) {
+      std::unique_lock<std::mutex> Lock(M, std::try_to_lock);
+      if (Lock.owns_lock())
+        update(Now);
+    }
+    double Others = Estimate.load(std::memory_order_relaxed);
+    return threadsLeft(Max, Cpus, Others);
+  }
+
+  double others() const { return Estimate.load(std::memory_order_relaxed); }
+
+private:
+  Sample take() const {
+    Sample S;
+#if defined(__linux__)
+    S.WallS = std::chrono::duration<double>(
+                  std::chrono::steady_clock::now().time_since_epoch())
+                  .count();
+    rusage U;
+    if (getrusage(RUSAGE_SELF, &U) != 0)
+      return S;
+    S.OwnS = static_cast<double>(U.ru_utime.tv_sec + U.ru_stime.tv_sec) +
+             1e-6 * static_cast<double>(U.ru_utime.tv_usec + U.ru_stime.tv_usec);
+    std::ifstream In("/proc/stat");
+    if (!In)
+      return S;
+    std::stringstream Text;
+    Text << In.rdbuf();
+    CpuTicks T = parseProcStat(Text.str(), Allowed);
+    if (T.Total == 0)
+      return S;
+    S.BusyS = static_cast<double>(T.Busy) * TickS;
+    S.Ok = true;
+#endif
+    return S;
+  }
+
+  void update(std::chrono::steady_clock::time_point Now) {
+    Sample S = take();
+    LastAt.store(Now, std::memory_order_relaxed);
+    if (S.Ok && Last.Ok && S.WallS > Last.WallS) {
+      double Wall = S.WallS - Last.WallS;
+      double Others =
+          ((S.BusyS - Last.BusyS) - (S.OwnS - Last.OwnS)) / Wall;
+      Others = std::clamp(Others, 0.0, static_cast<double>(Cpus));
+      double Old = Estimate.load(std::memory_order_relaxed);
+      Estimate.store(0.5 * Old + 0.5 * Others, std::memory_order_relaxed);
+    }
+    Last = S;
+  }
+
+  std::vector<int> Allowed;
+  int Cpus = 1;
+  double TickS = 0.01;
+  std::mutex M;
+  Sample Last;
+  std::atomic<std::chrono::steady_clock::time_point> LastAt{
+      std::chrono::steady_clock::now()};
+  std::atomic<double> Estimate{0.0};
+};
+
+Monitor &monitor() {
+  static Monitor Mon;
+  return Mon;
+}
+
+} // namespace
+
+CpuTicks parseProcStat(std::string_view Text, const std::vector<int> &Allowed) {
+  CpuTicks Out;
+  std::string S(Text);
+  std::istringstream In(S);
+  std::string Line;
+  while (std::getline(In, Line)) {
+    if (Line.rfind("cpu", 0) != 0 || Line.size() < 4 ||
+        !std::isdigit(static_cast<unsigned char>(Line[3])))
+      continue;
+    std::istringstream L(Line.substr(3));
+    int Cpu = -1;
+    uint64_t V[8] = {};
+    if (!(L >> Cpu))
+      continue;
+    int Got = 0;
+    while (Got < 8 && (L >> V[Got]))
+      ++Got;
+    if (Got < 4)
+      continue;
+    if (!Allowed.empty() &&
+        std::find(Allowed.begin(), Allowed.end(), Cpu) == Allowed.end())
+      continue;
+    // user nice system idle iowait irq softirq steal
+    uint64_t Busy = V[0] + V[1] + V[2] + V[5] + V[6] + V[7];
+    Out.Busy += Busy;
+    Out.Total += Busy + V[3] + V[4];
+  }
+  return Out;
+}
+
+int threadsLeft(int Max, int Cpus, double OthersBusy) {
+  double Free = static_cast<double>(Cpus) - std::max(0.0, OthersBusy);
+  int N = static_cast<int>(std::floor(Free + 1.0 / 3.0));
+  return std::clamp(N, 1, std::max(1, Max));
+}
+
+CpuContention::CpuContention() {
+  const char *E = std::getenv("NNGRAPH_ADAPTIVE_THREADS");
+  Enabled = !(E && std::string(E) == "0");
+}
+
+CpuContention &CpuContention::global() {
+  static CpuContention C;
+  return C;
+}
+
+int CpuContention::threadsFor(int Max) {
+  if (!Enabled)
+    return Max;
+  return monitor().threadsFor(Max);
+}
+
+double CpuContention::othersBusy() const {
+  return Enabled ? monitor().others() : 0.0;
+}
+
+std::string CpuContention::describe() const {
+  if (!Enabled)
+    return "adaptive threads off (NNGRAPH_ADAPTIVE_THREADS=0)";
+  char Buf[96];
+  std::snprintf(Buf, sizeof(Buf),
+                "adaptive: %.1f CPUs busy with other work lately",
+                monitor().others());
+  return Buf;
+}
+
+} // namespace nng
