@@ -83,7 +83,7 @@ std::string linearKey(const LinearForm &F) {
 /// oneDNN has none), made once per executable (ProgramShared).
 std::pair<MatMulPD, dnnl::matmul> linearPrimitive(ProgramShared &Shared,
                                                   const LinearForm &F,
-                                                  int64_t M) {
+                                                  int64_t M, const memory::desc &Wei = {}) {
   auto Make = [&](const memory::desc &Src, const memory::desc &Dst,
                   dnnl::scratchpad_mode Scratch) {
     dnnl::post_ops Ops;
@@ -95,13 +95,13 @@ std::pair<MatMulPD, dnnl::matmul> linearPrimitive(ProgramShared &Shared,
     Attr.set_post_ops(Ops);
     Attr.set_scratchpad_mode(Scratch);
     memory::desc BiasMD = F.Bias ? plainDesc({1, F.NOut}) : memory::desc();
-    dnnl::matmul::desc D(Src, anyF32({F.K, F.NOut}), BiasMD, Dst);
+    dnnl::matmul::desc D(Src, Wei ? Wei : anyF32({F.K, F.NOut}), BiasMD, Dst);
     MatMulPD PD(D, Attr, cpuEngine());
     return std::make_pair(PD, dnnl::matmul(PD));
   };
   if (M >= 0)
     return Shared.primitive<MatMulPD, dnnl::matmul>(
-        "linear M=" + std::to_string(M) + " " + F.Key, [&] {
+        "linear M=" + std::to_string(M) + " " + F.Key + (Wei ? descKey(Wei) : ""), [&] {
           return Make(plainDesc({M, F.K}), plainDesc({M, F.NOut}),
                       dnnl::scratchpad_mode::user);
         });
@@ -211,7 +211,8 @@ bool lowerLinear(LowerContext &C, const ir::Node &N, const Tensor &Wt,
   if (AnyM)
     Made = linearPrimitive(C.Shared, F, -1);
   if (!Made.second)
-    Made = linearPrimitive(C.Shared, F, M);
+    Made = linearPrimitive(C.Shared, F, M,
+                           (getenv("NNG_PLAIN_N") && M <= 8 && NOut >= atoi(getenv("NNG_PLAIN_N"))) ? WeiUser : memory::desc());
   auto &[PD, Prim] = Made;
 
   int In = C.B.plainOf(C.slotOf(A));

@@ -12,6 +12,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "nngraph/frontend/onnx/OnnxImport.h"
+#include "OnnxContribOps.h"
 #include "OnnxGradient.h"
 #include "OnnxProto.h"
 #include "OnnxSequences.h"
@@ -551,6 +552,7 @@ std::unique_ptr<ir::Graph> importChecked(ModelProto &M, const ModelSource &Src,
   std::exception_ptr Unsupported;
   if (M.has_graph()) {
     expandGradients(M, Src);
+    expandContribOps(M, Src);
     try {
       checkOperators(M.graph(), Src);
     } catch (const Error &) {

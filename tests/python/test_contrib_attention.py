@@ -1,0 +1,151 @@
+"""ONNX Runtime's com.microsoft.MultiHeadAttention (what its transformer
+optimizer writes) imported as default-domain nodes (OnnxContribOps.cpp):
+models written with onnx.helper run in ONNX Runtime (onnxruntime-node,
+through tests/ort/run_onnx.mjs) and in nngraph on the reference and cpu
+backends at -O2 (where fuse-attention makes the attention one
+nng.Attention), and the outputs agree within 1e-5. The forms the import
+refuses say so, naming the node. SKIPPED without python3-onnx, NumPy, node
+or onnxruntime-node.
+"""
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import unittest
+
+import support
+
+np = support.require("numpy", "python3-numpy")
+onnx = support.require("onnx", "python3-onnx")
+from onnx import TensorProto, helper  # noqa: E402
+
+import nngraph  # noqa: E402
+
+NODE = os.environ.get("NNGRAPH_NODE") or shutil.which("node")
+RUN_ONNX = os.path.join(support.SOURCE_DIR, "tests", "ort", "run_onnx.mjs")
+
+
+def mha_model(heads=4, d=16, bias=False, past=False, attn_bias=False,
+              scale=None, unidirectional=0, batch=2, seq=5, kv=7, cache=3):
+    """A model of one MultiHeadAttention; returns (bytes, feeds)."""
+    rng = np.random.default_rng(0)
+    f = TensorProto.FLOAT
+    ins = [helper.make_tensor_value_info("q", f, [batch, seq, d]),
+           helper.make_tensor_value_info("k", f, [batch, kv, d]),
+           helper.make_tensor_value_info("v", f, [batch, kv, d])]
+    names = ["q", "k", "v"]
+    inits = []
+    feeds = {n: rng.standard_normal((batch, seq if n == "q" else kv, d))
+             .astype(np.float32) for n in names}
+    names.append("bias" if bias else "")
+    if bias:
+        inits.append(helper.make_tensor(
+            "bias", f, [3 * d], rng.standard_normal(3 * d).astype(np.float32)))
+    names.append("")  # key_padding_mask
+    total = kv + (cache if past else 0)
+    if attn_bias:
+        ins.append(helper.make_tensor_value_info("ab", f, [1, heads, seq, total]))
+        feeds["ab"] = rng.standard_normal((1, heads, seq, total)).astype(np.float32)
+    names.append("ab" if attn_bias else "")
+    outs = [helper.make_tensor_value_info("y", f, None)]
+    out_names = ["y"]
+    if past:
+        for n in ("past_k", "past_v"):
+            ins.append(helper.make_tensor_value_info(
+                n, f, [batch, heads, cache, d // heads]))
+            feeds[n] = rng.standard_normal(
+                (batch, heads, cache, d // heads)).astype(np.float32)
+        names += ["past_k", "past_v"]
+        out_names += ["present_k", "present_v"]
+        outs += [helper.make_tensor_value_info(n, f, None)
+                 for n in ("present_k", "present_v")]
+    while names and names[-1] == "":
+        names.pop()
+    attrs = {"num_heads": heads, "unidirectional": unidirectional}
+    if scale is not None:
+        attrs["scale"] = scale
+    node = helper.make_node("MultiHeadAttention", names, out_names,
+                            name="mha", domain="com.microsoft", **attrs)
+    graph = helper.make_graph([node], "mha", ins, outs, inits)
+    model = helper.make_model(graph, opset_imports=[
+        helper.make_opsetid("", 17), helper.make_opsetid("com.microsoft", 1)])
+    model.ir_version = 8
+    order = [i.name for i in ins]
+    return model.SerializeToString(), {n: feeds[n] for n in order}
+
+
+def write_dir(folder, feeds):
+    os.makedirs(folder, exist_ok=True)
+    entries = []
+    for i, (name, a) in enumerate(feeds.items()):
+        file = f"t{i}.bin"
+        a.astype(np.float32).tofile(os.path.join(folder, file))
+        entries.append({"name": name, "dtype": "f32", "shape": list(a.shape),
+                        "file": file})
+    with open(os.path.join(folder, "tensors.json"), "w") as f:
+        json.dump({"tensors": entries}, f)
+
+
+def read_dir(folder):
+    with open(os.path.join(folder, "tensors.json")) as f:
+        entries = json.load(f)["tensors"]
+    return {e["name"]: np.fromfile(os.path.join(folder, e["file"]),
+                                   dtype=np.float32).reshape(e["shape"])
+            for e in entries if e["dtype"] == "f32"}
+
+
+class ContribAttentionTest(support.TempDirTestCase):
+    def ort(self, model_bytes, feeds):
+        path = self.path("m.onnx")
+        with open(path, "wb") as f:
+            f.write(model_bytes)
+        write_dir(self.path("in"), feeds)
+        r = subprocess.run([NODE, RUN_ONNX, path, self.path("in"),
+                            self.path("out")], capture_output=True, text=True)
+        if r.returncode == 77:
+            support.skip(r.stdout.strip() or r.stderr.strip())
+        self.assertEqual(r.returncode, 0, r.stderr)
+        return path, read_dir(self.path("out"))
+
+    def check(self, **form):
+        data, feeds = mha_model(**form)
+        path, want = self.ort(data, feeds)
+        for backend in ("reference", "cpu"):
+            with self.subTest(backend=backend, **form):
+                m = nngraph.load(path)
+                m.optimize("O2")
+                s = m.compile(backend)
+                names = [o.name for o in s.get_outputs()]
+                got = dict(zip(names, s.run(None, feeds)))
+                for name, w in want.items():
+                    np.testing.assert_allclose(got[name], w, rtol=1e-5,
+                                               atol=1e-5, err_msg=name)
+                # -O2's fuse-attention found the pattern.
+                self.assertIn("nng.Attention", str(m))
+
+    def test_plain(self):
+        self.check()
+
+    def test_bias_scale_and_attention_bias(self):
+        self.check(bias=True, scale=0.3, attn_bias=True)
+
+    def test_past_key_value(self):
+        self.check(past=True, bias=True)
+
+    def test_refused_forms_name_the_node(self):
+        data, _ = mha_model(unidirectional=1)
+        path = self.path("causal.onnx")
+        with open(path, "wb") as f:
+            f.write(data)
+        with self.assertRaises(nngraph.Error) as e:
+            nngraph.load(path)
+        self.assertIn("'mha'", str(e.exception))
+        self.assertIn("unidirectional", str(e.exception))
+
+
+if __name__ == "__main__":
+    if not NODE:
+        support.skip("node not found (it runs onnxruntime-node)")
+    unittest.main(verbosity=2)
