@@ -76,13 +76,41 @@ def mha_model(heads=4, d=16, bias=False, past=False, attn_bias=False,
     return model.SerializeToString(), {n: feeds[n] for n in order}
 
 
+def attention_model(heads=4, d=16, batch=2, seq=6, mask=True):
+    """A model of one com.microsoft.Attention (BERT's fused form)."""
+    rng = np.random.default_rng(1)
+    f = TensorProto.FLOAT
+    ins = [helper.make_tensor_value_info("x", f, [batch, seq, d])]
+    feeds = {"x": rng.standard_normal((batch, seq, d)).astype(np.float32)}
+    inits = [helper.make_tensor("w", f, [d, 3 * d],
+                                (0.3 * rng.standard_normal(3 * d * d)).astype(np.float32)),
+             helper.make_tensor("b", f, [3 * d],
+                                rng.standard_normal(3 * d).astype(np.float32))]
+    names = ["x", "w", "b"]
+    if mask:
+        ins.append(helper.make_tensor_value_info("m", TensorProto.INT32, [batch, seq]))
+        m = np.ones((batch, seq), np.int32)
+        m[1, seq - 2:] = 0  # The second row's last two positions are padding.
+        feeds["m"] = m
+        names.append("m")
+    node = helper.make_node("Attention", names, ["y"], name="attn",
+                            domain="com.microsoft", num_heads=heads)
+    graph = helper.make_graph([node], "attn", ins,
+                              [helper.make_tensor_value_info("y", f, None)], inits)
+    model = helper.make_model(graph, opset_imports=[
+        helper.make_opsetid("", 17), helper.make_opsetid("com.microsoft", 1)])
+    model.ir_version = 8
+    return model.SerializeToString(), feeds
+
+
 def write_dir(folder, feeds):
     os.makedirs(folder, exist_ok=True)
     entries = []
     for i, (name, a) in enumerate(feeds.items()):
         file = f"t{i}.bin"
-        a.astype(np.float32).tofile(os.path.join(folder, file))
-        entries.append({"name": name, "dtype": "f32", "shape": list(a.shape),
+        dtype = {np.dtype(np.float32): "f32", np.dtype(np.int32): "i32"}[a.dtype]
+        a.tofile(os.path.join(folder, file))
+        entries.append({"name": name, "dtype": dtype, "shape": list(a.shape),
                         "file": file})
     with open(os.path.join(folder, "tensors.json"), "w") as f:
         json.dump({"tensors": entries}, f)
@@ -109,11 +137,11 @@ class ContribAttentionTest(support.TempDirTestCase):
         self.assertEqual(r.returncode, 0, r.stderr)
         return path, read_dir(self.path("out"))
 
-    def check(self, **form):
-        data, feeds = mha_model(**form)
+    def check(self, make=mha_model, **form):
+        data, feeds = make(**form)
         path, want = self.ort(data, feeds)
         for backend in ("reference", "cpu"):
-            with self.subTest(backend=backend, **form):
+            with self.subTest(backend=backend, make=make.__name__, **form):
                 m = nngraph.load(path)
                 m.optimize("O2")
                 s = m.compile(backend)
@@ -133,6 +161,10 @@ class ContribAttentionTest(support.TempDirTestCase):
 
     def test_past_key_value(self):
         self.check(past=True, bias=True)
+
+    def test_fused_attention_with_mask(self):
+        self.check(make=attention_model)
+        self.check(make=attention_model, mask=False)
 
     def test_refused_forms_name_the_node(self):
         data, _ = mha_model(unidirectional=1)

@@ -16,11 +16,16 @@
 //
 // with scale the attribute, else 1 / sqrt(H) computed from Qh's shape
 // (folded by -O2 when H is static): the pattern fuse-attention recognizes.
-// Refused with the node named: packed QKV or KV (a 5-D query or key),
-// head-split key/value (4-D), key_padding_mask, unidirectional = 1.
-// The ranks are those the graph declares for graph inputs and value_info;
-// a 3-D shape is assumed where no rank is declared, and a wrong one fails
-// in the Reshape with its shapes named.
+// com.microsoft.Attention (BERT's fused form: input [B, S, D] times weights
+// [D, 3 * N * H] plus bias, split in three) becomes the same after its one
+// product; a 2-D 0/1 mask_index [B, T] adds (1 - mask) * mask_filter_value
+// to the scores, as ONNX Runtime does. Refused with the node named:
+// packed QKV or KV (a 5-D query or key), head-split key/value (4-D),
+// key_padding_mask, unidirectional = 1, Attention's caches (past/present),
+// rotary embeddings, unequal qkv_hidden_sizes, a 1-D mask_index (sequence
+// lengths). The ranks are those the graph declares for graph inputs and
+// value_info; a 3-D shape is assumed where no rank is declared, and a wrong
+// one fails in the Reshape with its shapes named.
 //
 //===----------------------------------------------------------------------===//
 
@@ -140,11 +145,99 @@ bool present(const NodeProto &N, int I) {
 
 [[noreturn]] void refuse(const NodeProto &N, const ModelSource &Src,
                          const std::string &Why) {
+  bool Mha = N.op_type() == "MultiHeadAttention";
   modelError(ErrorKind::Unsupported, Src,
-             "node '" + N.name() + "' (com.microsoft.MultiHeadAttention) " +
-                 Why + "; supported: 3-D query, key and value, optional "
-                 "bias, attention_bias, past_key/past_value (re-export the "
-                 "model without ONNX Runtime's attention fusion to run it)");
+             "node '" + N.name() + "' (com.microsoft." + N.op_type() + ") " +
+                 Why + "; supported: " +
+                 (Mha ? "3-D query, key and value, optional bias, "
+                        "attention_bias, past_key/past_value"
+                      : "a 3-D input with weights and bias, a 2-D 0/1 "
+                        "mask_index, attention_bias") +
+                 " (re-export the model without ONNX Runtime's attention "
+                 "fusion to run it)");
+}
+
+/// The float scalar constant V.
+std::string floatConstant(Emitter &E, float V, const std::string &Hint) {
+  AttributeProto A;
+  A.set_name("value");
+  A.set_type(AttributeProto::TENSOR);
+  A.mutable_t()->set_data_type(::onnx::TensorProto::FLOAT);
+  A.mutable_t()->add_float_data(V);
+  return E.node("Constant", {}, E.fresh(Hint), {A});
+}
+
+/// What the attention core takes: Q, K, V as [B, S or L, heads * H],
+/// optional caches [B, heads, P, H], an additive bias of the scores
+/// (broadcast to [B, heads, S, T]) or two, the scale (0: 1/sqrt(H)).
+struct CoreArgs {
+  std::string Q, K, V;
+  int64_t Heads = 0;
+  float Scale = 0;
+  std::vector<std::string> ScoreBias;
+  std::string PastK, PastV;
+  std::string Out, PresentK, PresentV; ///< Output names ("" none).
+};
+
+/// The standard ops of attention (the file comment's formulas).
+void attentionCore(Emitter &E, const CoreArgs &A) {
+  std::string Split = E.ints({0, 0, A.Heads, -1}, "heads_shape");
+  auto Heads4 = [&](const std::string &X) {
+    std::string R = E.node("Reshape", {X, Split});
+    return E.node("Transpose", {R}, "",
+                  {Emitter::intsAttr("perm", {0, 2, 1, 3})});
+  };
+  std::string Qh = Heads4(A.Q), Kh = Heads4(A.K), Vh = Heads4(A.V);
+  if (!A.PastK.empty()) {
+    Kh = E.node("Concat", {A.PastK, Kh}, "", {Emitter::intAttr("axis", 2)});
+    Vh = E.node("Concat", {A.PastV, Vh}, "", {Emitter::intAttr("axis", 2)});
+  }
+  std::string Kt =
+      E.node("Transpose", {Kh}, "", {Emitter::intsAttr("perm", {0, 1, 3, 2})});
+  std::string Scores = E.node("MatMul", {Qh, Kt});
+  std::string ScaleV;
+  if (A.Scale != 0) {
+    ScaleV = floatConstant(E, A.Scale, "scale");
+  } else {
+    // 1 / sqrt(H), H = Qh's last dim.
+    std::string Shape = E.node("Shape", {Qh});
+    std::string Last = E.ints({3}, "head_axis");
+    std::string Dim = E.node("Gather", {Shape, Last});
+    std::string H = E.node("Cast", {Dim}, "",
+                           {Emitter::intAttr("to", ::onnx::TensorProto::FLOAT)});
+    std::string Root = E.node("Sqrt", {H});
+    ScaleV = E.node("Div", {floatConstant(E, 1.0f, "one"), Root});
+  }
+  std::string Scaled = E.node("Mul", {Scores, ScaleV});
+  for (const std::string &B : A.ScoreBias)
+    Scaled = E.node("Add", {Scaled, B});
+  std::string P =
+      E.node("Softmax", {Scaled}, "", {Emitter::intAttr("axis", -1)});
+  std::string Ctx = E.node("MatMul", {P, Vh});
+  std::string Back =
+      E.node("Transpose", {Ctx}, "", {Emitter::intsAttr("perm", {0, 2, 1, 3})});
+  std::string Merge = E.ints({0, 0, -1}, "merged_shape");
+  E.node("Reshape", {Back, Merge}, A.Out);
+  if (!A.PresentK.empty())
+    E.node("Identity", {Kh}, A.PresentK);
+  if (!A.PresentV.empty())
+    E.node("Identity", {Vh}, A.PresentV);
+}
+
+/// Splits X into three equal parts along Axis; returns their names.
+std::vector<std::string> splitThree(Emitter &E, const std::string &X,
+                                    int64_t Axis, const std::string &Hint) {
+  NodeProto S;
+  S.set_op_type("Split");
+  S.set_name(E.fresh("Split_node"));
+  S.add_input(X);
+  std::vector<std::string> Parts = {E.fresh(Hint + "_q"), E.fresh(Hint + "_k"),
+                                    E.fresh(Hint + "_v")};
+  for (const std::string &P : Parts)
+    S.add_output(P);
+  *S.add_attribute() = Emitter::intAttr("axis", Axis);
+  E.Nodes.push_back(std::move(S));
+  return Parts;
 }
 
 /// The default-domain nodes for MultiHeadAttention node N.
@@ -178,77 +271,97 @@ std::vector<NodeProto> expandMultiHeadAttention(
     refuse(N, Src, "has inputs past the eighth (past_sequence_length, "
                    "cache indirection)");
 
-  Emitter E(Names, N.name().empty() ? N.output(0) : N.name());
-  std::string Q = N.input(0), K = N.input(1), V = N.input(2);
-  if (present(N, 3)) {
-    AttributeProto Axis = Emitter::intAttr("axis", 0);
-    NodeProto S;
-    S.set_op_type("Split");
-    S.set_name(E.fresh("Split_node"));
-    S.add_input(N.input(3));
-    std::string Parts[3] = {E.fresh("bias_q"), E.fresh("bias_k"),
-                            E.fresh("bias_v")};
-    for (const std::string &P : Parts)
-      S.add_output(P);
-    *S.add_attribute() = Axis;
-    E.Nodes.push_back(std::move(S));
-    Q = E.node("Add", {Q, Parts[0]});
-    K = E.node("Add", {K, Parts[1]});
-    V = E.node("Add", {V, Parts[2]});
-  }
-  std::string Split = E.ints({0, 0, Heads, -1}, "heads_shape");
-  auto Heads4 = [&](const std::string &X) {
-    std::string R = E.node("Reshape", {X, Split});
-    return E.node("Transpose", {R}, "", {Emitter::intsAttr("perm", {0, 2, 1, 3})});
-  };
-  std::string Qh = Heads4(Q), Kh = Heads4(K), Vh = Heads4(V);
-  if (Past) {
-    Kh = E.node("Concat", {N.input(6), Kh}, "", {Emitter::intAttr("axis", 2)});
-    Vh = E.node("Concat", {N.input(7), Vh}, "", {Emitter::intAttr("axis", 2)});
-  }
-  std::string Kt =
-      E.node("Transpose", {Kh}, "", {Emitter::intsAttr("perm", {0, 1, 3, 2})});
-  std::string Scores = E.node("MatMul", {Qh, Kt});
-  std::string ScaleV;
-  if (Scale != 0) {
-    AttributeProto A;
-    A.set_name("value");
-    A.set_type(AttributeProto::TENSOR);
-    A.mutable_t()->set_data_type(::onnx::TensorProto::FLOAT);
-    A.mutable_t()->add_float_data(Scale);
-    ScaleV = E.node("Constant", {}, E.fresh("scale"), {A});
-  } else {
-    // 1 / sqrt(H), H = Qh's last dim.
-    std::string Shape = E.node("Shape", {Qh});
-    std::string Last = E.ints({3}, "head_axis");
-    std::string Dim = E.node("Gather", {Shape, Last});
-    std::string H = E.node("Cast", {Dim}, "",
-                           {Emitter::intAttr("to", ::onnx::TensorProto::FLOAT)});
-    std::string Root = E.node("Sqrt", {H});
-    AttributeProto One;
-    One.set_name("value");
-    One.set_type(AttributeProto::TENSOR);
-    One.mutable_t()->set_data_type(::onnx::TensorProto::FLOAT);
-    One.mutable_t()->add_float_data(1.0f);
-    std::string OneV = E.node("Constant", {}, E.fresh("one"), {One});
-    ScaleV = E.node("Div", {OneV, Root});
-  }
-  std::string Scaled = E.node("Mul", {Scores, ScaleV});
-  if (present(N, 5))
-    Scaled = E.node("Add", {Scaled, N.input(5)});
-  std::string P =
-      E.node("Softmax", {Scaled}, "", {Emitter::intAttr("axis", -1)});
-  std::string Ctx = E.node("MatMul", {P, Vh});
-  std::string Back =
-      E.node("Transpose", {Ctx}, "", {Emitter::intsAttr("perm", {0, 2, 1, 3})});
-  std::string Merge = E.ints({0, 0, -1}, "merged_shape");
-  E.node("Reshape", {Back, Merge}, N.output(0));
-  // present_key / present_value: the concatenated caches.
-  for (int I = 1; I <= 2; ++I)
-    if (N.output_size() > I && !N.output(I).empty())
-      E.node("Identity", {I == 1 ? Kh : Vh}, N.output(I));
   if (N.output_size() > 3)
     refuse(N, Src, "has outputs past present_value");
+  Emitter E(Names, N.name().empty() ? N.output(0) : N.name());
+  CoreArgs A;
+  A.Q = N.input(0);
+  A.K = N.input(1);
+  A.V = N.input(2);
+  A.Heads = Heads;
+  A.Scale = Scale;
+  if (present(N, 3)) {
+    std::vector<std::string> B = splitThree(E, N.input(3), 0, "bias");
+    A.Q = E.node("Add", {A.Q, B[0]});
+    A.K = E.node("Add", {A.K, B[1]});
+    A.V = E.node("Add", {A.V, B[2]});
+  }
+  if (present(N, 5))
+    A.ScoreBias.push_back(N.input(5));
+  if (Past) {
+    A.PastK = N.input(6);
+    A.PastV = N.input(7);
+  }
+  A.Out = N.output(0);
+  if (N.output_size() > 1)
+    A.PresentK = N.output(1);
+  if (N.output_size() > 2)
+    A.PresentV = N.output(2);
+  attentionCore(E, A);
+  return std::move(E.Nodes);
+}
+
+/// The default-domain nodes for Attention node N (input [B, S, D], weights
+/// [D, 3 * heads * H], bias [3 * heads * H]: the projections in one
+/// product, then split).
+std::vector<NodeProto> expandAttention(const GraphProto &G, const NodeProto &N,
+                                       const ModelSource &Src,
+                                       std::unordered_set<std::string> &Names) {
+  int64_t Heads = 0;
+  float Scale = 0, Filter = -10000.0f;
+  for (const AttributeProto &A : N.attribute()) {
+    if (A.name() == "num_heads")
+      Heads = A.i();
+    else if (A.name() == "scale")
+      Scale = A.f();
+    else if (A.name() == "mask_filter_value")
+      Filter = A.f();
+    else if ((A.name() == "unidirectional" || A.name() == "do_rotary" ||
+              A.name() == "past_present_share_buffer") &&
+             A.i() != 0)
+      refuse(N, Src, "sets " + A.name());
+    else if (A.name() == "qkv_hidden_sizes")
+      refuse(N, Src, "has unequal Q, K and V sizes (qkv_hidden_sizes)");
+  }
+  if (Heads <= 0)
+    refuse(N, Src, "has no positive num_heads attribute");
+  if (!present(N, 0) || !present(N, 1))
+    refuse(N, Src, "has no input or weights");
+  if (int R = declaredRank(G, N.input(0)); R >= 0 && R != 3)
+    refuse(N, Src, "takes a " + std::to_string(R) + "-D input");
+  if (present(N, 4) || present(N, 6) || N.output_size() > 1)
+    refuse(N, Src, "uses a past/present cache");
+  if (N.input_size() > 7)
+    refuse(N, Src, "has inputs past the seventh");
+  Emitter E(Names, N.name().empty() ? N.output(0) : N.name());
+  std::string Qkv = E.node("MatMul", {N.input(0), N.input(1)});
+  if (present(N, 2))
+    Qkv = E.node("Add", {Qkv, N.input(2)});
+  std::vector<std::string> P = splitThree(E, Qkv, 2, "qkv");
+  CoreArgs A;
+  A.Q = P[0];
+  A.K = P[1];
+  A.V = P[2];
+  A.Heads = Heads;
+  A.Scale = Scale;
+  A.Out = N.output(0);
+  if (present(N, 3)) {
+    // A 0/1 mask [B, T]: (1 - mask) * mask_filter_value, as [B, 1, 1, T].
+    int R = declaredRank(G, N.input(3));
+    if (R != 2)
+      refuse(N, Src, R < 0 ? "has a mask_index of undeclared rank"
+                           : "has a " + std::to_string(R) +
+                                 "-D mask_index (sequence lengths)");
+    std::string M = E.node("Cast", {N.input(3)}, "",
+                           {Emitter::intAttr("to", ::onnx::TensorProto::FLOAT)});
+    std::string Off = E.node("Sub", {floatConstant(E, 1.0f, "one"), M});
+    std::string Bias = E.node("Mul", {Off, floatConstant(E, Filter, "filter")});
+    std::string Shape = E.ints({0, 1, 1, -1}, "mask_shape");
+    A.ScoreBias.push_back(E.node("Reshape", {Bias, Shape}));
+  }
+  if (present(N, 5))
+    A.ScoreBias.push_back(N.input(5));
+  attentionCore(E, A);
   return std::move(E.Nodes);
 }
 
@@ -259,7 +372,8 @@ void expandContribOps(::onnx::ModelProto &M, const ModelSource &Src) {
   bool Any = false;
   for (const NodeProto &N : G.node())
     Any = Any || (N.domain() == "com.microsoft" &&
-                  N.op_type() == "MultiHeadAttention");
+                  (N.op_type() == "MultiHeadAttention" ||
+                   N.op_type() == "Attention"));
   if (!Any)
     return;
   std::unordered_set<std::string> Names;
@@ -274,11 +388,13 @@ void expandContribOps(::onnx::ModelProto &M, const ModelSource &Src) {
   }
   google::protobuf::RepeatedPtrField<NodeProto> Out;
   for (NodeProto &N : *G.mutable_node()) {
-    if (N.domain() != "com.microsoft" || N.op_type() != "MultiHeadAttention") {
+    bool Mha = N.op_type() == "MultiHeadAttention";
+    if (N.domain() != "com.microsoft" || (!Mha && N.op_type() != "Attention")) {
       *Out.Add() = std::move(N);
       continue;
     }
-    for (NodeProto &R : expandMultiHeadAttention(G, N, Src, Names))
+    for (NodeProto &R : Mha ? expandMultiHeadAttention(G, N, Src, Names)
+                            : expandAttention(G, N, Src, Names))
       *Out.Add() = std::move(R);
   }
   G.mutable_node()->Swap(&Out);

@@ -12,7 +12,8 @@
 
 namespace nng::frontend::onnxio {
 
-/// Replaces every com.microsoft.MultiHeadAttention node of M's main graph by
+/// Replaces every com.microsoft.MultiHeadAttention and Attention node of
+/// M's main graph by
 /// default-domain nodes computing the same outputs (valid at opset 13 and
 /// later); other nodes are left alone. Throws Error(Unsupported) naming the
 /// node and what it uses that the rewrite does not cover (a packed or
