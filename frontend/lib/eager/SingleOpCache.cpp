@@ -67,6 +67,7 @@ bool makeKey(std::string &K, ir::OpKind Op,
       }
       break;
     case ir::AttrType::Tensor:
+    case ir::AttrType::Graph:
       return false;
     }
     K.push_back(';');
