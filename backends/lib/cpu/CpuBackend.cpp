@@ -16,9 +16,15 @@
 // kernel. The interpreter path runs nodes whose tensors are all small with
 // one OpenMP thread (a fork/join costs more than their work).
 //
+// Nodes with regions (If, Loop) run on a node kernel that owns one cpu
+// executable per region (the region lifted into a graph, compiled at the
+// node's first run and kept; each caches its Programs per input signature),
+// so a loop's body is compiled once, not per iteration.
+//
 //===----------------------------------------------------------------------===//
 
 #include "nngraph/backends/cpu/CpuBackend.h"
+#include "../reference/ControlFlow.h"
 #include "DnnlKernel.h"
 #include "Lower.h"
 #include "nngraph/backends/cpu/KernelJit.h"
@@ -64,6 +70,11 @@ bool allSmall(const KernelContext &C) {
 } // namespace
 
 NodeKernel nodeKernelFor(const ir::Node &N) {
+  if (N.hasRegions()) {
+    auto Runner = std::make_shared<reference::RegionRunner>(
+        N, [](const ir::Graph &G) { return compileCpu(G, CpuMode::Compiled); });
+    return [Runner](KernelContext &C) { Runner->run(C); };
+  }
   NodeKernel Base;
   if (std::shared_ptr<DnnlKernel> K = dnnlKernelFor(N))
     Base = asNodeKernel(std::move(K));

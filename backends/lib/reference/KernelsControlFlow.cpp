@@ -1,0 +1,161 @@
+//===- KernelsControlFlow.cpp - If and Loop ------------------------------===//
+//
+// RegionRunner (ControlFlow.h) and the reference kernels of If and Loop,
+// which run the regions on the reference backend. Loop follows ONNX's
+// pseudocode: keep going while iter_num < M (when M is given) and the
+// condition holds (the cond input, then each iteration's cond_out); zero
+// iterations give the initial values and empty scan outputs.
+//
+//===----------------------------------------------------------------------===//
+
+#include "ControlFlow.h"
+#include "nngraph/backends/reference/ReferenceBackend.h"
+#include "nngraph/ir/Regions.h"
+#include "nngraph/runtime/Error.h"
+
+#include <cstring>
+#include <limits>
+
+namespace nng::backends::reference {
+
+RegionRunner::RegionRunner(const ir::Node &N, RegionCompiler Compile)
+    : N(N), Compile(std::move(Compile)) {}
+
+Executable &RegionRunner::region(const std::string &Name) {
+  std::lock_guard<std::mutex> Lock(Mu);
+  for (auto &[K, E] : Compiled)
+    if (K == Name)
+      return *E;
+  const ir::Attribute *A = N.attrs().find(Name);
+  if (!A || A->type() != ir::AttrType::Graph || !A->graphPtr())
+    fail(ErrorKind::Verify, N.describe(), ": region '", Name, "' is missing");
+  std::unique_ptr<ir::Graph> G = ir::liftRegion(A->g());
+  Compiled.emplace_back(Name, Compile(*G));
+  return *Compiled.back().second;
+}
+
+std::vector<Tensor> RegionRunner::captured(const KernelContext &C,
+                                           const std::string &Name) {
+  std::vector<Tensor> T;
+  for (const ir::Value *V : N.attrs().find(Name)->g().captures())
+    T.push_back(C.Inputs.at(V->captureIndex()));
+  return T;
+}
+
+void RegionRunner::run(KernelContext &C) {
+  if (N.op() == ir::OpKind::If)
+    return runIf(C);
+  if (N.op() == ir::OpKind::Loop)
+    return runLoop(C);
+  C.fail("has no regions to run");
+}
+
+namespace {
+
+bool truth(const KernelContext &C, const Tensor &T, const char *What) {
+  if (T.numel() != 1)
+    C.fail(What, " must hold one element, got shape ", T.shape().toString());
+  return T.getFlat(0) != 0;
+}
+
+/// The steps' values of one scan output stacked along a new axis 0.
+Tensor stack(const KernelContext &C, const std::vector<Tensor> &Steps,
+             const ir::TensorType &Inferred, size_t Output) {
+  if (Steps.empty()) {
+    // No iteration: [0, dims the type knows (else 0)].
+    std::vector<int64_t> Dims{0};
+    if (Inferred.hasRank())
+      for (int64_t I = 1; I < Inferred.rank(); ++I)
+        Dims.push_back(Inferred.dim(I).isStatic() ? Inferred.dim(I).value()
+                                                  : 0);
+    return Tensor::empty(Shape(Dims), Inferred.dtype());
+  }
+  const Shape &S = Steps[0].shape();
+  std::vector<int64_t> Dims{static_cast<int64_t>(Steps.size())};
+  for (int64_t D : S)
+    Dims.push_back(D);
+  Tensor Out = Tensor::empty(Shape(Dims), Steps[0].dtype());
+  char *P = static_cast<char *>(Out.rawData());
+  for (size_t I = 0; I < Steps.size(); ++I) {
+    if (Steps[I].shape() != S || Steps[I].dtype() != Steps[0].dtype())
+      C.fail("scan output ", Output, " is ", dtypeName(Steps[0].dtype()),
+             S.toString(), " at iteration 0 but ",
+             dtypeName(Steps[I].dtype()), Steps[I].shape().toString(),
+             " at iteration ", I, "; every iteration must give one shape");
+    Tensor T = Steps[I].contiguous();
+    if (T.nbytes())
+      std::memcpy(P, T.rawData(), T.nbytes());
+    P += T.nbytes();
+  }
+  return Out;
+}
+
+} // namespace
+
+void RegionRunner::runIf(KernelContext &C) {
+  std::string Name =
+      truth(C, C.in(0), "the condition") ? "then_branch" : "else_branch";
+  std::vector<Tensor> Outs = region(Name).run(captured(C, Name));
+  if (Outs.size() != N.numOutputs())
+    C.fail("branch '", Name, "' gave ", Outs.size(), " outputs, not ",
+           N.numOutputs());
+  C.Outputs = std::move(Outs);
+}
+
+void RegionRunner::runLoop(KernelContext &C) {
+  const ir::Graph &Body = N.attrs().find("body")->g();
+  size_t NumCarried = Body.inputs().size() - 2;
+  size_t NumScan = N.numOutputs() - NumCarried;
+  int64_t M = std::numeric_limits<int64_t>::max();
+  if (C.hasInput(0)) {
+    if (C.in(0).numel() != 1)
+      C.fail("the trip count must hold one element, got shape ",
+             C.in(0).shape().toString());
+    M = C.in(0).getFlatInt(0);
+  }
+  bool Keep = C.hasInput(1) ? truth(C, C.in(1), "the condition") : true;
+  std::vector<Tensor> Carried;
+  for (size_t J = 0; J < NumCarried; ++J)
+    Carried.push_back(C.in(2 + J));
+  std::vector<Tensor> Captured = captured(C, "body");
+  std::vector<std::vector<Tensor>> Scans(NumScan);
+  Executable &E = region("body");
+  std::vector<Tensor> Ins;
+  for (int64_t I = 0; I < M && Keep; ++I) {
+    Ins.clear();
+    Ins.push_back(Tensor::scalar<int64_t>(I));
+    Ins.push_back(Tensor::scalar<bool>(Keep));
+    Ins.insert(Ins.end(), Carried.begin(), Carried.end());
+    Ins.insert(Ins.end(), Captured.begin(), Captured.end());
+    std::vector<Tensor> Outs = E.run(Ins);
+    Keep = truth(C, Outs[0], "the body's condition");
+    for (size_t J = 0; J < NumCarried; ++J)
+      Carried[J] = std::move(Outs[1 + J]);
+    for (size_t K = 0; K < NumScan; ++K)
+      Scans[K].push_back(std::move(Outs[1 + NumCarried + K]));
+  }
+  C.Outputs.assign(N.numOutputs(), Tensor());
+  for (size_t J = 0; J < NumCarried; ++J)
+    C.Outputs[J] = Carried[J];
+  for (size_t K = 0; K < NumScan; ++K)
+    C.Outputs[NumCarried + K] =
+        stack(C, Scans[K], C.OutTypes.at(NumCarried + K), K);
+}
+
+namespace {
+
+std::unique_ptr<Executable> compileOnReference(const ir::Graph &G) {
+  return referenceBackend().compile(G);
+}
+
+} // namespace
+
+void kernelIf(KernelContext &C) {
+  RegionRunner(C.N, compileOnReference).run(C);
+}
+
+void kernelLoop(KernelContext &C) {
+  RegionRunner(C.N, compileOnReference).run(C);
+}
+
+} // namespace nng::backends::reference
