@@ -1,4 +1,4 @@
-//===- InferControlFlow.cpp - Inference for If and Loop ------------------===//
+//===- InferControlFlow.cpp - Inference for If, Loop and Scan ------------===//
 //
 // If: the branches are instantiated with the node's input types (their
 // captures are implicit inputs); with a known condition the taken branch's
@@ -7,7 +7,10 @@
 // types until they are stable (each round joins the body's results into
 // them, so a dim that changes between iterations becomes unknown); the
 // final values have those types and each scan output the body's type with a
-// leading unknown dim (the iteration count).
+// leading unknown dim (the iteration count). Scan: the same for its states;
+// each scan input gives the body a slice without its scan axis, and each
+// scan output gets the scan length (static when a scan input's is) at its
+// output axis.
 //
 //===----------------------------------------------------------------------===//
 
@@ -45,6 +48,48 @@ void checkCondition(const InferContext &C, size_t I, const char *What) {
     C.fail(What, " must be bool, got ", T.toString());
   if (T.hasRank() && T.staticNumel() && *T.staticNumel() != 1)
     C.fail(What, " must hold one element, got ", T.toString());
+}
+
+/// Instantiates Body with Args until the Count carried values Args[First..]
+/// are stable: each round joins what the body gives for them (its outputs
+/// OutFirst..) into them, so a dim that changes becomes unknown (every
+/// round only loses information: this ends; the bound is a safeguard).
+std::unique_ptr<Graph> instantiateCarried(const InferContext &C,
+                                          const Graph &Body,
+                                          std::vector<TensorType> &Args,
+                                          size_t First, size_t Count,
+                                          size_t OutFirst, const char *Op) {
+  auto Types = allInputTypes(C);
+  for (int Round = 0;; ++Round) {
+    std::unique_ptr<Graph> R = instantiateRegion(Body, Types, &Args, Op);
+    bool Stable = true;
+    for (size_t J = 0; J < Count; ++J) {
+      TensorType &A = Args[First + J];
+      const TensorType &Out = R->outputs()[OutFirst + J]->type();
+      if (Out.dtype() != A.dtype())
+        C.fail("loop-carried value ", J, " starts as ", A.toString(),
+               " but the body gives ", Out.toString());
+      TensorType Joined = Round >= 8 ? TensorType(Out.dtype())
+                                     : joinTypes(A, Out);
+      if (!(Joined == A)) {
+        A = Joined;
+        Stable = false;
+      }
+    }
+    if (Stable)
+      return R;
+  }
+}
+
+/// T with D inserted at Axis (T's rank + 1 axes).
+TensorType withDim(const InferContext &C, const TensorType &T, Dim D,
+                   int64_t Axis) {
+  if (!T.hasRank())
+    return TensorType(T.dtype());
+  std::vector<Dim> Dims = T.dims();
+  Axis = normalizeAxis(C, Axis, T.rank() + 1, "scan_output_axes");
+  Dims.insert(Dims.begin() + Axis, std::move(D));
+  return TensorType(T.dtype(), std::move(Dims));
 }
 
 } // namespace
@@ -109,45 +154,75 @@ void inferLoop(InferContext &C) {
       C.fail("loop-carried value ", J, " has no initial value");
     Args.push_back(C.inputType(2 + J));
   }
-  auto Types = allInputTypes(C);
-  std::unique_ptr<Graph> R;
-  // Each round only loses information (a dim or a rank becomes unknown), so
-  // this ends; the bound is a safeguard.
-  for (int Round = 0;; ++Round) {
-    R = instantiateRegion(Body, Types, &Args, "Loop");
-    const TensorType &Cond = R->outputs()[0]->type();
-    if (Cond.dtype() != DType::Bool)
-      C.fail("the body's first output (the condition) must be bool, got ",
-             Cond.toString());
-    bool Stable = true;
-    for (size_t J = 0; J < NumCarried; ++J) {
-      const TensorType &Out = R->outputs()[1 + J]->type();
-      if (Out.dtype() != Args[2 + J].dtype())
-        C.fail("loop-carried value ", J, " starts as ",
-               Args[2 + J].toString(), " but the body gives ", Out.toString());
-      TensorType Joined = joinTypes(Args[2 + J], Out);
-      if (Round >= 8)
-        Joined = TensorType(Out.dtype());
-      if (!(Joined == Args[2 + J])) {
-        Args[2 + J] = Joined;
-        Stable = false;
-      }
-    }
-    if (Stable)
-      break;
-  }
+  std::unique_ptr<Graph> R =
+      instantiateCarried(C, Body, Args, 2, NumCarried, 1, "Loop");
+  const TensorType &Cond = R->outputs()[0]->type();
+  if (Cond.dtype() != DType::Bool)
+    C.fail("the body's first output (the condition) must be bool, got ",
+           Cond.toString());
   for (size_t J = 0; J < NumCarried; ++J)
     C.setOutputType(J, Args[2 + J]);
-  for (size_t K = 0; K < NumScan; ++K) {
-    const TensorType &T = R->outputs()[1 + NumCarried + K]->type();
+  for (size_t K = 0; K < NumScan; ++K)
+    C.setOutputType(NumCarried + K,
+                    withDim(C, R->outputs()[1 + NumCarried + K]->type(),
+                            Dim::unknown(), 0));
+}
+
+void inferScan(InferContext &C) {
+  const Graph &Body = regionAttr(C, "body");
+  size_t NumArgs = Body.inputs().size();
+  int64_t Scanned = C.attrInt("num_scan_inputs");
+  if (Scanned < 1 || static_cast<size_t>(Scanned) > NumArgs)
+    C.fail("num_scan_inputs is ", Scanned, " but the body takes ", NumArgs,
+           " inputs (states, then one slice per scan input)");
+  size_t M = static_cast<size_t>(Scanned), N = NumArgs - M;
+  size_t NumOut = Body.outputs().size();
+  if (NumOut < N)
+    C.fail("the body gives ", NumOut, " outputs; it must give the ", N,
+           " states first");
+  size_t K = NumOut - N;
+  if (C.numOutputs() != N + K)
+    C.fail("the node has ", C.numOutputs(), " outputs but its body makes ", N,
+           " states and ", K, " scan outputs");
+  auto Axes = [&](const char *Name, size_t Count) {
+    std::vector<int64_t> A = C.attrInts(Name);
+    if (A.empty())
+      A.assign(Count, 0);
+    if (A.size() != Count)
+      C.fail(Name, " has ", A.size(), " entries for ", Count, " operands");
+    return A;
+  };
+  std::vector<int64_t> InAxes = Axes("scan_input_axes", M);
+  std::vector<int64_t> OutAxes = Axes("scan_output_axes", K);
+  Axes("scan_input_directions", M);
+  Axes("scan_output_directions", K);
+  std::vector<TensorType> Args;
+  for (size_t J = 0; J < N; ++J)
+    Args.push_back(C.inputType(J));
+  Dim Length; // The scan length: static when a scan input's is.
+  for (size_t I = 0; I < M; ++I) {
+    const TensorType &T = C.inputType(N + I);
     if (!T.hasRank()) {
-      C.setOutputType(NumCarried + K, TensorType(T.dtype()));
+      Args.push_back(TensorType(T.dtype()));
       continue;
     }
-    std::vector<Dim> Dims{Dim::unknown()};
-    Dims.insert(Dims.end(), T.dims().begin(), T.dims().end());
-    C.setOutputType(NumCarried + K, TensorType(T.dtype(), std::move(Dims)));
+    int64_t Axis = normalizeAxis(C, InAxes[I], T.rank(), "scan_input_axes");
+    std::vector<Dim> Dims = T.dims();
+    const Dim &L = Dims[Axis];
+    if (L.isStatic() && Length.isStatic() && L.value() != Length.value())
+      C.fail("scan input ", I, " has ", L.value(), " steps along axis ", Axis,
+             " but another has ", Length.value());
+    if (L.isStatic() || (Length.isUnknown() && L.isSymbolic()))
+      Length = L;
+    Dims.erase(Dims.begin() + Axis);
+    Args.push_back(TensorType(T.dtype(), std::move(Dims)));
   }
+  std::unique_ptr<Graph> R = instantiateCarried(C, Body, Args, 0, N, 0, "Scan");
+  for (size_t J = 0; J < N; ++J)
+    C.setOutputType(J, Args[J]);
+  for (size_t O = 0; O < K; ++O)
+    C.setOutputType(N + O,
+                    withDim(C, R->outputs()[N + O]->type(), Length, OutAxes[O]));
 }
 
 } // namespace nng::ir

@@ -1,4 +1,4 @@
-//===- Regions.cpp - Subgraphs owned by nodes (If, Loop) -----------------===//
+//===- Regions.cpp - Subgraphs owned by nodes (If, Loop, Scan) -----------===//
 //
 // Typing regions (joining branch and iteration types, instantiating a region
 // for its node's input types), binding captures to implicit inputs, and
@@ -9,6 +9,8 @@
 #include "nngraph/ir/Regions.h"
 #include "nngraph/ir/ShapeInference.h"
 #include "nngraph/runtime/Error.h"
+
+#include <optional>
 
 namespace nng::ir {
 
@@ -51,6 +53,35 @@ instantiateRegion(const Graph &Region,
   return R;
 }
 
+namespace {
+
+/// T's dtype and rank (less Drop dims) with unknown dims.
+TensorType generic(const TensorType &T, int64_t Drop = 0) {
+  if (!T.hasRank() || T.rank() < Drop)
+    return TensorType(T.dtype());
+  return TensorType(T.dtype(), std::vector<Dim>(T.rank() - Drop));
+}
+
+/// What block argument J of N's region takes from N's inputs when the
+/// region leaves it untyped (Loop's loop-carried values, Scan's states and
+/// slices), or nullopt.
+std::optional<TensorType> argFromInputs(const Node &N, size_t J) {
+  size_t Explicit = N.numExplicitInputs();
+  if (N.op() == OpKind::Loop && J >= 2 && J < Explicit && N.input(J))
+    return generic(N.input(J)->type());
+  if (N.op() == OpKind::Scan && J < Explicit && N.input(J)) {
+    int64_t Scanned = N.attrs().has("num_scan_inputs")
+                          ? N.attrInt("num_scan_inputs")
+                          : 0;
+    bool IsSlice = static_cast<int64_t>(J) >=
+                   static_cast<int64_t>(Explicit) - Scanned;
+    return generic(N.input(J)->type(), IsSlice ? 1 : 0);
+  }
+  return std::nullopt;
+}
+
+} // namespace
+
 void inferRegionTypes(Node &N) {
   for (Graph *R : N.regions()) {
     for (Value *C : R->captures())
@@ -59,21 +90,14 @@ void inferRegionTypes(Node &N) {
     if (N.op() == OpKind::Loop && R->inputs().size() >= 2) {
       R->inputs()[0]->setType(TensorType(DType::I64, std::vector<Dim>{}));
       R->inputs()[1]->setType(TensorType(DType::Bool, std::vector<Dim>{}));
-      // A loop-carried argument the region leaves untyped (or types with
-      // another dtype) takes its initial value's dtype and rank.
-      for (size_t J = 2; J < R->inputs().size(); ++J) {
-        Value *Arg = R->inputs()[J];
-        if (J >= N.numExplicitInputs() || !N.input(J))
-          break;
-        const TensorType &Init = N.input(J)->type();
-        const TensorType &Decl = Arg->type();
-        if (Decl.hasRank() && Decl.dtype() == Init.dtype())
-          continue;
-        Arg->setType(Init.hasRank()
-                         ? TensorType(Init.dtype(),
-                                      std::vector<Dim>(Init.rank()))
-                         : TensorType(Init.dtype()));
-      }
+    }
+    // A block argument the region leaves untyped (or types with another
+    // dtype) takes its dtype and rank from the node's inputs.
+    for (size_t J = 0; J < R->inputs().size(); ++J) {
+      std::optional<TensorType> From = argFromInputs(N, J);
+      const TensorType &Decl = R->inputs()[J]->type();
+      if (From && !(Decl.hasRank() && Decl.dtype() == From->dtype()))
+        R->inputs()[J]->setType(*From);
     }
     // Typed afresh: what the nodes had may contradict new capture types.
     for (const auto &BN : R->nodes())

@@ -6,7 +6,8 @@
 // read outer values and give different shapes, OpKind::Loop as a for loop,
 // a while loop, both bounds, zero iterations (initial values, empty scan
 // outputs), loop-carried values that grow, scan outputs stacked along a new
-// axis, and an If nested in a Loop's body reading values two scopes out.
+// axis, an If nested in a Loop's body reading values two scopes out, and
+// OpKind::Scan with both directions and a scan output along axis 1.
 //
 //===----------------------------------------------------------------------===//
 
@@ -185,6 +186,42 @@ TEST(ControlFlowKernels, IfNestedInLoopReadsTwoScopesOut) {
 })";
   // x = [2, 3]: i=0 even: [3, 2]; i=1 odd: [6, 6]; i=2 even: [7, 5].
   expectBoth(Text, {i64({3}, {}), f32({2, 3})}, {f32({7, 5})});
+}
+
+// A running sum over the rows of %xs (the state), each step's sum a scan
+// output; the second scan input is read backwards and its running product
+// is written backwards along axis 1.
+const char *ScanText = R"(graph {
+  input %init: f32[2]
+  input %xs: f32[3,2]
+  input %ys: f32[2,3]
+  init %one: f32[2] = [1, 1]
+  %sum, %prod, %sums, %prods = Scan(%init, %one, %xs, %ys) {body = graph {
+    input %s: f32[2]
+    input %p: f32[2]
+    input %x: f32[2]
+    input %y: f32[2]
+    %s2 = Add(%s, %x)
+    %p2 = Mul(%p, %y)
+    output %s2, %p2, %s2, %p2
+  }, num_scan_inputs = 2, scan_input_axes = [0, 1], scan_input_directions = [0, 1], scan_output_axes = [0, 1], scan_output_directions = [0, 1]}
+  output %sum, %prod, %sums, %prods
+})";
+
+TEST(ControlFlowKernels, ScanSlicesStatesAndStacks) {
+  std::unique_ptr<ir::Graph> G = ir::parseGraph(ScanText, "scan");
+  EXPECT_EQ(G->outputs()[0]->producer()->op(), OpKind::Scan);
+  EXPECT_EQ(G->outputs()[2]->type().toString(), "f32[3,2]");
+  EXPECT_EQ(G->outputs()[3]->type().toString(), "f32[2,3]");
+  Tensor Xs = f32({1, 2, 3, 4, 5, 6}, {3, 2});
+  // ys columns read from the last: [3, 6], [2, 5], [1, 4].
+  Tensor Ys = f32({1, 2, 3, 4, 5, 6}, {2, 3});
+  // Running products [3, 6], [6, 30], [6, 120], written backwards along
+  // axis 1: column 2 holds step 0.
+  expectBoth(ScanText, {f32({10, 20}), Xs, Ys},
+             {f32({19, 32}), f32({6, 120}),
+              f32({11, 22, 14, 26, 19, 32}, {3, 2}),
+              f32({6, 6, 3, 120, 30, 6}, {2, 3})});
 }
 
 TEST(ControlFlowKernels, BadConditionIsAnError) {

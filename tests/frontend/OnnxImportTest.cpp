@@ -340,19 +340,19 @@ TEST(OnnxImport, AllUnsupportedOperatorsReportedAtOnce) {
   EXPECT_NE(Msg.find("ImageDecoder x1 (node 'dec_0')"), std::string::npos) << Msg;
 }
 
-TEST(OnnxImport, SubgraphOperatorsOtherThanIfAndLoopAreRefused) {
+TEST(OnnxImport, SubgraphOperatorsOtherThanIfLoopScanAreRefused) {
   onnx::ModelProto M = makeModel();
   addInput(M, "x", {int64_t(2)});
-  auto &Scan = addNode(M, "Scan", {"x"}, {"y"}, "scan");
-  auto *A = Scan.add_attribute();
+  auto &Map = addNode(M, "SequenceMap", {"x"}, {"y"}, "map");
+  auto *A = Map.add_attribute();
   A->set_name("body");
   A->set_type(onnx::AttributeProto::GRAPH);
   A->mutable_g()->set_name("body");
   addOutput(M, "y", {int64_t(2)});
   std::string Msg = importError(M);
-  EXPECT_NE(Msg.find("Scan x1 (node 'scan')"), std::string::npos) << Msg;
-  EXPECT_NE(Msg.find("of the operators with subgraphs, nngraph supports If "
-                     "and Loop"),
+  EXPECT_NE(Msg.find("SequenceMap x1 (node 'map')"), std::string::npos) << Msg;
+  EXPECT_NE(Msg.find("of the operators with subgraphs, nngraph supports If, "
+                     "Loop and Scan"),
             std::string::npos)
       << Msg;
 }

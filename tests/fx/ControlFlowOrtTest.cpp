@@ -2,7 +2,8 @@
 //
 // Control flow end to end: (1) a graph with regions (an If nested in a
 // Loop's body reading values two scopes out, loop-carried values that grow,
-// scan outputs, an If whose branches give different shapes) exported to
+// scan outputs, an If whose branches give different shapes, a Scan over the
+// Loop's scan output writing backwards) exported to
 // ONNX passes ONNX's checker, runs in ONNX Runtime with the outputs of both
 // nngraph backends, and imports back to the same results; (2) a PyTorch
 // model with data-dependent `while` and `if` (torch.jit.script, then
@@ -81,7 +82,14 @@ const char *Text = R"(graph "control_flow" {
   }, else_branch = graph {
     output %x
   }}
-  output %y, %trace, %steps, %z
+  %cum, %cums = Scan(%w, %steps) {body = graph {
+    input %acc: f32[2]
+    input %row: f32[2]
+    %next = Add(%acc, %row)
+    %scaled = Mul(%next, %x)
+    output %next, %scaled
+  }, num_scan_inputs = 1, scan_output_directions = [1]}
+  output %y, %trace, %steps, %z, %cum, %cums
 })";
 
 TEST(ControlFlowOrt, ExportedRegionsRunInOnnxRuntime) {
@@ -96,6 +104,12 @@ TEST(ControlFlowOrt, ExportedRegionsRunInOnnxRuntime) {
                                  0, 0),
             "");
   EXPECT_EQ(Ref[3].shape(), Shape{4});
+  // Scan: w + rows = [4, 1], [10, 7], [17, 12]; times x, written backwards.
+  EXPECT_EQ(test::compareTensors(
+                Ref[5],
+                Tensor::fromVector<float>({34, 36, 20, 21, 8, 3}, Shape{3, 2}),
+                0, 0),
+            "");
   expectClose(runOn("cpu", *G, In), Ref, "cpu backend");
 
   std::string Path = test::freshTestDir("cf") + "/control_flow.onnx";

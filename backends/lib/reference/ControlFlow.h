@@ -38,6 +38,7 @@ private:
   Executable &region(const std::string &Name);
   void runIf(KernelContext &C);
   void runLoop(KernelContext &C);
+  void runScan(KernelContext &C);
   /// The captured values of region Name, from the node's inputs.
   std::vector<Tensor> captured(const KernelContext &C, const std::string &Name);
 

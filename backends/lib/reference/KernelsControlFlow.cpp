@@ -1,10 +1,13 @@
-//===- KernelsControlFlow.cpp - If and Loop ------------------------------===//
+//===- KernelsControlFlow.cpp - If, Loop and Scan ------------------------===//
 //
-// RegionRunner (ControlFlow.h) and the reference kernels of If and Loop,
-// which run the regions on the reference backend. Loop follows ONNX's
+// RegionRunner (ControlFlow.h) and the reference kernels of If, Loop and
+// Scan, which run the regions on the reference backend. Loop follows ONNX's
 // pseudocode: keep going while iter_num < M (when M is given) and the
 // condition holds (the cond input, then each iteration's cond_out); zero
-// iterations give the initial values and empty scan outputs.
+// iterations give the initial values and empty scan outputs. Scan slices
+// its scan inputs along their axes (from the end for direction 1), passes
+// the states on, and stacks each scan output along its axis (reversed for
+// direction 1).
 //
 //===----------------------------------------------------------------------===//
 
@@ -13,6 +16,7 @@
 #include "nngraph/ir/Regions.h"
 #include "nngraph/runtime/Error.h"
 
+#include <algorithm>
 #include <cstring>
 #include <limits>
 
@@ -47,6 +51,8 @@ void RegionRunner::run(KernelContext &C) {
     return runIf(C);
   if (N.op() == ir::OpKind::Loop)
     return runLoop(C);
+  if (N.op() == ir::OpKind::Scan)
+    return runScan(C);
   C.fail("has no regions to run");
 }
 
@@ -142,6 +148,92 @@ void RegionRunner::runLoop(KernelContext &C) {
         stack(C, Scans[K], C.OutTypes.at(NumCarried + K), K);
 }
 
+void RegionRunner::runScan(KernelContext &C) {
+  const ir::Graph &Body = N.attrs().find("body")->g();
+  size_t M = static_cast<size_t>(N.attrInt("num_scan_inputs"));
+  size_t NumStates = Body.inputs().size() - M;
+  size_t NumScan = N.numOutputs() - NumStates;
+  auto Ints = [&](const char *Name, size_t Count) {
+    std::vector<int64_t> V = N.attrInts(Name);
+    if (V.empty())
+      V.assign(Count, 0);
+    return V;
+  };
+  std::vector<int64_t> InAxes = Ints("scan_input_axes", M);
+  std::vector<int64_t> InDirs = Ints("scan_input_directions", M);
+  std::vector<int64_t> OutAxes = Ints("scan_output_axes", NumScan);
+  std::vector<int64_t> OutDirs = Ints("scan_output_directions", NumScan);
+  int64_t Length = -1;
+  for (size_t I = 0; I < M; ++I) {
+    const Tensor &T = C.in(NumStates + I);
+    int64_t R = static_cast<int64_t>(T.rank());
+    if (InAxes[I] < 0)
+      InAxes[I] += R;
+    if (InAxes[I] < 0 || InAxes[I] >= R)
+      C.fail("scan_input_axes[", I, "] is out of range for rank ", R);
+    int64_t L = T.size(InAxes[I]);
+    if (Length >= 0 && L != Length)
+      C.fail("scan input ", I, " has ", L, " steps but another has ", Length);
+    Length = L;
+  }
+  std::vector<Tensor> States;
+  for (size_t J = 0; J < NumStates; ++J)
+    States.push_back(C.in(J));
+  std::vector<Tensor> Captured = captured(C, "body");
+  std::vector<std::vector<Tensor>> Scans(NumScan);
+  Executable &E = region("body");
+  std::vector<Tensor> Ins;
+  for (int64_t Step = 0; Step < Length; ++Step) {
+    Ins = States;
+    for (size_t I = 0; I < M; ++I) {
+      const Tensor &T = C.in(NumStates + I);
+      int64_t At = InDirs[I] ? Length - 1 - Step : Step;
+      std::vector<int64_t> Dims(T.shape().begin(), T.shape().end());
+      Dims.erase(Dims.begin() + InAxes[I]);
+      Ins.push_back(
+          T.slice(InAxes[I], At, At + 1).contiguous().reshape(Shape(Dims)));
+    }
+    Ins.insert(Ins.end(), Captured.begin(), Captured.end());
+    std::vector<Tensor> Outs = E.run(Ins);
+    for (size_t J = 0; J < NumStates; ++J)
+      States[J] = std::move(Outs[J]);
+    for (size_t K = 0; K < NumScan; ++K)
+      Scans[K].push_back(std::move(Outs[NumStates + K]));
+  }
+  C.Outputs.assign(N.numOutputs(), Tensor());
+  for (size_t J = 0; J < NumStates; ++J)
+    C.Outputs[J] = States[J];
+  for (size_t K = 0; K < NumScan; ++K) {
+    if (OutDirs[K])
+      std::reverse(Scans[K].begin(), Scans[K].end());
+    // Stacked along axis 0 (the inferred type with its scan axis first),
+    // then moved to the output axis.
+    const ir::TensorType &T = C.OutTypes.at(NumStates + K);
+    int64_t R = T.hasRank() ? T.rank()
+                : Scans[K].empty()
+                    ? 1
+                    : static_cast<int64_t>(Scans[K][0].rank()) + 1;
+    int64_t Axis = OutAxes[K] < 0 ? OutAxes[K] + R : OutAxes[K];
+    ir::TensorType First = T;
+    if (T.hasRank() && Axis != 0) {
+      std::vector<ir::Dim> D = T.dims();
+      std::rotate(D.begin(), D.begin() + Axis, D.begin() + Axis + 1);
+      First = ir::TensorType(T.dtype(), std::move(D));
+    }
+    Tensor S = stack(C, Scans[K], First, K);
+    if (Axis != 0) {
+      std::vector<int64_t> Perm;
+      for (int64_t A = 1; A <= Axis; ++A)
+        Perm.push_back(A);
+      Perm.push_back(0);
+      for (int64_t A = Axis + 1; A < R; ++A)
+        Perm.push_back(A);
+      S = S.permute(Perm).contiguous();
+    }
+    C.Outputs[NumStates + K] = S;
+  }
+}
+
 namespace {
 
 std::unique_ptr<Executable> compileOnReference(const ir::Graph &G) {
@@ -155,6 +247,10 @@ void kernelIf(KernelContext &C) {
 }
 
 void kernelLoop(KernelContext &C) {
+  RegionRunner(C.N, compileOnReference).run(C);
+}
+
+void kernelScan(KernelContext &C) {
   RegionRunner(C.N, compileOnReference).run(C);
 }
 

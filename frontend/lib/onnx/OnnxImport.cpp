@@ -7,7 +7,7 @@
 // order (inputs by name, empty names as absent optional inputs, attributes
 // checked against the op table, Constant's value_* forms normalized to
 // 'value'), declared value types and outputs; finally type inference and
-// the verifier. If and Loop bring their subgraphs as regions: a nested
+// the verifier. If, Loop and Scan bring their subgraphs as regions: a nested
 // builder makes each (block arguments, initializers, nodes, outputs), and a
 // name it does not define is looked up in the enclosing graphs and becomes
 // a capture (an implicit input of the node, ir/Regions.h).
@@ -243,8 +243,8 @@ void checkOperators(const GraphProto &G, const ModelSource &Src) {
       Msg += ", ...";
     Msg += ")";
     if (E.Subgraph)
-      Msg += " [of the operators with subgraphs, nngraph supports If and "
-             "Loop]";
+      Msg += " [of the operators with subgraphs, nngraph supports If, Loop "
+             "and Scan]";
     if (E.SequenceInRegion)
       Msg += " [sequence operators inside If/Loop subgraphs are not "
              "supported: nngraph lowers sequences in the main graph only]";
@@ -574,6 +574,11 @@ private:
         Args = {ir::TensorType(DType::I64, std::vector<ir::Dim>{}),
                 ir::TensorType(DType::Bool, std::vector<ir::Dim>{})};
         for (size_t I = 2; I < Node.numExplicitInputs(); ++I)
+          Args.push_back(Node.input(I) ? Node.input(I)->type()
+                                       : ir::TensorType());
+      } else if (Node.op() == ir::OpKind::Scan) {
+        // Retyped (slices lose their scan axis) by ir::inferRegionTypes.
+        for (size_t I = 0; I < Node.numExplicitInputs(); ++I)
           Args.push_back(Node.input(I) ? Node.input(I)->type()
                                        : ir::TensorType());
       }
