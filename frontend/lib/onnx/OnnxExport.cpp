@@ -235,7 +235,7 @@ void buildModel(const ir::Graph &G, const OnnxExportOptions &O,
   Imp->set_version(O.Opset);
   ::onnx::GraphProto &GP = *M.mutable_graph();
   GP.set_name(G.name().empty() ? "nngraph" : G.name());
-  WriteState W{O, UseExternal, External};
+  WriteState W{O, UseExternal, External, false, {}};
   writeGraph(G, GP, W, /*IsRegion=*/false);
   if (W.HasModuleCall) {
     auto *Custom = M.add_opset_import();
