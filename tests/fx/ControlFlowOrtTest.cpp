@@ -3,7 +3,8 @@
 // Control flow end to end: (1) a graph with regions (an If nested in a
 // Loop's body reading values two scopes out, loop-carried values that grow,
 // scan outputs, an If whose branches give different shapes, a Scan over the
-// Loop's scan output writing backwards) exported to
+// Loop's scan output writing backwards; a body value %m named like an
+// outer one, which ONNX forbids, so export renames it) exported to
 // ONNX passes ONNX's checker, runs in ONNX Runtime with the outputs of both
 // nngraph backends, and imports back to the same results; (2) a PyTorch
 // model with data-dependent `while` and `if` (torch.jit.script, then
@@ -69,8 +70,8 @@ const char *Text = R"(graph "control_flow" {
       %q = Mul(%a, %x)
       output %q
     }}
-    %s = ReduceSum(%b) {keepdims = 1}
-    %tr2 = Concat(%tr, %s) {axis = 0}
+    %m = ReduceSum(%b) {keepdims = 1}
+    %tr2 = Concat(%tr, %m) {axis = 0}
     output %go, %b, %tr2, %b
   }}
   %pos = ReduceSum(%y) {keepdims = 0}

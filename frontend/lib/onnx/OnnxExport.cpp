@@ -7,7 +7,9 @@
 // a warning), value_info for every typed intermediate value, outputs.
 // Regions (If's branches, Loop's body) are written as GRAPH attributes the
 // same way, reading outer values by name (their captures are not written;
-// a region output that no node of the region makes gets an Identity). Also
+// a region output that no node of the region makes gets an Identity; a
+// region's own value named like a value of an enclosing graph, which the
+// text format allows and ONNX does not, is renamed). Also
 // the ONNX checker + strict shape inference wrapper used by tests and by
 // OnnxExportOptions::Check.
 //
@@ -113,6 +115,37 @@ struct ExternalWriter {
 void addValueInfo(const ir::Value *V, ::onnx::ValueInfoProto &P) {
   P.set_name(V->name());
   typeToProto(V->type(), *P.mutable_type());
+}
+
+/// Renames the values of G's regions (recursively) named like a value of an
+/// enclosing graph: ONNX forbids shadowing. Outer holds the enclosing
+/// graphs' names.
+void unshadowRegions(ir::Graph &G, std::set<std::string> Outer) {
+  auto Note = [&](const ir::Value *V) { Outer.insert(V->name()); };
+  for (const ir::Value *V : G.inputs())
+    Note(V);
+  for (const ir::Value *V : G.initializers())
+    Note(V);
+  for (const auto &N : G.nodes())
+    for (const ir::Value *V : N->outputs())
+      Note(V);
+  for (const auto &N : G.nodes())
+    for (ir::Graph *R : N->regions()) {
+      std::vector<ir::Value *> Own(R->inputs());
+      Own.insert(Own.end(), R->initializers().begin(),
+                 R->initializers().end());
+      for (const auto &RN : R->nodes())
+        Own.insert(Own.end(), RN->outputs().begin(), RN->outputs().end());
+      for (ir::Value *V : Own) {
+        if (!Outer.count(V->name()))
+          continue;
+        std::string Name = V->name();
+        for (int K = 1; Outer.count(Name) || R->lookup(Name); ++K)
+          Name = V->name() + "." + std::to_string(K);
+        R->rename(V, Name);
+      }
+      unshadowRegions(*R, Outer);
+    }
 }
 
 /// What writing a graph needs besides the graph.
@@ -298,6 +331,7 @@ std::unique_ptr<ir::Graph> lowered(const ir::Graph &G,
     // for a graph whose types were never inferred.
     ir::inferTypes(*L);
     lowerForOnnx(*L, O.Opset);
+    unshadowRegions(*L, {});
   } catch (Error &E) {
     E.addContext("while exporting graph '" + G.name() + "' to ONNX");
     throw;
