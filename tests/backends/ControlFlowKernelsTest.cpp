@@ -14,6 +14,7 @@
 #include "RefTestUtils.h"
 
 #include "nngraph/backends/Backend.h"
+#include "nngraph/backends/cpu/CpuBackend.h"
 #include "nngraph/ir/Parser.h"
 
 namespace nng::reftest {
@@ -222,6 +223,21 @@ TEST(ControlFlowKernels, ScanSlicesStatesAndStacks) {
              {f32({19, 32}), f32({6, 120}),
               f32({11, 22, 14, 26, 19, 32}, {3, 2}),
               f32({6, 6, 3, 120, 30, 6}, {2, 3})});
+}
+
+TEST(ControlFlowKernels, CpuCompilesEachRegionOnce) {
+  std::unique_ptr<ir::Graph> G = ir::parseGraph(ForText, "for");
+  auto E = backends::getBackend("cpu").compile(*G);
+  int64_t Before = backends::cpuCallCounts().RegionCompiles;
+  for (int64_t M : {5, 3, 0, 5})
+    E->run({i64({M}, {})});
+  // One body, compiled at the first run, kept for every iteration and run.
+  EXPECT_EQ(backends::cpuCallCounts().RegionCompiles - Before, 1);
+  auto F = backends::getBackend("cpu").compile(*ir::parseGraph(IfText, "if"));
+  Before = backends::cpuCallCounts().RegionCompiles;
+  for (bool C : {true, false, true, false})
+    F->run({scalarBool(C), f32({1, 2, 3})});
+  EXPECT_EQ(backends::cpuCallCounts().RegionCompiles - Before, 2);
 }
 
 TEST(ControlFlowKernels, BadConditionIsAnError) {

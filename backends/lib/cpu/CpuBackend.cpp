@@ -33,6 +33,7 @@
 #include "nngraph/runtime/Parallel.h"
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <mutex>
 
@@ -69,10 +70,16 @@ bool allSmall(const KernelContext &C) {
 
 } // namespace
 
+/// Regions compiled by the node kernels of nodes with regions.
+std::atomic<int64_t> RegionCompiles{0};
+
 NodeKernel nodeKernelFor(const ir::Node &N) {
   if (N.hasRegions()) {
     auto Runner = std::make_shared<reference::RegionRunner>(
-        N, [](const ir::Graph &G) { return compileCpu(G, CpuMode::Compiled); });
+        N, [](const ir::Graph &G) {
+          RegionCompiles.fetch_add(1, std::memory_order_relaxed);
+          return compileCpu(G, CpuMode::Compiled);
+        });
     return [Runner](KernelContext &C) { Runner->run(C); };
   }
   NodeKernel Base;
@@ -378,6 +385,7 @@ bool cpuServesWithDnnl(const ir::Node &N) {
 CpuCallCounts cpuCallCounts() {
   CpuCallCounts Counts = cpu::dnnlCallCounts();
   Counts.Fast = cpu::ownLoopCallCount();
+  Counts.RegionCompiles = cpu::RegionCompiles.load(std::memory_order_relaxed);
   return Counts;
 }
 
