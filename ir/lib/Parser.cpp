@@ -142,6 +142,9 @@ private:
   Lexer Lex;
   Token Tok;
   std::unordered_map<std::string, size_t> Defined;
+  /// Regions deeper than this are refused (the parser recurses into them).
+  static constexpr int MaxRegionDepth = 64;
+  int RegionDepth = 0;
 };
 
 GraphDecl SyntaxParser::parseFile() {
@@ -431,10 +434,16 @@ void SyntaxParser::parseAttrDict(NodeDecl &N) {
     expect(TokKind::Equal, "'=' after the attribute name");
     if (A->Type == AttrType::Graph) {
       // A region: its own scope of names (it may shadow outer ones).
+      if (RegionDepth >= MaxRegionDepth)
+        Src.error(Tok.Offset, "regions nested more than " +
+                                  std::to_string(MaxRegionDepth) +
+                                  " levels deep");
       RegionDecl R{Name, Tok.Offset, std::make_shared<GraphDecl>()};
       auto Outer = std::move(Defined);
       Defined.clear();
+      ++RegionDepth;
       parseBlock(*R.Body);
+      --RegionDepth;
       Defined = std::move(Outer);
       N.Regions.push_back(std::move(R));
       N.Attrs.set(Name, Attribute(std::shared_ptr<Graph>()));

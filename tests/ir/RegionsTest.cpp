@@ -117,6 +117,26 @@ TEST(Regions, ParserRefusesAnUndefinedName) {
   }
 }
 
+TEST(Regions, ParserRefusesRegionsNestedTooDeep) {
+  std::string Open, Close;
+  for (int I = 0; I < 70; ++I) {
+    Open += "%y" + std::to_string(I) +
+            " = If(%c) {then_branch = graph {\n";
+    Close += "output %c }, else_branch = graph { output %c }}\n";
+  }
+  // Each level's node defines %yI and the region outputs %c: a bool.
+  std::string Text = "graph {\n input %c: bool[]\n" + Open + Close +
+                     "output %c\n}\n";
+  try {
+    parseGraph(Text, "deep.nng");
+    FAIL() << "parsed";
+  } catch (const Error &E) {
+    EXPECT_NE(std::string(E.what()).find("nested more than 64 levels"),
+              std::string::npos)
+        << E.what();
+  }
+}
+
 TEST(Regions, JoinTypes) {
   TensorType A(DType::F32, std::vector<Dim>{Dim(2), Dim(3)});
   TensorType B(DType::F32, std::vector<Dim>{Dim(2), Dim(4)});
