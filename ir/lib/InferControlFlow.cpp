@@ -7,7 +7,8 @@
 // types until they are stable (each round joins the body's results into
 // them, so a dim that changes between iterations becomes unknown); the
 // final values have those types and each scan output the body's type with a
-// leading unknown dim (the iteration count). Scan: the same for its states;
+// leading dim, the iteration count: M when it is known and there is no cond
+// input (the body's condition is then ignored), else unknown. Scan: the same for its states;
 // each scan input gives the body a slice without its scan axis, and each
 // scan output gets the scan length (static when a scan input's is) at its
 // output axis.
@@ -16,6 +17,8 @@
 
 #include "InferUtils.h"
 #include "nngraph/ir/Regions.h"
+
+#include <algorithm>
 
 namespace nng::ir {
 
@@ -162,10 +165,15 @@ void inferLoop(InferContext &C) {
            Cond.toString());
   for (size_t J = 0; J < NumCarried; ++J)
     C.setOutputType(J, Args[2 + J]);
+  // Without a cond input a known M is the iteration count.
+  Dim Iterations;
+  if (!C.hasInput(1))
+    if (const Tensor *M = C.inputValue(0); M && M->numel() == 1)
+      Iterations = Dim(std::max<int64_t>(0, M->getFlatInt(0)));
   for (size_t K = 0; K < NumScan; ++K)
     C.setOutputType(NumCarried + K,
                     withDim(C, R->outputs()[1 + NumCarried + K]->type(),
-                            Dim::unknown(), 0));
+                            Iterations, 0));
 }
 
 void inferScan(InferContext &C) {

@@ -95,6 +95,20 @@ TEST(ControlFlowKernels, LoopForM) {
   expectBoth(ForText, {i64({4}, {})}, {f32({10}, {}), f32({1, 3, 6, 10})});
 }
 
+TEST(ControlFlowKernels, LoopWithoutCondIgnoresTheBodysCondition) {
+  // ONNX's "for" form: the body says stop, M says go on.
+  std::string Text = ForText;
+  Text.replace(Text.find("output %go,"), 11, "output %no,");
+  Text.replace(Text.find("    %f = Cast"), 0,
+               "    %no = Constant() {value = tensor<bool[]> [false]}\n");
+  expectBoth(Text, {i64({4}, {})}, {f32({10}, {}), f32({1, 3, 6, 10})});
+  // A known M without cond: the scan length is static.
+  Text.replace(Text.find("input %m: i64[]"), 15, "init %m: i64[] = [3]");
+  std::unique_ptr<ir::Graph> G = ir::parseGraph(Text, "for3");
+  EXPECT_EQ(G->outputs()[1]->type().toString(), "f32[3]");
+  expectBoth(Text, {}, {f32({6}, {}), f32({1, 3, 6})});
+}
+
 TEST(ControlFlowKernels, LoopZeroIterationsGivesInitialValues) {
   expectBoth(ForText, {i64({0}, {})}, {f32({0}, {}), f32({}, {0})});
 }

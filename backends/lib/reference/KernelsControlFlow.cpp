@@ -3,7 +3,8 @@
 // RegionRunner (ControlFlow.h) and the reference kernels of If, Loop and
 // Scan, which run the regions on the reference backend. Loop follows ONNX's
 // pseudocode: keep going while iter_num < M (when M is given) and the
-// condition holds (the cond input, then each iteration's cond_out); zero
+// condition holds (when cond is given: the cond input, then each
+// iteration's cond_out; without it the body's cond_out is ignored); zero
 // iterations give the initial values and empty scan outputs. Scan slices
 // its scan inputs along their axes (from the end for direction 1), passes
 // the states on, and stacks each scan output along its axis (reversed for
@@ -134,7 +135,10 @@ void RegionRunner::runLoop(KernelContext &C) {
     Ins.insert(Ins.end(), Carried.begin(), Carried.end());
     Ins.insert(Ins.end(), Captured.begin(), Captured.end());
     std::vector<Tensor> Outs = E.run(Ins);
-    Keep = truth(C, Outs[0], "the body's condition");
+    // Without a cond input the body's condition is ignored (ONNX's "for"
+    // and infinite forms).
+    if (C.hasInput(1))
+      Keep = truth(C, Outs[0], "the body's condition");
     for (size_t J = 0; J < NumCarried; ++J)
       Carried[J] = std::move(Outs[1 + J]);
     for (size_t K = 0; K < NumScan; ++K)
