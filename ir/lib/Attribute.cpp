@@ -8,7 +8,8 @@
 namespace nng::ir {
 
 static constexpr std::string_view AttrTypeNames[] = {
-    "int", "float", "string", "ints", "floats", "strings", "tensor"};
+    "int",    "float",   "string", "ints",
+    "floats", "strings", "tensor", "graph"};
 
 std::string_view attrTypeName(AttrType T) {
   return AttrTypeNames[static_cast<int>(T)];
@@ -41,6 +42,8 @@ bool Attribute::operator==(const Attribute &O) const {
                        floats().size() * sizeof(float)) == 0;
   case AttrType::Strings:
     return strings() == O.strings();
+  case AttrType::Graph:
+    return graphPtr() == O.graphPtr();
   default:
     return false;
   }

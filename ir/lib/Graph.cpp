@@ -27,6 +27,58 @@ void Node::setInput(size_t I, Value *V) {
   Inputs[I] = V;
   if (V)
     V->Uses.push_back({this, static_cast<unsigned>(I)});
+  if (V && isImplicitInput(I))
+    syncCaptureNames(I);
+}
+
+unsigned Node::addImplicitInput(Value *V) {
+  NNG_CHECK(V, describe(), ": an implicit input cannot be absent");
+  addInput(V);
+  ++NumImplicit;
+  return static_cast<unsigned>(Inputs.size() - 1);
+}
+
+void Node::setNumImplicitInputs(size_t N) {
+  NNG_CHECK(N <= Inputs.size(), describe(), ": ", N,
+            " implicit inputs but only ", Inputs.size(), " inputs");
+  NumImplicit = N;
+}
+
+std::vector<Graph *> Node::regions() const {
+  std::vector<Graph *> R;
+  for (const auto &[Name, A] : Attrs)
+    if (A.type() == AttrType::Graph && A.graphPtr())
+      R.push_back(&A.g());
+  return R;
+}
+
+bool Node::hasRegions() const {
+  for (const auto &[Name, A] : Attrs)
+    if (A.type() == AttrType::Graph)
+      return true;
+  return false;
+}
+
+void Node::syncCaptureNames(size_t I) {
+  const std::string &Want = Inputs[I]->name();
+  for (Graph *R : regions()) {
+    std::vector<Value *> Bound;
+    for (Value *C : R->captures())
+      if (C->captureIndex() == I && C->name() != Want)
+        Bound.push_back(C);
+    for (Value *C : Bound) {
+      if (Value *Other = R->lookup(Want)) {
+        if (Other->isCapture() && Inputs[Other->captureIndex()] == Inputs[I]) {
+          // Two captures of one value now: keep one.
+          R->replaceAllUsesWith(C, Other);
+          R->eraseValue(C);
+          continue;
+        }
+        R->rename(Other, R->uniqueName(Want)); // A local: names are free.
+      }
+      R->rename(C, Want);
+    }
+  }
 }
 
 void Node::addInput(Value *V) {
@@ -39,6 +91,8 @@ void Node::truncateInputs(size_t N) {
   while (Inputs.size() > N) {
     removeUse(Inputs.back(), this, static_cast<unsigned>(Inputs.size() - 1));
     Inputs.pop_back();
+    if (NumImplicit)
+      --NumImplicit;
   }
 }
 
@@ -66,6 +120,10 @@ bool Node::isPure() const {
   const OpSchema &S = schema();
   if (S.has(OpTrait::Impure) || S.has(OpTrait::Random))
     return false;
+  for (const Graph *R : regions())
+    for (const auto &BN : R->nodes())
+      if (!BN->isPure())
+        return false;
   if (!S.has(OpTrait::RandomInTraining))
     return true;
   size_t Mode = S.Inputs.size();
@@ -121,6 +179,15 @@ Value *Graph::addInitializer(std::string VName, Tensor Data) {
   V->Ty = TensorType(Data.dtype(), Data.shape());
   V->Data = std::move(Data);
   Initializers.push_back(V);
+  return V;
+}
+
+Value *Graph::addCapture(std::string VName, TensorType T,
+                          unsigned InputIndex) {
+  Value *V = newValue(std::move(VName), Value::Kind::Capture);
+  V->Ty = std::move(T);
+  V->ProducerIndex = InputIndex;
+  Captures.push_back(V);
   return V;
 }
 
@@ -187,6 +254,7 @@ void Graph::eraseValue(Value *V) {
   };
   Drop(Inputs);
   Drop(Initializers);
+  Drop(Captures);
   ByName.erase(V->Name);
   auto It = std::find_if(Values.begin(), Values.end(),
                          [&](auto &P) { return P.get() == V; });
@@ -215,6 +283,11 @@ void Graph::rename(Value *V, std::string NewName) {
   ByName.erase(V->Name);
   V->Name = NewName;
   ByName[NewName] = V;
+  // Regions that capture V name it too.
+  std::vector<Use> Uses = V->Uses;
+  for (const Use &U : Uses)
+    if (U.User->isImplicitInput(U.Index))
+      U.User->syncCaptureNames(U.Index);
 }
 
 std::string Graph::uniqueName(std::string_view Base) const {
@@ -286,6 +359,15 @@ void Graph::topologicalSort() {
   Nodes = std::move(Sorted);
 }
 
+void Graph::liftCaptures() {
+  for (Value *C : Captures) {
+    C->K = Value::Kind::Input;
+    C->ProducerIndex = 0;
+    Inputs.push_back(C);
+  }
+  Captures.clear();
+}
+
 std::unique_ptr<Graph> Graph::clone() const {
   auto G = std::make_unique<Graph>();
   G->Name = Name;
@@ -299,6 +381,8 @@ std::unique_ptr<Graph> Graph::clone() const {
     C->Ty = V->Ty;
     Map[V] = C;
   }
+  for (Value *V : Captures)
+    Map[V] = G->addCapture(V->Name, V->Ty, V->ProducerIndex);
   for (const auto &N : Nodes) {
     std::vector<Value *> Ins;
     for (Value *V : N->Inputs)
@@ -309,6 +393,10 @@ std::unique_ptr<Graph> Graph::clone() const {
     Node *C = G->addNode(N->Op, Ins, Outs, N->Attrs);
     C->Name = N->Name;
     C->Sc = N->Sc;
+    C->NumImplicit = N->NumImplicit;
+    for (const auto &[AName, A] : N->Attrs)
+      if (A.type() == AttrType::Graph && A.graphPtr())
+        C->Attrs.set(AName, Attribute(std::shared_ptr<Graph>(A.g().clone())));
     for (size_t I = 0; I < N->Outputs.size(); ++I) {
       C->Outputs[I]->Ty = N->Outputs[I]->Ty;
       Map[N->Outputs[I]] = C->Outputs[I];

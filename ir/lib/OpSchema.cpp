@@ -49,6 +49,10 @@ std::vector<OperandSchema> parseOperands(std::string_view Spec) {
     if (Tok.size() > 3 && Tok.substr(Tok.size() - 3) == "...") {
       O.Variadic = true;
       Tok.remove_suffix(3);
+      if (Tok.back() == '?') { // "v?...": zero or more.
+        O.Optional = true;
+        Tok.remove_suffix(1);
+      }
     } else if (Tok.back() == '?') {
       O.Optional = true;
       Tok.remove_suffix(1);

@@ -16,6 +16,7 @@
 #include "nngraph/ir/Graph.h"
 #include "nngraph/ir/Parser.h"
 
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -43,6 +44,15 @@ struct InitDecl {
   std::string Hash; ///< The elided hash.
 };
 
+struct GraphDecl;
+
+/// A region: a graph attribute's nested "graph { ... }" block.
+struct RegionDecl {
+  std::string Attr; ///< The attribute's name ("then_branch").
+  size_t Loc = 0;
+  std::shared_ptr<GraphDecl> Body;
+};
+
 /// One node statement.
 struct NodeDecl {
   size_t Loc = 0;   ///< Start of the statement.
@@ -50,12 +60,13 @@ struct NodeDecl {
   const OpSchema *Op = nullptr;
   std::vector<ValueDef> Results;
   std::vector<ValueRef> Operands;
-  AttrMap Attrs;
+  AttrMap Attrs; ///< Regions hold a null graph here until built.
+  std::vector<RegionDecl> Regions;
   std::string Name;
   Scope Sc;
 };
 
-/// A whole "graph { ... }" block.
+/// A whole "graph { ... }" block (the file's, or a region's).
 struct GraphDecl {
   size_t Loc = 0;
   std::string Name;

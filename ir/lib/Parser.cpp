@@ -115,6 +115,7 @@ private:
   }
   bool atNumber() const { return isNumber(Tok); }
 
+  void parseBlock(GraphDecl &G);
   void parseStatement(GraphDecl &G);
   ValueDef parseValueDef(bool TypeRequired);
   ValueRef parseValueRef(const char *What);
@@ -141,10 +142,21 @@ private:
   Lexer Lex;
   Token Tok;
   std::unordered_map<std::string, size_t> Defined;
+  /// Regions deeper than this are refused (the parser recurses into them).
+  static constexpr int MaxRegionDepth = 64;
+  int RegionDepth = 0;
 };
 
 GraphDecl SyntaxParser::parseFile() {
   GraphDecl G;
+  parseBlock(G);
+  if (!Tok.is(TokKind::Eof))
+    expected("end of file after the graph's closing '}'");
+  return G;
+}
+
+/// "graph ["name"] { statements }": the file's graph or a region.
+void SyntaxParser::parseBlock(GraphDecl &G) {
   if (!Tok.isIdent("graph"))
     expected("'graph'");
   G.Loc = Tok.Offset;
@@ -159,9 +171,6 @@ GraphDecl SyntaxParser::parseFile() {
       expected("a statement or '}'");
     parseStatement(G);
   }
-  if (!Tok.is(TokKind::Eof))
-    expected("end of file after the graph's closing '}'");
-  return G;
 }
 
 void SyntaxParser::parseStatement(GraphDecl &G) {
@@ -423,7 +432,24 @@ void SyntaxParser::parseAttrDict(NodeDecl &N) {
       Src.error(NameLoc, "attribute " + squote(Name) + " is given twice");
     consume();
     expect(TokKind::Equal, "'=' after the attribute name");
-    N.Attrs.set(Name, parseAttrValue(Op, *A));
+    if (A->Type == AttrType::Graph) {
+      // A region: its own scope of names (it may shadow outer ones).
+      if (RegionDepth >= MaxRegionDepth)
+        Src.error(Tok.Offset, "regions nested more than " +
+                                  std::to_string(MaxRegionDepth) +
+                                  " levels deep");
+      RegionDecl R{Name, Tok.Offset, std::make_shared<GraphDecl>()};
+      auto Outer = std::move(Defined);
+      Defined.clear();
+      ++RegionDepth;
+      parseBlock(*R.Body);
+      --RegionDepth;
+      Defined = std::move(Outer);
+      N.Regions.push_back(std::move(R));
+      N.Attrs.set(Name, Attribute(std::shared_ptr<Graph>()));
+    } else {
+      N.Attrs.set(Name, parseAttrValue(Op, *A));
+    }
     if (consumeIf(TokKind::RBrace))
       return;
     if (!consumeIf(TokKind::Comma))

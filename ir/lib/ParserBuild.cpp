@@ -3,7 +3,11 @@
 // The build step of the parser (see ParseTree.h): creates the values and
 // nodes of a GraphDecl, resolves value names (uses may come before
 // definitions in the text), rejects cycles, sorts the nodes topologically,
-// infers types (merging with the declared ones) and runs the verifier. Every
+// infers types (merging with the declared ones) and runs the verifier.
+// Regions are built by nested builders when their node's operands are
+// resolved (so they may read any value of the enclosing graphs): a name
+// that a region does not define is looked up outward and becomes a capture
+// bound to an implicit input of the node (and of each node in between). Every
 // problem is reported as Error(Parse) at the source location of the
 // declaration or node involved.
 //
@@ -12,6 +16,7 @@
 #include "ParseTree.h"
 #include "TextSyntax.h"
 
+#include "nngraph/ir/Regions.h"
 #include "nngraph/ir/ShapeInference.h"
 #include "nngraph/ir/Verifier.h"
 #include "nngraph/runtime/Error.h"
@@ -26,10 +31,23 @@ namespace {
 /// Builds one graph from its declarations.
 class Builder {
 public:
-  Builder(const SourceBuffer &Src, GraphDecl &D, const ParseOptions &O)
-      : Src(Src), D(D), Opts(O) {}
+  /// Parent and Owner: the enclosing graph's builder and the node whose
+  /// region this is (null for the file's graph).
+  Builder(const SourceBuffer &Src, GraphDecl &D, const ParseOptions &O,
+          Builder *Parent = nullptr, Node *Owner = nullptr)
+      : Src(Src), D(D), Opts(O), Parent(Parent), Owner(Owner) {}
 
   std::unique_ptr<Graph> build() {
+    makeGraph();
+    inferTypes();
+    verify();
+    return std::move(G);
+  }
+
+private:
+  /// Everything but types: values, nodes, operands (regions included),
+  /// topological order.
+  void makeGraph() {
     G = std::make_unique<Graph>();
     G->setName(D.Name);
     for (const ValueDef &V : D.Inputs)
@@ -40,12 +58,42 @@ public:
     resolveOperands();
     checkAcyclic();
     guarded(D.Loc, [&] { G->topologicalSort(); });
-    inferTypes();
-    verify();
-    return std::move(G);
   }
 
-private:
+  /// The value Name of this graph or, through captures, of an enclosing
+  /// one; null when no scope defines it.
+  Value *lookupScoped(const std::string &Name) {
+    if (Value *V = G->lookup(Name))
+      return V;
+    if (!Parent)
+      return nullptr;
+    Value *Outer = Parent->lookupScoped(Name);
+    return Outer ? captureValue(*Owner, *G, Outer) : nullptr;
+  }
+
+  /// Builds N's regions (after its own operands).
+  void buildRegions(Node *Nd) {
+    for (const RegionDecl &R : DeclOf[Nd]->Regions) {
+      auto Child = std::make_unique<Builder>(Src, *R.Body, Opts, this, Nd);
+      Child->makeGraph();
+      Nd->setAttr(R.Attr, Attribute(std::shared_ptr<Graph>(std::move(Child->G))));
+      Child->Region = &Nd->attrs().find(R.Attr)->g();
+      Children[Nd].push_back(std::move(Child));
+    }
+  }
+
+  /// Types the regions of N from N's input types: captures take their
+  /// outer value's type, then each region's nodes are inferred.
+  void inferRegions(Node &N) {
+    auto It = Children.find(&N);
+    if (It == Children.end())
+      return;
+    for (auto &Child : It->second) {
+      for (Value *C : Child->Region->captures())
+        C->setType(N.input(C->captureIndex())->type());
+      Child->inferTypesOf(*Child->Region);
+    }
+  }
   /// Runs F, turning any error other than a parse error into one at Loc.
   template <typename Fn> void guarded(size_t Loc, Fn F) {
     try {
@@ -112,16 +160,18 @@ private:
   Value *resolve(const ValueRef &R) {
     if (R.Absent)
       return nullptr;
-    Value *V = G->lookup(R.Name);
+    Value *V = lookupScoped(R.Name);
     if (!V)
       Src.error(R.Loc, "use of undefined value " + formatValueName(R.Name));
     return V;
   }
 
   void resolveOperands() {
-    for (Node *Nd : Order)
+    for (Node *Nd : Order) {
       for (const ValueRef &R : DeclOf[Nd]->Operands)
         Nd->addInput(resolve(R));
+      buildRegions(Nd);
+    }
     std::vector<Value *> Outs;
     for (const ValueRef &R : D.Outputs)
       Outs.push_back(resolve(R));
@@ -198,10 +248,13 @@ private:
                                    " depends on itself (" + Chain + ")");
   }
 
-  void inferTypes() {
-    for (const auto &NP : G->nodes()) {
+  void inferTypes() { inferTypesOf(*G); }
+
+  void inferTypesOf(Graph &Target) {
+    for (const auto &NP : Target.nodes()) {
       Node &N = *NP;
       const NodeDecl &ND = *DeclOf[&N];
+      inferRegions(N);
       std::vector<TensorType> Inferred;
       try {
         Inferred = inferNodeTypes(N);
@@ -248,7 +301,12 @@ private:
   const SourceBuffer &Src;
   GraphDecl &D;
   const ParseOptions &Opts;
+  Builder *Parent;
+  Node *Owner;
   std::unique_ptr<Graph> G;
+  Graph *Region = nullptr; ///< G once moved into its owner's attribute.
+  std::unordered_map<const Node *, std::vector<std::unique_ptr<Builder>>>
+      Children;
   std::unordered_map<const Node *, const NodeDecl *> DeclOf;
   std::vector<Node *> Order; ///< Nodes in text order.
 };

@@ -2,7 +2,10 @@
 //
 // Writes a graph as text (*.nng): a "graph" block holding the inputs, the
 // initializers (values inline, or elided to a content hash when large), one
-// line per node in topological order and the outputs. Every spelling here is
+// line per node in topological order and the outputs. A region (a graph
+// attribute: If's branches, Loop's body) prints inline as a nested "graph
+// { ... }" block, indented; it names the outer values it reads (its
+// captures) as they are named outside. Every spelling here is
 // one the parser reads back to the same graph, so printing the parsed text
 // gives the same bytes. docs/text-format.md describes the syntax.
 //
@@ -69,19 +72,29 @@ public:
   Printer(std::ostream &OS, const PrintOptions &O) : OS(OS), Opts(O) {}
 
   void print(const Graph &G) {
+    printBlock(G);
+    OS << '\n';
+  }
+
+private:
+  /// "graph "name" { ... }" with its statements indented one level deeper
+  /// than Ind, the closing brace at Ind, no newline after it.
+  void printBlock(const Graph &G) {
+    std::string Outer = Ind;
+    Ind += "  ";
     OS << "graph ";
     if (!G.name().empty())
       OS << quoteString(G.name()) << ' ';
     OS << "{\n";
     for (const Value *V : G.inputs())
-      OS << "  input " << formatValueName(V->name()) << ": "
+      OS << Ind << "input " << formatValueName(V->name()) << ": "
          << formatType(V->type()) << '\n';
     for (const Value *V : G.initializers())
       printInitializer(*V);
     for (const auto &N : G.nodes())
       printNode(*N);
     if (!G.outputs().empty()) {
-      OS << "  output ";
+      OS << Ind << "output ";
       for (size_t I = 0; I < G.outputs().size(); ++I) {
         if (I)
           OS << ", ";
@@ -90,12 +103,12 @@ public:
       }
       OS << '\n';
     }
-    OS << "}\n";
+    Ind = Outer;
+    OS << Ind << "}";
   }
 
-private:
   void printInitializer(const Value &V) {
-    OS << "  init " << formatValueName(V.name()) << ": " << formatType(V.type())
+    OS << Ind << "init " << formatValueName(V.name()) << ": " << formatType(V.type())
        << " = ";
     const Tensor &T = V.data();
     if (!T.defined()) {
@@ -112,7 +125,7 @@ private:
   }
 
   void printNode(const Node &N) {
-    OS << "  ";
+    OS << Ind;
     for (size_t I = 0; I < N.numOutputs(); ++I) {
       if (I)
         OS << ", ";
@@ -122,7 +135,7 @@ private:
     if (N.numOutputs())
       OS << " = ";
     OS << N.schema().qualifiedName() << '(';
-    for (size_t I = 0; I < N.numInputs(); ++I) {
+    for (size_t I = 0; I < N.numExplicitInputs(); ++I) {
       if (I)
         OS << ", ";
       const Value *V = N.input(I);
@@ -136,8 +149,11 @@ private:
         if (!First)
           OS << ", ";
         First = false;
-        OS << (isIdentifier(Name) ? Name : quoteString(Name)) << " = "
-           << formatAttribute(A);
+        OS << (isIdentifier(Name) ? Name : quoteString(Name)) << " = ";
+        if (A.type() == AttrType::Graph)
+          printBlock(A.g());
+        else
+          OS << formatAttribute(A);
       }
       OS << '}';
     }
@@ -184,12 +200,15 @@ private:
       appendTensorValues(T, S);
       return S + "]";
     }
+    case AttrType::Graph: // Printed by printBlock.
+      break;
     }
     return S;
   }
 
   std::ostream &OS;
   const PrintOptions &Opts;
+  std::string Ind; ///< The indentation of the enclosing block's braces.
 };
 
 } // namespace

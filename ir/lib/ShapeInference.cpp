@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "nngraph/ir/ShapeInference.h"
+#include "nngraph/ir/Regions.h"
 #include "nngraph/runtime/Error.h"
 
 namespace nng::ir {
@@ -91,6 +92,14 @@ std::vector<TensorType> inferNodeTypes(const Node &N) {
 
 void inferTypes(Graph &G) {
   for (const auto &N : G.nodes()) {
+    if (N->hasRegions()) {
+      try {
+        inferRegionTypes(*N);
+      } catch (Error &E) {
+        E.addContext("in " + N->describe());
+        throw;
+      }
+    }
     std::vector<TensorType> Inferred = inferNodeTypes(*N);
     for (size_t I = 0; I < N->numOutputs(); ++I) {
       Value *O = N->output(I);

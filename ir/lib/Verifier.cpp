@@ -4,7 +4,10 @@
 // counts within the schema's bounds, absent inputs only where optional,
 // attribute names and types, required attributes, values defined once and
 // before use within this graph, consistent use lists, defined graph
-// outputs, and declared output types consistent with inference. Every
+// outputs, and declared output types consistent with inference. Regions
+// (If's branches, Loop's body) are verified as graphs of their own, and
+// each capture must be bound to an implicit input of the owning node that
+// holds the outer value of its name and type. Every
 // problem is collected; verifyOrThrow reports them all at once.
 //
 //===----------------------------------------------------------------------===//
@@ -31,6 +34,8 @@ public:
       defineValue(V, "graph input", Value::Kind::Input);
     for (const Value *V : G.initializers())
       defineValue(V, "initializer", Value::Kind::Initializer);
+    for (const Value *V : G.captures())
+      defineValue(V, "capture", Value::Kind::Capture);
     for (const auto &N : G.nodes())
       Nodes.insert(N.get());
     for (const auto &N : G.nodes())
@@ -90,6 +95,7 @@ private:
     verifyCounts(N, S);
     verifyInputs(N, S);
     verifyAttrs(N, S);
+    verifyRegions(N);
     for (size_t I = 0; I < N.numOutputs(); ++I) {
       const Value *O = N.output(I);
       if (!O) {
@@ -141,8 +147,45 @@ private:
     }
   }
 
+  /// Each region verifies as a graph; its captures are bound to implicit
+  /// inputs holding the outer value of their name and a compatible type.
+  void verifyRegions(const Node &N) {
+    if (N.numImplicitInputs() && !N.hasRegions())
+      problem(N, "has ", N.numImplicitInputs(),
+              " implicit inputs but no regions that read them");
+    for (const auto &[Name, A] : N.attrs()) {
+      if (A.type() != AttrType::Graph)
+        continue;
+      if (!A.graphPtr()) {
+        problem(N, "region '", Name, "' is null");
+        continue;
+      }
+      const Graph &R = A.g();
+      for (const Value *C : R.captures()) {
+        size_t I = C->captureIndex();
+        if (I >= N.numInputs() || !N.isImplicitInput(I) || !N.input(I)) {
+          problem(N, "region '", Name, "' captures %", C->name(),
+                  " through input ", I, ", which is not an implicit input");
+          continue;
+        }
+        const Value *Outer = N.input(I);
+        if (Outer->name() != C->name())
+          problem(N, "region '", Name, "' captures %", C->name(),
+                  " but implicit input ", I, " is %", Outer->name());
+        else if (!mergeTypes(C->type(), knownType(Outer)) &&
+                 !isUnset(C->type()))
+          problem(N, "region '", Name, "' captures %", C->name(), " as ",
+                  C->type().toString(), " but it is ",
+                  knownType(Outer).toString());
+      }
+      for (VerifyDiagnostic &D : GraphVerifier(R).run())
+        Diags.push_back({&N, N.describe() + ": in region '" + Name +
+                                 "': " + D.Message});
+    }
+  }
+
   void verifyCounts(const Node &N, const OpSchema &S) {
-    size_t In = N.numInputs(), Out = N.numOutputs();
+    size_t In = N.numExplicitInputs(), Out = N.numOutputs();
     if (In < S.minInputs() || In > S.maxInputs())
       problem(N, "has ", In, " inputs; ", S.qualifiedName(), " takes ",
               boundsText(S.minInputs(), S.maxInputs()));
@@ -163,10 +206,13 @@ private:
     for (size_t I = 0; I < N.numInputs(); ++I) {
       const Value *V = N.input(I);
       const OperandSchema *Op =
-          S.Inputs.empty() ? nullptr
-                           : &S.Inputs[std::min(I, S.Inputs.size() - 1)];
+          S.Inputs.empty() || N.isImplicitInput(I)
+              ? nullptr
+              : &S.Inputs[std::min(I, S.Inputs.size() - 1)];
       std::string OpName =
-          Op ? detail::concat("'", Op->Name, "'") : detail::concat("#", I);
+          N.isImplicitInput(I) ? std::string("implicit")
+          : Op                 ? detail::concat("'", Op->Name, "'")
+                               : detail::concat("#", I);
       if (!V) {
         if (!Op || !Op->Optional)
           problem(N, "input ", I, " (", OpName, ") is absent but not optional");

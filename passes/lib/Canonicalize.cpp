@@ -5,7 +5,9 @@
 // nothing (Identity, inference-mode Dropout, Reshape/Expand to the same
 // shape, identity Transpose, Cast to the same dtype, zero Pad, one-input
 // Concat, full-range Slice, Squeeze/Unsqueeze pairs that cancel) and simple
-// algebra (x*1, x+0, x-0, x/1, Neg(Neg(x)), Transpose(Transpose(x))).
+// algebra (x*1, x+0, x-0, x/1, Neg(Neg(x)), Transpose(Transpose(x))), and
+// an If with a constant condition replaced by its taken branch's nodes
+// (ControlFlowRules.cpp).
 // Constant nodes are written in their 'value' tensor form.
 //
 // A pattern whose root does not have the shape it looks for (no constant
@@ -310,6 +312,9 @@ private:
     };
     // Transpose(Transpose(x, p), q) -> Transpose(x, p∘q); Transpose(x, id) -> x
     for (RewritePattern &P : transposeRules())
+      Rules.push_back(std::move(P));
+    // If(constant c) -> the taken branch's nodes (ControlFlowRules.cpp)
+    for (RewritePattern &P : controlFlowRules())
       Rules.push_back(std::move(P));
     // op(constants) -> constant (ConstantFolding.cpp)
     for (RewritePattern &P :

@@ -1,7 +1,8 @@
 //===- ConstantCone.cpp - Values computable from constants alone ----------===//
 //
 // A depth-first walk from a value to the constants it is computed from,
-// refusing graph inputs, elided initializers and impure or random nodes,
+// refusing graph inputs, elided initializers, impure or random nodes and
+// nodes with regions (If, Loop),
 // and a temporary graph of those nodes run on the reference backend (so no
 // op is re-implemented here).
 //
@@ -29,8 +30,9 @@ std::vector<const ir::Node *> constantCone(const ir::Value *V,
     if (!In || ir::constantValue(In))
       return true;
     const ir::Node *P = In->producer();
-    if (!P || !P->isPure())
-      return false; // A graph input, an elided initializer, impure/random.
+    if (!P || !P->isPure() || P->hasRegions())
+      return false; // A graph input, an elided initializer, impure/random,
+                    // control flow.
     if (Seen.insert(P).second) {
       if (Seen.size() > MaxNodes)
         return false;
@@ -79,6 +81,7 @@ evaluateNodes(const std::vector<const ir::Node *> &Nodes,
     for (size_t I = 0; I < N->numOutputs(); ++I)
       Names.push_back("value" + std::to_string(Map.size() + I));
     ir::Node *C = Tmp.addNode(N->op(), Ins, Names, N->attrs());
+    C->setNumImplicitInputs(N->numImplicitInputs());
     std::vector<ir::TensorType> Types = ir::inferNodeTypes(*C);
     for (size_t I = 0; I < C->numOutputs(); ++I) {
       C->output(I)->setType(Types[I]);

@@ -8,7 +8,8 @@
 // value itself is not. A folded result keeps the name of the value it
 // replaces. Declines (counted, and explained under --debug-only=canonicalize):
 // results larger than max-folded-elements, random ops, leaf-module calls
-// (nng.ModuleCall), elided input data and evaluation failures. One rule,
+// (nng.ModuleCall), nodes with regions (If, Loop: a loop may not end),
+// elided input data and evaluation failures. One rule,
 // rooted at any op, does the general folding.
 //
 //===----------------------------------------------------------------------===//
@@ -89,6 +90,8 @@ bool foldShapeGather(ir::Node &N, PatternRewriter &R) {
 bool foldConstant(ir::Node &N, PatternRewriter &R, int64_t MaxElements) {
   if (N.op() == ir::OpKind::Constant)
     return false; // Already folded (canonical-constant's).
+  if (N.hasRegions())
+    return R.decline(N, "a node with regions (a loop may not end)");
   bool Elided = false;
   for (ir::Value *V : N.inputs()) {
     if (!V || ir::constantValue(V))

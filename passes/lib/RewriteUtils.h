@@ -62,4 +62,8 @@ int64_t eraseNewlyUnusedInitializers(
 /// constant inputs whose results have at most MaxElements elements.
 RewritePatternList constantFoldingRules(int64_t MaxElements);
 
+/// Canonicalize's control-flow rules (ControlFlowRules.cpp): an If with a
+/// constant condition becomes the nodes of the branch it takes.
+RewritePatternList controlFlowRules();
+
 } // namespace nng::passes::detail

@@ -340,20 +340,19 @@ TEST(OnnxImport, AllUnsupportedOperatorsReportedAtOnce) {
   EXPECT_NE(Msg.find("ImageDecoder x1 (node 'dec_0')"), std::string::npos) << Msg;
 }
 
-TEST(OnnxImport, SubgraphOperatorsAreRefused) {
+TEST(OnnxImport, SubgraphOperatorsOtherThanIfLoopScanAreRefused) {
   onnx::ModelProto M = makeModel();
-  addInput(M, "c", {}, onnx::TensorProto::BOOL);
-  auto &If = addNode(M, "If", {"c"}, {"y"}, "branch");
-  for (const char *Name : {"then_branch", "else_branch"}) {
-    auto *A = If.add_attribute();
-    A->set_name(Name);
-    A->set_type(onnx::AttributeProto::GRAPH);
-    A->mutable_g()->set_name(Name);
-  }
-  addOutput(M, "y", {int64_t(1)});
+  addInput(M, "x", {int64_t(2)});
+  auto &Map = addNode(M, "SequenceMap", {"x"}, {"y"}, "map");
+  auto *A = Map.add_attribute();
+  A->set_name("body");
+  A->set_type(onnx::AttributeProto::GRAPH);
+  A->mutable_g()->set_name("body");
+  addOutput(M, "y", {int64_t(2)});
   std::string Msg = importError(M);
-  EXPECT_NE(Msg.find("If x1 (node 'branch')"), std::string::npos) << Msg;
-  EXPECT_NE(Msg.find("subgraphs (If, Loop, Scan) are not supported"),
+  EXPECT_NE(Msg.find("SequenceMap x1 (node 'map')"), std::string::npos) << Msg;
+  EXPECT_NE(Msg.find("of the operators with subgraphs, nngraph supports If, "
+                     "Loop and Scan"),
             std::string::npos)
       << Msg;
 }

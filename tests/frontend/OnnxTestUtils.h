@@ -13,6 +13,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <string>
 #include <variant>
@@ -120,7 +121,9 @@ inline std::filesystem::path freshDir(const std::string &Tag) {
 }
 
 /// "" when A and B are the same graph (names, types, ops, attributes,
-/// initializer data, outputs), else where they first differ.
+/// initializer data, outputs; regions compared the same way, their captures
+/// and the implicit inputs as sets, since their order follows the order the
+/// regions were read in), else where they first differ.
 inline std::string graphDiff(const ir::Graph &A, const ir::Graph &B) {
   auto Names = [](const std::vector<ir::Value *> &Vs) {
     std::string S;
@@ -128,6 +131,19 @@ inline std::string graphDiff(const ir::Graph &A, const ir::Graph &B) {
       S += (V ? V->name() + ":" + V->type().toString() : "<null>") + " ";
     return S;
   };
+  auto SortedNames = [](std::vector<ir::Value *> Vs) {
+    std::vector<std::string> N;
+    for (const ir::Value *V : Vs)
+      N.push_back(V->name());
+    std::sort(N.begin(), N.end());
+    std::string S;
+    for (const std::string &X : N)
+      S += X + " ";
+    return S;
+  };
+  if (SortedNames(A.captures()) != SortedNames(B.captures()))
+    return "captures differ: " + SortedNames(A.captures()) + "vs " +
+           SortedNames(B.captures());
   if (Names(A.inputs()) != Names(B.inputs()))
     return "inputs differ: " + Names(A.inputs()) + "vs " + Names(B.inputs());
   if (Names(A.initializers()) != Names(B.initializers()))
@@ -145,14 +161,39 @@ inline std::string graphDiff(const ir::Graph &A, const ir::Graph &B) {
     std::string Where = "node " + std::to_string(I) + " (" + X.describe() + ")";
     if (X.op() != Y.op() || X.name() != Y.name())
       return Where + ": op or name differs from " + Y.describe();
-    if (Names(X.inputs()) != Names(Y.inputs()))
-      return Where + ": inputs " + Names(X.inputs()) + "vs " +
-             Names(Y.inputs());
+    auto Explicit = [](const ir::Node &N) {
+      return std::vector<ir::Value *>(N.inputs().begin(),
+                                      N.inputs().begin() +
+                                          N.numExplicitInputs());
+    };
+    auto Implicit = [](const ir::Node &N) {
+      return std::vector<ir::Value *>(
+          N.inputs().begin() + N.numExplicitInputs(), N.inputs().end());
+    };
+    if (Names(Explicit(X)) != Names(Explicit(Y)))
+      return Where + ": inputs " + Names(Explicit(X)) + "vs " +
+             Names(Explicit(Y));
+    if (SortedNames(Implicit(X)) != SortedNames(Implicit(Y)))
+      return Where + ": implicit inputs " + SortedNames(Implicit(X)) + "vs " +
+             SortedNames(Implicit(Y));
     if (Names(X.outputs()) != Names(Y.outputs()))
       return Where + ": outputs " + Names(X.outputs()) + "vs " +
              Names(Y.outputs());
-    if (!(X.attrs() == Y.attrs()))
+    if (X.attrs().size() != Y.attrs().size())
       return Where + ": attributes differ";
+    for (auto XI = X.attrs().begin(), YI = Y.attrs().begin();
+         XI != X.attrs().end(); ++XI, ++YI) {
+      if (XI->first != YI->first || XI->second.type() != YI->second.type())
+        return Where + ": attributes differ";
+      if (XI->second.type() != ir::AttrType::Graph) {
+        if (!(XI->second == YI->second))
+          return Where + ": attribute '" + XI->first + "' differs";
+        continue;
+      }
+      std::string D = graphDiff(XI->second.g(), YI->second.g());
+      if (!D.empty())
+        return Where + ": region '" + XI->first + "': " + D;
+    }
   }
   if (Names(A.outputs()) != Names(B.outputs()))
     return "outputs differ: " + Names(A.outputs()) + "vs " + Names(B.outputs());

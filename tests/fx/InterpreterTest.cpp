@@ -12,6 +12,7 @@
 #include "GraphModuleTestUtils.h"
 #include "nngraph/backends/Backend.h"
 #include "nngraph/frontend/TensorOps.h"
+#include "nngraph/ir/Parser.h"
 
 #include <algorithm>
 #include <cmath>
@@ -117,6 +118,45 @@ TEST(InterpreterTest, NodeByNodeEqualsWholeGraphOnEveryBackend) {
     Interpreter I(*G, B);
     std::vector<rt::Tensor> Got = I.run({X});
     EXPECT_TRUE(allclose(Tensor(Got[0]), Want, 1e-4, 1e-4)) << B;
+  }
+}
+
+TEST(InterpreterTest, NodesWithRegionsRunNodeByNode) {
+  // An If and a Loop whose regions read outer values (implicit inputs):
+  // each runs as a one-node graph that keeps its implicit inputs.
+  auto G = ir::parseGraph(R"(graph {
+  input %c: bool[]
+  input %x: f32[2]
+  init %w: f32[2] = [1, -1]
+  init %n: i64[] = [3]
+  %y = If(%c) {then_branch = graph {
+    %t = Add(%x, %w)
+    output %t
+  }, else_branch = graph {
+    output %w
+  }}
+  %z = Loop(%n, _, %y) {body = graph {
+    input %i: i64[]
+    input %go: bool[]
+    input %a: f32[2]
+    %b = Mul(%a, %x)
+    output %go, %b
+  }}
+  output %z
+})",
+                          "regions");
+  rt::Tensor C = rt::Tensor::empty(Shape{}, DType::Bool);
+  C.data<bool>()[0] = true;
+  rt::Tensor X = rt::Tensor::fromVector<float>({2, 3}, Shape{2});
+  // (x + w) * x^3 = [3, 2] * [8, 27].
+  rt::Tensor Want = rt::Tensor::fromVector<float>({24, 54}, Shape{2});
+  std::vector<std::string> Names = backends::backendNames();
+  Names.push_back("eager");
+  for (const std::string &B : Names) {
+    if (B == "cuda")
+      continue;
+    Interpreter I(*G, B);
+    EXPECT_TRUE(I.run({C, X})[0].equals(Want)) << B;
   }
 }
 

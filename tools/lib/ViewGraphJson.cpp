@@ -65,6 +65,9 @@ std::string attributeString(const ir::Attribute &A) {
     return listString(A.strings(), quoted);
   case ir::AttrType::Tensor:
     return tensorString(A.t());
+  case ir::AttrType::Graph:
+    return "graph '" + A.g().name() + "' (" +
+           std::to_string(A.g().numNodes()) + " nodes)";
   }
   return "?";
 }

@@ -16,9 +16,15 @@
 // kernel. The interpreter path runs nodes whose tensors are all small with
 // one OpenMP thread (a fork/join costs more than their work).
 //
+// Nodes with regions (If, Loop) run on a node kernel that owns one cpu
+// executable per region (the region lifted into a graph, compiled at the
+// node's first run and kept; each caches its Programs per input signature),
+// so a loop's body is compiled once, not per iteration.
+//
 //===----------------------------------------------------------------------===//
 
 #include "nngraph/backends/cpu/CpuBackend.h"
+#include "../reference/ControlFlow.h"
 #include "DnnlKernel.h"
 #include "Lower.h"
 #include "nngraph/backends/cpu/KernelJit.h"
@@ -28,6 +34,7 @@
 #include "nngraph/runtime/Parallel.h"
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <mutex>
 
@@ -64,7 +71,18 @@ bool allSmall(const KernelContext &C) {
 
 } // namespace
 
+/// Regions compiled by the node kernels of nodes with regions.
+std::atomic<int64_t> RegionCompiles{0};
+
 NodeKernel nodeKernelFor(const ir::Node &N) {
+  if (N.hasRegions()) {
+    auto Runner = std::make_shared<reference::RegionRunner>(
+        N, [](const ir::Graph &G) {
+          RegionCompiles.fetch_add(1, std::memory_order_relaxed);
+          return compileCpu(G, CpuMode::Compiled);
+        });
+    return [Runner](KernelContext &C) { Runner->run(C); };
+  }
   NodeKernel Base;
   if (std::shared_ptr<DnnlKernel> K = dnnlKernelFor(N))
     Base = asNodeKernel(std::move(K));
@@ -382,6 +400,7 @@ bool cpuServesWithDnnl(const ir::Node &N) {
 CpuCallCounts cpuCallCounts() {
   CpuCallCounts Counts = cpu::dnnlCallCounts();
   Counts.Fast = cpu::ownLoopCallCount();
+  Counts.RegionCompiles = cpu::RegionCompiles.load(std::memory_order_relaxed);
   return Counts;
 }
 

@@ -110,10 +110,10 @@ SingleOpCache &eagerCache() {
 std::vector<rt::Tensor> runEager(ir::OpKind Op,
                                  const std::vector<rt::Tensor> &Inputs,
                                  const ir::AttrMap &Attrs,
-                                 unsigned NumOutputs) {
+                                 unsigned NumOutputs, unsigned NumImplicit) {
   if (detail::anyMeta(Inputs))
     return detail::runMeta(Op, Inputs, Attrs, NumOutputs);
-  return eagerCache().run(Op, Inputs, Attrs, NumOutputs);
+  return eagerCache().run(Op, Inputs, Attrs, NumOutputs, NumImplicit);
 }
 
 std::vector<Tensor> call(ir::OpKind Op, const std::vector<Tensor> &Inputs,

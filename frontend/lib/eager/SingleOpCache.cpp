@@ -2,7 +2,8 @@
 //
 // The cache key packs the op, the output count, each input's dtype and
 // rank (0xff for an absent one) and the attributes' bytes into a string;
-// a tensor attribute makes the call uncacheable. The executables are
+// a tensor or graph attribute makes the call uncacheable. An op with
+// regions keeps its implicit inputs, named like the captures bound to them. The executables are
 // compiled from singleOpGraph's one-node graphs by the owner's compiler.
 //
 //===----------------------------------------------------------------------===//
@@ -10,6 +11,9 @@
 #include "nngraph/frontend/SingleOpCache.h"
 #include "nngraph/backends/Backend.h"
 #include "nngraph/ir/Graph.h"
+
+#include <map>
+#include <set>
 
 namespace nng::dispatch {
 
@@ -67,6 +71,7 @@ bool makeKey(std::string &K, ir::OpKind Op,
       }
       break;
     case ir::AttrType::Tensor:
+    case ir::AttrType::Graph:
       return false;
     }
     K.push_back(';');
@@ -80,8 +85,19 @@ std::unique_ptr<ir::Graph> singleOpGraph(ir::OpKind Op,
                                          const std::vector<rt::Tensor> &Inputs,
                                          const ir::AttrMap &Attrs,
                                          unsigned NumOutputs,
-                                         const std::string &Name) {
+                                         const std::string &Name,
+                                         unsigned NumImplicit) {
   auto G = std::make_unique<ir::Graph>();
+  // Implicit inputs are named like the captures bound to them (a region
+  // names what it reads as it is named outside); the others avoid those.
+  std::map<size_t, std::string> Captured;
+  for (const auto &[AName, A] : Attrs)
+    if (A.type() == ir::AttrType::Graph && A.graphPtr())
+      for (const ir::Value *C : A.g().captures())
+        Captured[C->captureIndex()] = C->name();
+  std::set<std::string> Taken;
+  for (const auto &[I, Name] : Captured)
+    Taken.insert(Name);
   std::vector<ir::Value *> Ins;
   for (size_t I = 0; I < Inputs.size(); ++I) {
     const rt::Tensor &T = Inputs[I];
@@ -89,14 +105,22 @@ std::unique_ptr<ir::Graph> singleOpGraph(ir::OpKind Op,
       Ins.push_back(nullptr);
       continue;
     }
+    std::string Name = "x" + std::to_string(I);
+    if (auto It = Captured.find(I);
+        It != Captured.end() && I + NumImplicit >= Inputs.size())
+      Name = It->second;
+    else
+      while (Taken.count(Name))
+        Name += "_";
     std::vector<ir::Dim> Dims(T.rank(), ir::Dim::unknown());
-    Ins.push_back(G->addInput("x" + std::to_string(I),
-                              ir::TensorType(T.dtype(), std::move(Dims))));
+    Ins.push_back(
+        G->addInput(Name, ir::TensorType(T.dtype(), std::move(Dims))));
   }
   std::vector<std::string> Outs;
   for (unsigned I = 0; I < NumOutputs; ++I)
     Outs.push_back("y" + std::to_string(I));
   ir::Node *N = G->addNode(Op, Ins, Outs, Attrs);
+  N->setNumImplicitInputs(NumImplicit);
   N->setName(Name);
   for (ir::Value *V : N->outputs())
     G->addOutput(V);
@@ -110,7 +134,8 @@ SingleOpCache::~SingleOpCache() = default;
 std::vector<rt::Tensor> SingleOpCache::run(ir::OpKind Op,
                                            const std::vector<rt::Tensor> &Inputs,
                                            const ir::AttrMap &Attrs,
-                                           unsigned NumOutputs) {
+                                           unsigned NumOutputs,
+                                           unsigned NumImplicit) {
   // Present inputs only: the one-node graph's inputs skip absent ones (a
   // copy only when some are absent).
   bool AllPresent = true;
@@ -122,8 +147,9 @@ std::vector<rt::Tensor> SingleOpCache::run(ir::OpKind Op,
       if (T.defined())
         Present.push_back(T);
   const std::vector<rt::Tensor> &RunInputs = AllPresent ? Inputs : Present;
-  if (!makeKey(Key, Op, Inputs, Attrs, NumOutputs))
-    return Compile(*singleOpGraph(Op, Inputs, Attrs, NumOutputs))
+  if (NumImplicit || !makeKey(Key, Op, Inputs, Attrs, NumOutputs))
+    return Compile(*singleOpGraph(Op, Inputs, Attrs, NumOutputs, "eager",
+                                  NumImplicit))
         ->run(RunInputs);
   auto It = Map.find(Key);
   if (It == Map.end()) {

@@ -70,11 +70,12 @@ const rt::Tensor *Interpreter::valueOf(const ir::Value *V) const {
 std::vector<rt::Tensor>
 Interpreter::runOnBackend(const ir::Node &N,
                           const std::vector<rt::Tensor> &Inputs) {
+  auto Implicit = static_cast<unsigned>(N.numImplicitInputs());
   if (BackendName == "eager")
     return dispatch::runEager(N.op(), Inputs, N.attrs(),
-                              static_cast<unsigned>(N.numOutputs()));
+                              static_cast<unsigned>(N.numOutputs()), Implicit);
   return Cache->Ops.run(N.op(), Inputs, N.attrs(),
-                        static_cast<unsigned>(N.numOutputs()));
+                        static_cast<unsigned>(N.numOutputs()), Implicit);
 }
 
 std::vector<rt::Tensor>

@@ -4,8 +4,10 @@
 // against the op table: the name must be one of the op's attributes and the
 // ONNX type must be the table's (an INTS where the table wants an int is an
 // error naming the node and the attribute); attributes of kinds nngraph has
-// no use for (graphs, sparse tensors, type protos) are refused. Export
-// writes each attribute with its table type.
+// no use for (lists of graphs, sparse tensors, type protos) are refused.
+// Graph attributes (regions) are built by the importer's graph builder and
+// written by the exporter's, not here. Export writes each attribute with its
+// table type.
 //
 //===----------------------------------------------------------------------===//
 
@@ -65,6 +67,8 @@ std::optional<ir::AttrType> irAttrType(int T) {
     return ir::AttrType::Strings;
   case AttributeProto::TENSOR:
     return ir::AttrType::Tensor;
+  case AttributeProto::GRAPH:
+    return ir::AttrType::Graph;
   default:
     return std::nullopt;
   }
@@ -86,6 +90,8 @@ int onnxAttrType(ir::AttrType T) {
     return AttributeProto::STRINGS;
   case ir::AttrType::Tensor:
     return AttributeProto::TENSOR;
+  case ir::AttrType::Graph:
+    return AttributeProto::GRAPH;
   }
   return AttributeProto::UNDEFINED;
 }
@@ -131,8 +137,11 @@ ir::Attribute attributeFromProto(const AttributeProto &A,
         std::vector<std::string>(A.strings().begin(), A.strings().end()));
   case ir::AttrType::Tensor:
     return ir::Attribute(tensorFromProto(A.t(), Src, Where));
+  case ir::AttrType::Graph:
+    break; // The graph builder builds regions.
   }
-  return {};
+  modelError(ErrorKind::Internal, Src, Where + ": a graph attribute reached "
+                                               "the attribute converter");
 }
 
 void attributeToProto(const std::string &Name, const ir::Attribute &A,
@@ -165,6 +174,9 @@ void attributeToProto(const std::string &Name, const ir::Attribute &A,
   case ir::AttrType::Tensor:
     tensorToProto(A.t(), *P.mutable_t());
     break;
+  case ir::AttrType::Graph:
+    fail(ErrorKind::Internal, "attribute '", Name,
+         "': regions are written by the graph exporter");
   }
 }
 

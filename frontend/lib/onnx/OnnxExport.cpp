@@ -4,7 +4,12 @@
 // inputs, initializers (by name, raw_data, or external data in a side file
 // when the weights would pass protobuf's 2 GB limit), nodes with their
 // attributes (leaf-module calls in the custom domain ai.nngraph.module, with
-// a warning), value_info for every typed intermediate value, outputs. Also
+// a warning), value_info for every typed intermediate value, outputs.
+// Regions (If's branches, Loop's body) are written as GRAPH attributes the
+// same way, reading outer values by name (their captures are not written;
+// a region output that no node of the region makes gets an Identity; a
+// region's own value named like a value of an enclosing graph, which the
+// text format allows and ONNX does not, is renamed). Also
 // the ONNX checker + strict shape inference wrapper used by tests and by
 // OnnxExportOptions::Check.
 //
@@ -26,6 +31,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <set>
 
 namespace fs = std::filesystem;
 
@@ -111,18 +117,64 @@ void addValueInfo(const ir::Value *V, ::onnx::ValueInfoProto &P) {
   typeToProto(V->type(), *P.mutable_type());
 }
 
-/// Serializes the lowered graph G. External (may be null) receives the
-/// initializers of at least MinBytes when UseExternal.
-void buildModel(const ir::Graph &G, const OnnxExportOptions &O,
-                bool UseExternal, ExternalWriter *External, ModelProto &M) {
-  M.set_ir_version(irVersionFor(O.Opset));
-  M.set_producer_name("nngraph");
-  M.set_producer_version("0.1.0");
-  auto *Imp = M.add_opset_import();
-  Imp->set_domain("");
-  Imp->set_version(O.Opset);
-  ::onnx::GraphProto &GP = *M.mutable_graph();
-  GP.set_name(G.name().empty() ? "nngraph" : G.name());
+/// Renames the values of G's regions (recursively) named like a value of an
+/// enclosing graph: ONNX forbids shadowing. Outer holds the enclosing
+/// graphs' names.
+void unshadowRegions(ir::Graph &G, std::set<std::string> Outer) {
+  auto Note = [&](const ir::Value *V) { Outer.insert(V->name()); };
+  for (const ir::Value *V : G.inputs())
+    Note(V);
+  for (const ir::Value *V : G.initializers())
+    Note(V);
+  for (const auto &N : G.nodes())
+    for (const ir::Value *V : N->outputs())
+      Note(V);
+  for (const auto &N : G.nodes())
+    for (ir::Graph *R : N->regions()) {
+      std::vector<ir::Value *> Own(R->inputs());
+      Own.insert(Own.end(), R->initializers().begin(),
+                 R->initializers().end());
+      for (const auto &RN : R->nodes())
+        Own.insert(Own.end(), RN->outputs().begin(), RN->outputs().end());
+      for (ir::Value *V : Own) {
+        if (!Outer.count(V->name()))
+          continue;
+        std::string Name = V->name();
+        for (int K = 1; Outer.count(Name) || R->lookup(Name); ++K)
+          Name = V->name() + "." + std::to_string(K);
+        R->rename(V, Name);
+      }
+      unshadowRegions(*R, Outer);
+    }
+}
+
+/// What writing a graph needs besides the graph.
+struct WriteState {
+  const OnnxExportOptions &O;
+  bool UseExternal;
+  ExternalWriter *External;
+  bool HasModuleCall = false;
+  /// Other domains the nodes use (com.microsoft contrib ops): the opset
+  /// version each needs.
+  std::map<std::string, int> Domains;
+};
+
+void writeGraph(const ir::Graph &G, ::onnx::GraphProto &GP, WriteState &W,
+                bool IsRegion);
+
+/// Writes region R as the GRAPH attribute Name.
+void writeRegion(const std::string &Name, const ir::Graph &R,
+                 ::onnx::AttributeProto &P, WriteState &W) {
+  P.set_name(Name);
+  P.set_type(::onnx::AttributeProto::GRAPH);
+  ::onnx::GraphProto &Sub = *P.mutable_g();
+  Sub.set_name(R.name().empty() ? Name : R.name());
+  writeGraph(R, Sub, W, /*IsRegion=*/true);
+}
+
+void writeGraph(const ir::Graph &G, ::onnx::GraphProto &GP, WriteState &W,
+                bool IsRegion) {
+  const OnnxExportOptions &O = W.O;
   for (const ir::Value *V : G.inputs())
     addValueInfo(V, *GP.add_input());
   for (const ir::Value *V : G.initializers()) {
@@ -132,16 +184,13 @@ void buildModel(const ir::Graph &G, const OnnxExportOptions &O,
            "weights before exporting to ONNX");
     ::onnx::TensorProto &T = *GP.add_initializer();
     T.set_name(V->name());
-    if (UseExternal && V->data().nbytes() >= O.ExternalDataMinBytes &&
+    if (!IsRegion && W.UseExternal &&
+        V->data().nbytes() >= O.ExternalDataMinBytes &&
         !isString(V->data().dtype())) // STRING has no external form.
-      External->write(V->data(), T);
+      W.External->write(V->data(), T);
     else
       tensorToProto(V->data(), T);
   }
-  bool HasModuleCall = false;
-  // Other domains the nodes use (com.microsoft contrib ops): the opset
-  // version each needs.
-  std::map<std::string, int> Domains;
   for (const auto &NP : G.nodes()) {
     const ir::Node &N = *NP;
     ::onnx::NodeProto &P = *GP.add_node();
@@ -156,36 +205,77 @@ void buildModel(const ir::Graph &G, const OnnxExportOptions &O,
     P.set_op_type(std::string(N.schema().Name));
     if (N.op() == ir::OpKind::ModuleCall) {
       P.set_domain(ModuleCallDomain);
-      HasModuleCall = true;
+      W.HasModuleCall = true;
     } else if (!N.schema().Domain.empty()) {
       std::string D(N.schema().Domain);
       P.set_domain(D);
-      int &V = Domains[D];
+      int &V = W.Domains[D];
       V = std::max(V, N.schema().SinceVersion);
     }
     if (!N.name().empty())
       P.set_name(N.name());
-    size_t NumIn = N.numInputs();
+    size_t NumIn = N.numExplicitInputs(); // Captures are read by name.
     while (NumIn > 0 && !N.input(NumIn - 1))
       --NumIn;
     for (size_t I = 0; I < NumIn; ++I)
       P.add_input(N.input(I) ? N.input(I)->name() : "");
     for (const ir::Value *Out : N.outputs())
       P.add_output(Out->name());
-    for (const auto &[Name, A] : N.attrs())
-      attributeToProto(Name, A, *P.add_attribute());
+    for (const auto &[Name, A] : N.attrs()) {
+      if (A.type() == ir::AttrType::Graph)
+        writeRegion(Name, A.g(), *P.add_attribute(), W);
+      else
+        attributeToProto(Name, A, *P.add_attribute());
+    }
     for (const ir::Value *Out : N.outputs())
       if (Out->type().hasRank() && !G.isOutput(Out))
         addValueInfo(Out, *GP.add_value_info());
   }
-  for (const ir::Value *V : G.outputs()) // Distinct: see lowerForOnnx().
-    addValueInfo(V, *GP.add_output());
-  if (HasModuleCall) {
+  if (!IsRegion) {
+    for (const ir::Value *V : G.outputs()) // Distinct: see lowerForOnnx().
+      addValueInfo(V, *GP.add_output());
+    return;
+  }
+  // A region's outputs must be values its nodes make, each once: others
+  // (block arguments, captures, initializers, repeats) go through Identity.
+  std::set<const ir::Value *> Seen;
+  for (size_t I = 0; I < G.outputs().size(); ++I) {
+    const ir::Value *V = G.outputs()[I];
+    if (V->producer() && Seen.insert(V).second) {
+      addValueInfo(V, *GP.add_output());
+      continue;
+    }
+    std::string Name = G.uniqueName(V->name() + ".out" + std::to_string(I));
+    ::onnx::NodeProto &Id = *GP.add_node();
+    Id.set_op_type("Identity");
+    Id.add_input(V->name());
+    Id.add_output(Name);
+    ::onnx::ValueInfoProto &VI = *GP.add_output();
+    VI.set_name(Name);
+    typeToProto(V->type(), *VI.mutable_type());
+  }
+}
+
+/// Serializes the lowered graph G. External (may be null) receives the
+/// initializers of at least MinBytes when UseExternal.
+void buildModel(const ir::Graph &G, const OnnxExportOptions &O,
+                bool UseExternal, ExternalWriter *External, ModelProto &M) {
+  M.set_ir_version(irVersionFor(O.Opset));
+  M.set_producer_name("nngraph");
+  M.set_producer_version("0.1.0");
+  auto *Imp = M.add_opset_import();
+  Imp->set_domain("");
+  Imp->set_version(O.Opset);
+  ::onnx::GraphProto &GP = *M.mutable_graph();
+  GP.set_name(G.name().empty() ? "nngraph" : G.name());
+  WriteState W{O, UseExternal, External, false, {}};
+  writeGraph(G, GP, W, /*IsRegion=*/false);
+  if (W.HasModuleCall) {
     auto *Custom = M.add_opset_import();
     Custom->set_domain(ModuleCallDomain);
     Custom->set_version(1);
   }
-  for (const auto &[Domain, Version] : Domains) {
+  for (const auto &[Domain, Version] : W.Domains) {
     auto *Imp = M.add_opset_import();
     Imp->set_domain(Domain);
     Imp->set_version(Version);
@@ -241,6 +331,7 @@ std::unique_ptr<ir::Graph> lowered(const ir::Graph &G,
     // for a graph whose types were never inferred.
     ir::inferTypes(*L);
     lowerForOnnx(*L, O.Opset);
+    unshadowRegions(*L, {});
   } catch (Error &E) {
     E.addContext("while exporting graph '" + G.name() + "' to ONNX");
     throw;

@@ -7,7 +7,10 @@
 // order (inputs by name, empty names as absent optional inputs, attributes
 // checked against the op table, Constant's value_* forms normalized to
 // 'value'), declared value types and outputs; finally type inference and
-// the verifier.
+// the verifier. If, Loop and Scan bring their subgraphs as regions: a nested
+// builder makes each (block arguments, initializers, nodes, outputs), and a
+// name it does not define is looked up in the enclosing graphs and becomes
+// a capture (an implicit input of the node, ir/Regions.h).
 //
 //===----------------------------------------------------------------------===//
 
@@ -16,6 +19,7 @@
 #include "OnnxGradient.h"
 #include "OnnxProto.h"
 #include "OnnxSequences.h"
+#include "nngraph/ir/Regions.h"
 #include "nngraph/ir/ShapeInference.h"
 #include "nngraph/ir/Verifier.h"
 #include "nngraph/runtime/Error.h"
@@ -163,22 +167,50 @@ int checkHeader(const ModelProto &M, const ModelSource &Src) {
 
 /// Throws one Error listing every operator of the graph that nngraph cannot
 /// import (op type, count, the first node names).
+/// True when op S takes graph attributes (If, Loop).
+bool takesRegions(const ir::OpSchema *S) {
+  if (!S)
+    return false;
+  for (const ir::AttrSchema &A : S->Attrs)
+    if (A.Type == ir::AttrType::Graph)
+      return true;
+  return false;
+}
+
+/// The nodes of G and of its subgraphs, depth first; InRegion tells which
+/// lie in a subgraph.
+void collectNodes(const GraphProto &G, bool InRegion,
+                  std::vector<std::pair<const NodeProto *, bool>> &Out) {
+  for (const NodeProto &N : G.node()) {
+    Out.push_back({&N, InRegion});
+    for (const AttributeProto &A : N.attribute()) {
+      if (A.has_g())
+        collectNodes(A.g(), true, Out);
+      for (const GraphProto &Sub : A.graphs())
+        collectNodes(Sub, true, Out);
+    }
+  }
+}
+
 void checkOperators(const GraphProto &G, const ModelSource &Src) {
   struct Entry {
     size_t Count = 0;
     std::vector<std::string> Names;
     bool Subgraph = false;
-    bool Function = false;
+    bool SequenceInRegion = false;
   };
   std::map<std::string, Entry> Bad;
   std::vector<std::string> Order;
-  for (int I = 0; I < G.node_size(); ++I) {
-    const NodeProto &N = G.node(I);
-    bool Sub = hasSubgraph(N);
-    if ((ir::lookupOp(isDefaultDomain(N.domain()) ? "" : N.domain(),
-                      N.op_type()) ||
-         isOnnxSequenceOp(N.domain(), N.op_type())) &&
-        !Sub)
+  std::vector<std::pair<const NodeProto *, bool>> All;
+  collectNodes(G, false, All);
+  for (size_t I = 0; I < All.size(); ++I) {
+    const NodeProto &N = *All[I].first;
+    const ir::OpSchema *S = ir::lookupOp(
+        isDefaultDomain(N.domain()) ? "" : N.domain(), N.op_type());
+    bool Sub = hasSubgraph(N) && !takesRegions(S);
+    bool Seq = isOnnxSequenceOp(N.domain(), N.op_type());
+    bool SeqInRegion = Seq && All[I].second;
+    if ((S || Seq) && !Sub && !SeqInRegion)
       continue;
     std::string Key = qualifiedOpType(N);
     auto [It, New] = Bad.try_emplace(Key);
@@ -187,6 +219,7 @@ void checkOperators(const GraphProto &G, const ModelSource &Src) {
     Entry &E = It->second;
     ++E.Count;
     E.Subgraph |= Sub;
+    E.SequenceInRegion |= SeqInRegion;
     if (E.Names.size() < 3)
       E.Names.push_back(nodeRef(N, I));
   }
@@ -211,7 +244,11 @@ void checkOperators(const GraphProto &G, const ModelSource &Src) {
       Msg += ", ...";
     Msg += ")";
     if (E.Subgraph)
-      Msg += " [operators with subgraphs (If, Loop, Scan) are not supported]";
+      Msg += " [of the operators with subgraphs, nngraph supports If, Loop "
+             "and Scan]";
+    if (E.SequenceInRegion)
+      Msg += " [sequence operators inside If/Loop subgraphs are not "
+             "supported: nngraph lowers sequences in the main graph only]";
     if (Order[I].rfind("ai.nngraph.module.", 0) == 0)
       Msg += " [a leaf-module call of a traced model, which runs only in the "
              "process that traced it: graphs with nng.ModuleCall cannot run "
@@ -227,6 +264,13 @@ public:
   /// converted (a model's weights are then never held twice).
   GraphBuilder(GraphProto &GP, const ModelSource &Src, ir::Graph &G)
       : GP(GP), Src(Src), G(G) {}
+  /// The builder of a region of node Owner of Parent's graph; ArgTypes, when
+  /// given, types block arguments the subgraph leaves untyped.
+  GraphBuilder(GraphProto &GP, const ModelSource &Src, ir::Graph &G,
+               GraphBuilder *Parent, ir::Node *Owner,
+               std::vector<ir::TensorType> ArgTypes)
+      : GP(GP), Src(Src), G(G), Parent(Parent), Owner(Owner),
+        ArgTypes(std::move(ArgTypes)) {}
 
   void build() {
     G.setName(GP.name());
@@ -242,7 +286,23 @@ public:
 
 private:
   [[noreturn]] void error(ErrorKind K, const std::string &Msg) const {
-    modelError(K, Src, Msg);
+    modelError(K, Src, Parent ? "subgraph '" + GP.name() + "': " + Msg : Msg);
+  }
+
+  /// The value Name of this graph or, through a capture, of an enclosing
+  /// one; null when none defines it (yet).
+  ir::Value *lookupScoped(const std::string &Name) {
+    if (ir::Value *V = G.lookup(Name))
+      return V;
+    if (!Parent)
+      return nullptr;
+    ir::Value *Outer = Parent->lookupScoped(Name);
+    return Outer ? ir::captureValue(*Owner, G, Outer) : nullptr;
+  }
+
+  /// True when an enclosing graph defines Name by now.
+  bool definedOutside(const std::string &Name) const {
+    return Parent && (Parent->G.lookup(Name) || Parent->definedOutside(Name));
   }
 
   void collectNames() {
@@ -287,6 +347,13 @@ private:
           continue;
         error(ErrorKind::Parse, What + " is listed twice");
       }
+      size_t Arg = G.inputs().size();
+      bool Untyped = !V.has_type() || (V.type().has_tensor_type() &&
+                                       !V.type().tensor_type().elem_type());
+      if (Untyped && Arg < ArgTypes.size()) {
+        G.addInput(V.name(), ArgTypes[Arg]);
+        continue;
+      }
       if (!V.has_type())
         error(ErrorKind::Parse, What + " has no type");
       G.addInput(V.name(), typeFromProto(V.type(), Src, What));
@@ -323,6 +390,8 @@ private:
       for (const std::string &In : N.input()) {
         if (In.empty() || G.lookup(In))
           continue;
+        if (!Producer.count(In) && definedOutside(In))
+          continue; // An enclosing graph's value.
         auto It = Producer.find(In);
         if (It == Producer.end())
           error(ErrorKind::Parse,
@@ -383,6 +452,11 @@ private:
             Desc + ": '" + A.name() + "' is not an attribute of " +
                 S.qualifiedName() +
                 (Known.empty() ? " (it has none)" : " (known: " + Known + ")"));
+      }
+      if (AS->Type == ir::AttrType::Graph && attrProtoType(A) ==
+                                                   AttributeProto::GRAPH) {
+        Attrs.set(A.name(), ir::Attribute(std::shared_ptr<ir::Graph>()));
+        continue; // Built by buildRegions once the node exists.
       }
       Attrs.set(A.name(), attributeFromProto(A, *AS, Src, Desc));
     }
@@ -454,7 +528,7 @@ private:
     // Inputs: empty names are absent optional inputs; trailing ones drop.
     std::vector<ir::Value *> Ins;
     for (const std::string &In : N.input())
-      Ins.push_back(In.empty() ? nullptr : G.lookup(In));
+      Ins.push_back(In.empty() ? nullptr : lookupScoped(In));
     while (!Ins.empty() && !Ins.back())
       Ins.pop_back();
     if (Ins.size() < S->minInputs() || Ins.size() > S->maxInputs())
@@ -484,10 +558,43 @@ private:
     ir::AttrMap Attrs = convertAttributes(N, *S, Desc);
     ir::Node *Node = G.addNode(S->Kind, std::move(Ins), Outs, std::move(Attrs));
     Node->setName(N.name());
+    buildRegions(*GP.mutable_node(static_cast<int>(Index)), *Node, Desc);
     for (size_t I = 0; I < Outs.size(); ++I)
       if (Node->output(I)->name() != Outs[I])
         error(ErrorKind::Internal,
               Desc + ": output '" + Outs[I] + "' could not keep its name");
+  }
+
+  /// Builds the regions of Node from the graph attributes of N.
+  void buildRegions(NodeProto &N, ir::Node &Node, const std::string &Desc) {
+    for (AttributeProto &A : *N.mutable_attribute()) {
+      if (attrProtoType(A) != AttributeProto::GRAPH)
+        continue;
+      std::vector<ir::TensorType> Args;
+      if (Node.op() == ir::OpKind::Loop) {
+        Args = {ir::TensorType(DType::I64, std::vector<ir::Dim>{}),
+                ir::TensorType(DType::Bool, std::vector<ir::Dim>{})};
+        for (size_t I = 2; I < Node.numExplicitInputs(); ++I)
+          Args.push_back(Node.input(I) ? Node.input(I)->type()
+                                       : ir::TensorType());
+      } else if (Node.op() == ir::OpKind::Scan) {
+        // Retyped (slices lose their scan axis) by ir::inferRegionTypes.
+        for (size_t I = 0; I < Node.numExplicitInputs(); ++I)
+          Args.push_back(Node.input(I) ? Node.input(I)->type()
+                                       : ir::TensorType());
+      }
+      auto Body = std::make_shared<ir::Graph>();
+      try {
+        GraphBuilder(*A.mutable_g(), Src, *Body, this, &Node, std::move(Args))
+            .build();
+      } catch (Error &E) {
+        E.addContext("in attribute '" + A.name() + "' of " + Desc);
+        throw;
+      }
+      if (Body->name().empty())
+        Body->setName(A.name());
+      Node.setAttr(A.name(), ir::Attribute(std::move(Body)));
+    }
   }
 
   static std::string arity(size_t Min, size_t Max) {
@@ -521,7 +628,7 @@ private:
         error(ErrorKind::Parse, "a graph output has no name");
       if (!Seen.insert(VI.name()).second)
         error(ErrorKind::Parse, What + " is listed twice");
-      ir::Value *V = G.lookup(VI.name());
+      ir::Value *V = lookupScoped(VI.name());
       if (!V)
         error(ErrorKind::Parse,
               What + " is not produced by any node, input or initializer");
@@ -541,6 +648,9 @@ private:
   GraphProto &GP;
   const ModelSource &Src;
   ir::Graph &G;
+  GraphBuilder *Parent = nullptr;
+  ir::Node *Owner = nullptr;
+  std::vector<ir::TensorType> ArgTypes;
   std::unordered_set<std::string> AllNames;
 };
 

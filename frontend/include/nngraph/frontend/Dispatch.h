@@ -48,11 +48,14 @@ std::vector<Tensor> call(ir::OpKind Op, const std::vector<Tensor> &Inputs,
 Tensor call1(ir::OpKind Op, const std::vector<Tensor> &Inputs,
              const ir::AttrMap &Attrs = {});
 
-/// The eager path without autograd or modes: runs Op on data tensors.
+/// The eager path without autograd or modes: runs Op on data tensors. The
+/// last NumImplicit inputs are the implicit inputs of an op with regions
+/// (the values its regions capture, ir/Regions.h).
 std::vector<rt::Tensor> runEager(ir::OpKind Op,
                                  const std::vector<rt::Tensor> &Inputs,
                                  const ir::AttrMap &Attrs,
-                                 unsigned NumOutputs);
+                                 unsigned NumOutputs,
+                                 unsigned NumImplicit = 0);
 
 /// A mode that takes over dispatch (the tracer). Inside call() the mode is
 /// popped while it runs, so a mode may itself call dispatch::call to run

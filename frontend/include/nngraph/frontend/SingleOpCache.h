@@ -41,11 +41,13 @@ public:
   SingleOpCache &operator=(const SingleOpCache &) = delete;
 
   /// Runs Op on Inputs (undefined entries: absent optional inputs) and
-  /// returns NumOutputs tensors. A call with a tensor attribute is compiled
-  /// each time (not cached).
+  /// returns NumOutputs tensors; the last NumImplicit inputs are implicit
+  /// (captured by the op's regions). A call with a tensor or graph
+  /// attribute is compiled each time (not cached).
   std::vector<rt::Tensor> run(ir::OpKind Op,
                               const std::vector<rt::Tensor> &Inputs,
-                              const ir::AttrMap &Attrs, unsigned NumOutputs);
+                              const ir::AttrMap &Attrs, unsigned NumOutputs,
+                              unsigned NumImplicit = 0);
   /// Number of cached executables.
   size_t size() const { return Map.size(); }
 
@@ -56,11 +58,12 @@ private:
 };
 
 /// The one-node graph of Op with rank-only input types from Inputs (absent
-/// inputs stay absent), named Name.
+/// inputs stay absent), named Name; its last NumImplicit inputs implicit.
 std::unique_ptr<ir::Graph> singleOpGraph(ir::OpKind Op,
                                          const std::vector<rt::Tensor> &Inputs,
                                          const ir::AttrMap &Attrs,
                                          unsigned NumOutputs,
-                                         const std::string &Name = "eager");
+                                         const std::string &Name = "eager",
+                                         unsigned NumImplicit = 0);
 
 } // namespace nng::dispatch

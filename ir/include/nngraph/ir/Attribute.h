@@ -1,7 +1,8 @@
 //===- Attribute.h - Typed node attributes ----------------------*- C++ -*-===//
 //
-// An Attribute is one typed value (int, float, string, their lists, or a
-// tensor); AttrMap holds a node's attributes sorted by name so printing is
+// An Attribute is one typed value (int, float, string, their lists, a
+// tensor, or a graph: a region the node owns, ONNX's GRAPH attribute, such as
+// If's branches and Loop's body); AttrMap holds a node's attributes sorted by name so printing is
 // deterministic. Defaults come from the op table, not from here.
 //
 //===----------------------------------------------------------------------===//
@@ -9,6 +10,7 @@
 
 #include "nngraph/runtime/Tensor.h"
 
+#include <memory>
 #include <string>
 #include <string_view>
 #include <variant>
@@ -19,8 +21,19 @@ namespace nng::ir {
 /// This layer names the runtime's data tensor plainly.
 using rt::Tensor;
 
+class Graph;
+
 /// Attribute value kinds (ONNX's AttributeProto types we support).
-enum class AttrType : uint8_t { Int, Float, String, Ints, Floats, Strings, Tensor };
+enum class AttrType : uint8_t {
+  Int,
+  Float,
+  String,
+  Ints,
+  Floats,
+  Strings,
+  Tensor,
+  Graph ///< A region: a subgraph the node owns (ir/Regions.h).
+};
 
 /// Name used in the op table and in messages: "int", "floats", "tensor"...
 std::string_view attrTypeName(AttrType T);
@@ -31,7 +44,7 @@ class Attribute {
 public:
   using Storage = std::variant<int64_t, float, std::string, std::vector<int64_t>,
                                std::vector<float>, std::vector<std::string>,
-                               rt::Tensor>;
+                               rt::Tensor, std::shared_ptr<Graph>>;
   Attribute() = default;
   Attribute(int64_t V) : V(V) {}
   Attribute(int V) : V(static_cast<int64_t>(V)) {}
@@ -42,6 +55,9 @@ public:
   Attribute(std::vector<float> V) : V(std::move(V)) {}
   Attribute(std::vector<std::string> V) : V(std::move(V)) {}
   Attribute(rt::Tensor V) : V(std::move(V)) {}
+  /// A region. Copies of the attribute share the graph; Graph::clone copies
+  /// it deeply.
+  Attribute(std::shared_ptr<Graph> V) : V(std::move(V)) {}
 
   AttrType type() const { return static_cast<AttrType>(V.index()); }
   int64_t i() const { return std::get<int64_t>(V); }
@@ -57,7 +73,13 @@ public:
     return std::get<std::vector<std::string>>(V);
   }
   const rt::Tensor &t() const { return std::get<rt::Tensor>(V); }
-  /// Structural equality (tensors compared by value).
+  /// The region of a graph attribute.
+  Graph &g() const { return *std::get<std::shared_ptr<Graph>>(V); }
+  const std::shared_ptr<Graph> &graphPtr() const {
+    return std::get<std::shared_ptr<Graph>>(V);
+  }
+  /// Structural equality (tensors compared by value, graphs by identity: two
+  /// nodes with regions are equal only when they share them).
   bool operator==(const Attribute &O) const;
 
 private:

@@ -7,6 +7,13 @@
 // table, inputs (null for an absent optional input), outputs, attributes, a
 // name and a scope (module path and module type it was traced from).
 //
+// A node may own regions (graph attributes: If's branches, Loop's body). A
+// region reads values of enclosing scopes through captures: values of kind
+// Capture, named like the outer value they stand for, each bound to one of
+// the owning node's *implicit inputs* (inputs after the op's own ones).
+// So a value read inside a region is used by the node that owns it, and
+// everything that walks use lists (DCE, CSE, folding, scheduling) sees it.
+//
 //===----------------------------------------------------------------------===//
 #pragma once
 
@@ -35,7 +42,7 @@ struct Use {
 /// An SSA value.
 class Value {
 public:
-  enum class Kind : uint8_t { Input, Initializer, NodeOutput };
+  enum class Kind : uint8_t { Input, Initializer, NodeOutput, Capture };
 
   const std::string &name() const { return Name; }
   const TensorType &type() const { return Ty; }
@@ -43,6 +50,10 @@ public:
   Kind kind() const { return K; }
   bool isInput() const { return K == Kind::Input; }
   bool isInitializer() const { return K == Kind::Initializer; }
+  /// A region's reference to a value of an enclosing scope.
+  bool isCapture() const { return K == Kind::Capture; }
+  /// For a capture: the index of the owning node's input it is bound to.
+  unsigned captureIndex() const { return ProducerIndex; }
   /// The producing node, or null for inputs and initializers.
   Node *producer() const { return Producer; }
   unsigned producerIndex() const { return ProducerIndex; }
@@ -98,6 +109,19 @@ public:
   Graph *graph() const { return Parent; }
 
   size_t numInputs() const { return Inputs.size(); }
+  /// The inputs the op itself takes (the schema's); the rest are implicit:
+  /// the outer values the node's regions read (their captures).
+  size_t numExplicitInputs() const { return Inputs.size() - NumImplicit; }
+  size_t numImplicitInputs() const { return NumImplicit; }
+  bool isImplicitInput(size_t I) const { return I >= numExplicitInputs(); }
+  /// Appends an implicit input (a value one of the regions captures) and
+  /// returns its input index.
+  unsigned addImplicitInput(Value *V);
+  /// Marks the last N inputs implicit (a node copied with all its inputs).
+  void setNumImplicitInputs(size_t N);
+  /// The regions (graph attributes), in attribute-name order.
+  std::vector<Graph *> regions() const;
+  bool hasRegions() const;
   /// Input I; null when it is an absent optional input.
   Value *input(size_t I) const { return Inputs[I]; }
   const std::vector<Value *> &inputs() const { return Inputs; }
@@ -132,6 +156,9 @@ public:
 private:
   friend class Graph;
   static void removeUse(Value *V, Node *N, unsigned I);
+  /// Renames the captures bound to input I after the value it now holds.
+  void syncCaptureNames(size_t I);
+  size_t NumImplicit = 0;
   OpKind Op = OpKind::Identity;
   std::string Name;
   Scope Sc;
@@ -168,7 +195,10 @@ public:
   /// Removes N, which must have no used outputs (graph outputs count as
   /// uses).
   void eraseNode(Node *N);
-  /// Removes an unused initializer or input.
+  /// Adds a capture to this region graph: a reference to an enclosing
+  /// scope's value, bound to its owning node's input InputIndex.
+  Value *addCapture(std::string Name, TensorType T, unsigned InputIndex);
+  /// Removes an unused initializer, input or capture.
   void eraseValue(Value *V);
   /// Points every use of From (and graph outputs) at To.
   void replaceAllUsesWith(Value *From, Value *To);
@@ -179,6 +209,8 @@ public:
 
   const std::vector<Value *> &inputs() const { return Inputs; }
   const std::vector<Value *> &initializers() const { return Initializers; }
+  /// A region's captures, in the order they were added.
+  const std::vector<Value *> &captures() const { return Captures; }
   const std::vector<Value *> &outputs() const { return Outputs; }
   /// Nodes in topological order.
   const std::vector<std::unique_ptr<Node>> &nodes() const { return Nodes; }
@@ -195,13 +227,16 @@ public:
 
   /// Reorders nodes topologically (stable); throws Error(Verify) on a cycle.
   void topologicalSort();
-  /// A deep copy (initializer data is shared, not copied).
+  /// Makes every capture a graph input, after the inputs (liftRegion).
+  void liftCaptures();
+  /// A deep copy (initializer data is shared, not copied; regions are
+  /// copied too).
   std::unique_ptr<Graph> clone() const;
 
 private:
   Value *newValue(std::string Name, Value::Kind K);
   std::string Name;
-  std::vector<Value *> Inputs, Initializers, Outputs;
+  std::vector<Value *> Inputs, Initializers, Outputs, Captures;
   std::vector<std::unique_ptr<Node>> Nodes;
   std::vector<std::unique_ptr<Value>> Values;
   std::unordered_map<std::string, Value *> ByName;

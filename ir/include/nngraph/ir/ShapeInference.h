@@ -82,7 +82,8 @@ std::vector<TensorType> inferNodeTypes(const Node &N);
 
 /// Infers every node's output types in order, merging with what the values
 /// already declare (a declared static dim refines an inferred unknown one).
-/// Throws Error(ShapeMismatch) naming the node on a contradiction.
+/// The regions of If and Loop nodes are typed again first, from their
+/// node's inputs (inferRegionTypes). Throws Error(ShapeMismatch) naming the node on a contradiction.
 void inferTypes(Graph &G);
 
 /// The constant value of V when it is an initializer with data or the output

@@ -44,9 +44,11 @@ bool cpuServesWithDnnl(const ir::Node &N);
 /// Calls of oneDNN-served nodes since the process started (all threads):
 /// how many ran a primitive and how many fell back to the reference kernel;
 /// and how many calls the backend's own f32 loops (ReduceSum, ReduceMean,
-/// Expand, Transpose) served.
+/// Expand, Transpose) served; and how many regions (If branches, Loop and
+/// Scan bodies) the backend compiled into executables of their own (once
+/// per region of a node, however many iterations run).
 struct CpuCallCounts {
-  int64_t Dnnl = 0, Fallback = 0, Fast = 0;
+  int64_t Dnnl = 0, Fallback = 0, Fast = 0, RegionCompiles = 0;
 };
 CpuCallCounts cpuCallCounts();
 
