@@ -33,7 +33,9 @@ CpuTicks parseProcStat(std::string_view Text, const std::vector<int> &Allowed);
 
 /// The thread count for OthersBusy CPUs busy with other work, of Cpus the
 /// process may use, at most Max: the cores left, where a core busy more
-/// than a third of the time counts as taken; at least 1.
+/// than a third of the time counts as taken; at least 1. Never more than
+/// Cpus: more threads than cores is the barrier stall this avoids (a count
+/// set above the cores takes NNGRAPH_ADAPTIVE_THREADS=0).
 int threadsLeft(int Max, int Cpus, double OthersBusy);
 
 class CpuContention {
