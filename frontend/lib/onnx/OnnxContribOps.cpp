@@ -30,6 +30,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "OnnxContribOps.h"
+#include "OnnxGradientRules.h"
 #include "nngraph/runtime/Error.h"
 
 #include <cmath>
@@ -42,6 +43,9 @@ namespace {
 using ::onnx::AttributeProto;
 using ::onnx::GraphProto;
 using ::onnx::NodeProto;
+// The attribute makers the Gradient expansion defined first.
+using gradient::intAttrProto;
+using gradient::intsAttrProto;
 
 /// Builds the replacement's nodes, with names unique in the graph.
 class Emitter {
@@ -85,30 +89,6 @@ public:
     for (int64_t X : V)
       T.add_int64_data(X);
     return node("Constant", {}, fresh(Hint), {A});
-  }
-
-  static AttributeProto intsAttr(const std::string &Name,
-                                 const std::vector<int64_t> &V) {
-    AttributeProto A;
-    A.set_name(Name);
-    A.set_type(AttributeProto::INTS);
-    for (int64_t X : V)
-      A.add_ints(X);
-    return A;
-  }
-  static AttributeProto intAttr(const std::string &Name, int64_t V) {
-    AttributeProto A;
-    A.set_name(Name);
-    A.set_type(AttributeProto::INT);
-    A.set_i(V);
-    return A;
-  }
-  static AttributeProto floatAttr(const std::string &Name, float V) {
-    AttributeProto A;
-    A.set_name(Name);
-    A.set_type(AttributeProto::FLOAT);
-    A.set_f(V);
-    return A;
   }
 
   std::vector<NodeProto> Nodes;
@@ -185,15 +165,15 @@ void attentionCore(Emitter &E, const CoreArgs &A) {
   auto Heads4 = [&](const std::string &X) {
     std::string R = E.node("Reshape", {X, Split});
     return E.node("Transpose", {R}, "",
-                  {Emitter::intsAttr("perm", {0, 2, 1, 3})});
+                  {intsAttrProto("perm", {0, 2, 1, 3})});
   };
   std::string Qh = Heads4(A.Q), Kh = Heads4(A.K), Vh = Heads4(A.V);
   if (!A.PastK.empty()) {
-    Kh = E.node("Concat", {A.PastK, Kh}, "", {Emitter::intAttr("axis", 2)});
-    Vh = E.node("Concat", {A.PastV, Vh}, "", {Emitter::intAttr("axis", 2)});
+    Kh = E.node("Concat", {A.PastK, Kh}, "", {intAttrProto("axis", 2)});
+    Vh = E.node("Concat", {A.PastV, Vh}, "", {intAttrProto("axis", 2)});
   }
   std::string Kt =
-      E.node("Transpose", {Kh}, "", {Emitter::intsAttr("perm", {0, 1, 3, 2})});
+      E.node("Transpose", {Kh}, "", {intsAttrProto("perm", {0, 1, 3, 2})});
   std::string Scores = E.node("MatMul", {Qh, Kt});
   std::string ScaleV;
   if (A.Scale != 0) {
@@ -204,7 +184,7 @@ void attentionCore(Emitter &E, const CoreArgs &A) {
     std::string Last = E.ints({3}, "head_axis");
     std::string Dim = E.node("Gather", {Shape, Last});
     std::string H = E.node("Cast", {Dim}, "",
-                           {Emitter::intAttr("to", ::onnx::TensorProto::FLOAT)});
+                           {intAttrProto("to", ::onnx::TensorProto::FLOAT)});
     std::string Root = E.node("Sqrt", {H});
     ScaleV = E.node("Div", {floatConstant(E, 1.0f, "one"), Root});
   }
@@ -212,10 +192,10 @@ void attentionCore(Emitter &E, const CoreArgs &A) {
   for (const std::string &B : A.ScoreBias)
     Scaled = E.node("Add", {Scaled, B});
   std::string P =
-      E.node("Softmax", {Scaled}, "", {Emitter::intAttr("axis", -1)});
+      E.node("Softmax", {Scaled}, "", {intAttrProto("axis", -1)});
   std::string Ctx = E.node("MatMul", {P, Vh});
   std::string Back =
-      E.node("Transpose", {Ctx}, "", {Emitter::intsAttr("perm", {0, 2, 1, 3})});
+      E.node("Transpose", {Ctx}, "", {intsAttrProto("perm", {0, 2, 1, 3})});
   std::string Merge = E.ints({0, 0, -1}, "merged_shape");
   E.node("Reshape", {Back, Merge}, A.Out);
   if (!A.PresentK.empty())
@@ -235,7 +215,7 @@ std::vector<std::string> splitThree(Emitter &E, const std::string &X,
                                     E.fresh(Hint + "_v")};
   for (const std::string &P : Parts)
     S.add_output(P);
-  *S.add_attribute() = Emitter::intAttr("axis", Axis);
+  *S.add_attribute() = intAttrProto("axis", Axis);
   E.Nodes.push_back(std::move(S));
   return Parts;
 }
@@ -353,7 +333,7 @@ std::vector<NodeProto> expandAttention(const GraphProto &G, const NodeProto &N,
                            : "has a " + std::to_string(R) +
                                  "-D mask_index (sequence lengths)");
     std::string M = E.node("Cast", {N.input(3)}, "",
-                           {Emitter::intAttr("to", ::onnx::TensorProto::FLOAT)});
+                           {intAttrProto("to", ::onnx::TensorProto::FLOAT)});
     std::string Off = E.node("Sub", {floatConstant(E, 1.0f, "one"), M});
     std::string Bias = E.node("Mul", {Off, floatConstant(E, Filter, "filter")});
     std::string Shape = E.ints({0, 1, 1, -1}, "mask_shape");
