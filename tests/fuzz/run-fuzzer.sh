@@ -85,14 +85,6 @@ done
 [[ -d $SEEDS ]] && CORPORA+=("$SEEDS")
 echo "running $TARGET for ${SECONDS_TO_RUN}s"
 cd "$WORK"
-# An allocation that cannot be had (a hostile length: libonnx once asked
-# for 56 GB) must be an error, as it is outside the fuzzer: operator new
-# throws std::bad_alloc, which the readers turn into an nng::Error. ASan's
-# default aborts instead, so it returns null here (new then throws), and
-# libFuzzer's own malloc limit is lifted for the same reason; the RSS limit
-# still catches memory that is really used.
-ASAN_OPTIONS=allocator_may_return_null=1 \
 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
   "./$TARGET" -max_total_time="$SECONDS_TO_RUN" -max_len=4096 -timeout=10 \
-  -rss_limit_mb=2048 -malloc_limit_mb=1048576 -print_final_stats=1 \
-  "corpus-$TARGET" "${CORPORA[@]}"
+  -rss_limit_mb=2048 -print_final_stats=1 "corpus-$TARGET" "${CORPORA[@]}"
