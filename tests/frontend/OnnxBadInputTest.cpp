@@ -329,6 +329,20 @@ TEST(OnnxBadInput, ZeroStridesAndBlocksizeInOldModels) {
                                "'blocksize' must be positive");
 }
 
+// ONNX 1.12's Gemm adapter (opset 6 to 7) indexes dims 0 and 1 of A and B
+// unchecked: a vector for B was an out-of-bounds read in libonnx (found by
+// the fuzz target as a garbage-sized allocation, seen only after thousands
+// of runs had recycled ASan's quarantine).
+TEST(OnnxBadInput, GemmOfAVectorInAnOldModel) {
+  onnx::ModelProto M = makeModel(7, 6);
+  addInput(M, "a", {int64_t(3), int64_t(7)});
+  addInput(M, "b", {int64_t(7)});
+  addInput(M, "c", {int64_t(1)});
+  addNode(M, "Gemm", {"a", "b", "c"}, {"y"});
+  addOutput(M, "y", {int64_t(3), int64_t(3)});
+  EXPECT_MENTIONS(errorOf(M), "node #0 (Gemm): input 1 ('b') has rank 1");
+}
+
 TEST(OnnxBadInput, CorruptTensorFile) {
   try {
     frontend::onnxTensorFromBytes(std::string("\x0a\xff\xff", 3), "in.pb");

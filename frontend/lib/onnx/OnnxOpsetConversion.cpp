@@ -2,7 +2,8 @@
 //
 // Models older than opset 13 go through ONNX's version converter before
 // import: ONNX shape inference first (several adapters need input shapes),
-// initializer data kept out of the converter and restored by name, and one
+// initializer data kept out of the converter and restored by name, inputs
+// the converter trusts checked first (it reads them unchecked), and one
 // converter gap patched (PRelu's per-channel slope before opset 7).
 //
 //===----------------------------------------------------------------------===//
@@ -13,6 +14,7 @@
 #include <onnx/defs/schema.h>
 #include <onnx/version_converter/convert.h>
 
+#include <algorithm>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -170,6 +172,45 @@ void checkBeforeConversion(const ModelProto &M, int From,
   }
 }
 
+/// ONNX 1.12's Gemm adapter (opset 6 to 7) reads dims 0 and 1 of A's and
+/// B's shapes without checking their rank (an out-of-bounds read, found by
+/// fuzzing). Gemm's inputs are matrices at every opset, so a known shape of
+/// another rank is refused here, after shape inference and before the
+/// adapter runs.
+void checkGemmRanks(const ModelProto &M, const ModelSource &Src) {
+  const GraphProto &G = M.graph();
+  std::unordered_map<std::string, int> Rank;
+  auto Note = [&](const ::onnx::ValueInfoProto &V) {
+    if (V.type().has_tensor_type() && V.type().tensor_type().has_shape())
+      Rank[V.name()] = V.type().tensor_type().shape().dim_size();
+  };
+  for (const auto &V : G.input())
+    Note(V);
+  for (const auto &V : G.value_info())
+    Note(V);
+  for (const auto &V : G.output())
+    Note(V);
+  for (const auto &T : G.initializer())
+    Rank[T.name()] = T.dims_size();
+  for (int I = 0; I < G.node_size(); ++I) {
+    const NodeProto &N = G.node(I);
+    if (N.op_type() != "Gemm" || !isDefaultDomain(N.domain()))
+      continue;
+    for (int In = 0; In < std::min(N.input_size(), 2); ++In) {
+      auto It = Rank.find(N.input(In));
+      if (It == Rank.end() || It->second == 2)
+        continue;
+      std::string Desc =
+          N.name().empty() ? "#" + std::to_string(I) : "'" + N.name() + "'";
+      modelError(ErrorKind::Parse, Src,
+                 "node " + Desc + " (Gemm): input " + std::to_string(In) +
+                     " ('" + N.input(In) + "') has rank " +
+                     std::to_string(It->second) +
+                     "; Gemm multiplies matrices (rank 2)");
+    }
+  }
+}
+
 } // namespace
 
 /// Converts a model to opset Target with ONNX's version converter.
@@ -182,6 +223,7 @@ void convertOpset(ModelProto &M, int From, int Target, const ModelSource &Src) {
   // provides): infer them first, while the initializers still hold data.
   // (Best effort: the converter says what it lacks.)
   inferShapesGuarded(M, Src);
+  checkGemmRanks(M, Src);
   if (From < 7)
     fixLegacyPRelu(M);
   std::unordered_map<std::string, ::onnx::TensorProto> Saved;
