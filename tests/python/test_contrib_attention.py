@@ -76,7 +76,7 @@ def mha_model(heads=4, d=16, bias=False, past=False, attn_bias=False,
     return model.SerializeToString(), {n: feeds[n] for n in order}
 
 
-def attention_model(heads=4, d=16, batch=2, seq=6, mask=True):
+def attention_model(heads=4, d=16, batch=2, seq=6, mask=True, lengths=False):
     """A model of one com.microsoft.Attention (BERT's fused form)."""
     rng = np.random.default_rng(1)
     f = TensorProto.FLOAT
@@ -87,7 +87,11 @@ def attention_model(heads=4, d=16, batch=2, seq=6, mask=True):
              helper.make_tensor("b", f, [3 * d],
                                 rng.standard_normal(3 * d).astype(np.float32))]
     names = ["x", "w", "b"]
-    if mask:
+    if lengths:  # A 1-D mask_index: the sequence lengths (refused).
+        ins.append(helper.make_tensor_value_info("m", TensorProto.INT32, [batch]))
+        feeds["m"] = np.full((batch,), seq, np.int32)
+        names.append("m")
+    elif mask:
         ins.append(helper.make_tensor_value_info("m", TensorProto.INT32, [batch, seq]))
         m = np.ones((batch, seq), np.int32)
         m[1, seq - 2:] = 0  # The second row's last two positions are padding.
@@ -175,6 +179,14 @@ class ContribAttentionTest(support.TempDirTestCase):
             nngraph.load(path)
         self.assertIn("'mha'", str(e.exception))
         self.assertIn("unidirectional", str(e.exception))
+        data, _ = attention_model(lengths=True)
+        path = self.path("lengths.onnx")
+        with open(path, "wb") as f:
+            f.write(data)
+        with self.assertRaises(nngraph.Error) as e:
+            nngraph.load(path)
+        self.assertIn("'attn'", str(e.exception))
+        self.assertIn("1-D mask_index", str(e.exception))
 
 
 if __name__ == "__main__":

@@ -356,16 +356,7 @@ void expandContribOps(::onnx::ModelProto &M, const ModelSource &Src) {
                    N.op_type() == "Attention"));
   if (!Any)
     return;
-  std::unordered_set<std::string> Names;
-  for (const auto &V : G.input())
-    Names.insert(V.name());
-  for (const auto &I : G.initializer())
-    Names.insert(I.name());
-  for (const NodeProto &N : G.node()) {
-    Names.insert(N.name());
-    for (const std::string &O : N.output())
-      Names.insert(O);
-  }
+  std::unordered_set<std::string> Names = namesIn(G);
   google::protobuf::RepeatedPtrField<NodeProto> Out;
   for (NodeProto &N : *G.mutable_node()) {
     bool Mha = N.op_type() == "MultiHeadAttention";

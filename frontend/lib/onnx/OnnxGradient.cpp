@@ -568,20 +568,7 @@ void expandGradients(::onnx::ModelProto &M, const ModelSource &Src) {
       Opset = static_cast<int>(Imp.version());
   if (Opset < 1)
     return; // The importer reports the missing or invalid opset.
-  std::unordered_set<std::string> Used;
-  auto Add = [&](const std::string &S) { Used.insert(S); };
-  for (const auto &T : G.initializer())
-    Add(T.name());
-  for (const auto *List : {&G.input(), &G.value_info(), &G.output()})
-    for (const auto &VI : *List)
-      Add(VI.name());
-  for (const NodeProto &N : G.node()) {
-    Add(N.name());
-    for (const std::string &S : N.input())
-      Add(S);
-    for (const std::string &S : N.output())
-      Add(S);
-  }
+  std::unordered_set<std::string> Used = namesIn(G);
   for (int I = 0; I < G.node_size();) {
     if (!isGradient(G.node(I))) {
       ++I;

@@ -17,6 +17,7 @@
 
 #include <string>
 #include <string_view>
+#include <unordered_set>
 #include <vector>
 
 namespace nng::frontend::onnxio {
@@ -117,5 +118,10 @@ std::vector<int> stableTopologicalOrder(
 /// Throws Error(K) "ONNX model 'NAME': MESSAGE" (the shared message shape).
 [[noreturn]] void modelError(ErrorKind K, const ModelSource &Src,
                              const std::string &Msg);
+
+/// Every name graph G uses (initializers, inputs, outputs, value_info,
+/// nodes and the values they read and write): what a rewrite that adds
+/// nodes must not reuse. Nested subgraphs are not looked into.
+std::unordered_set<std::string> namesIn(const ::onnx::GraphProto &G);
 
 } // namespace nng::frontend::onnxio

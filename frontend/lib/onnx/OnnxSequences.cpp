@@ -171,19 +171,7 @@ void lowerOnnxSequences(::onnx::GraphProto &GP, const ModelSource &Src) {
     return;
 
   // Every name the graph uses, so that the shapes halves get fresh ones.
-  std::unordered_set<std::string> Names;
-  for (const auto &T : GP.initializer())
-    Names.insert(T.name());
-  for (const auto &V : GP.input())
-    Names.insert(V.name());
-  for (const auto &V : GP.output())
-    Names.insert(V.name());
-  for (const auto &V : GP.value_info())
-    Names.insert(V.name());
-  for (const auto &N : GP.node()) {
-    Names.insert(N.input().begin(), N.input().end());
-    Names.insert(N.output().begin(), N.output().end());
-  }
+  std::unordered_set<std::string> Names = namesIn(GP);
   // The sequence values (output 0 of the producers) and their partners.
   std::unordered_map<std::string, std::string> ShapesOf;
   for (int I = 0; I < GP.node_size(); ++I) {

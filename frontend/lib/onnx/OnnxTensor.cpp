@@ -430,6 +430,21 @@ void parseModelFile(const std::string &Path, ::onnx::ModelProto &M,
                "or corrupt)");
 }
 
+std::unordered_set<std::string> namesIn(const ::onnx::GraphProto &G) {
+  std::unordered_set<std::string> Names;
+  for (const auto &T : G.initializer())
+    Names.insert(T.name());
+  for (const auto *List : {&G.input(), &G.value_info(), &G.output()})
+    for (const auto &V : *List)
+      Names.insert(V.name());
+  for (const auto &N : G.node()) {
+    Names.insert(N.name());
+    Names.insert(N.input().begin(), N.input().end());
+    Names.insert(N.output().begin(), N.output().end());
+  }
+  return Names;
+}
+
 } // namespace onnxio
 
 //===----------------------------------------------------------------------===//
