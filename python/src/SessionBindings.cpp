@@ -37,7 +37,13 @@ struct Session {
   std::unique_ptr<backends::Executable> Exec;
   std::string Backend;
   std::string Source;
+  /// Serializes runs of executables that are not safe to run at once
+  /// (Executable::concurrentRuns); the cpu backend's run concurrently.
   std::mutex Running;
+  std::unique_lock<std::mutex> serialize() {
+    return Exec->concurrentRuns() ? std::unique_lock<std::mutex>()
+                                  : std::unique_lock<std::mutex>(Running);
+  }
 };
 
 std::shared_ptr<Session> makeSession(py::handle ModelOrPath,
@@ -119,7 +125,7 @@ py::list run(Session &S, py::object OutputNames, py::object Feed) {
   std::vector<rt::Tensor> Outs;
   {
     py::gil_scoped_release NoGil;
-    std::lock_guard<std::mutex> Lock(S.Running);
+    std::unique_lock<std::mutex> Lock = S.serialize();
     Outs = S.Exec->run(Inputs);
   }
   py::list Result;
@@ -159,7 +165,7 @@ void runInto(Session &S, py::object Feed, py::dict Outputs) {
     Keep.push_back(Arr);
   }
   py::gil_scoped_release NoGil;
-  std::lock_guard<std::mutex> Lock(S.Running);
+  std::unique_lock<std::mutex> Lock = S.serialize();
   S.Exec->runInto(Inputs, Into);
 }
 
@@ -167,7 +173,7 @@ void runInto(Session &S, py::object Feed, py::dict Outputs) {
 /// None for a backend that keeps no statistics.
 py::object stats(Session &S) {
 #if NNGRAPH_HAVE_ONEDNN
-  std::lock_guard<std::mutex> Lock(S.Running);
+  std::unique_lock<std::mutex> Lock = S.serialize();
   if (std::optional<backends::CpuExecutableStats> St =
           backends::cpuExecutableStats(*S.Exec))
     return py::module_::import("json").attr("loads")(

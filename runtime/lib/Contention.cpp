@@ -204,4 +204,17 @@ std::string CpuContention::describe() const {
   return Buf;
 }
 
+namespace {
+std::atomic<int> ActiveRuns{0};
+} // namespace
+
+RunShare::RunShare(int Threads) {
+  int N = ActiveRuns.fetch_add(1, std::memory_order_relaxed) + 1;
+  Share = std::max(1, Threads / N);
+}
+
+RunShare::~RunShare() { ActiveRuns.fetch_sub(1, std::memory_order_relaxed); }
+
+int RunShare::active() { return ActiveRuns.load(std::memory_order_relaxed); }
+
 } // namespace nng

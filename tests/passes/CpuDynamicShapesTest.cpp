@@ -9,7 +9,7 @@
 // again after the second (which moves products whose rows vary to one
 // primitive for any row count), no program is compiled after that (new
 // shapes reshape it), whatever the shapes; the arena is one block for all
-// of them.
+// of them. Callers on several threads run the executable at once.
 // Lives beside the passes' tests because it needs the -O2 pipeline.
 //
 //===----------------------------------------------------------------------===//
@@ -21,14 +21,17 @@
 #include "nngraph/passes/PassManager.h"
 #include "nngraph/passes/Pipelines.h"
 #include "nngraph/runtime/BuildConfig.h"
+#include "nngraph/runtime/CpuCount.h"
 #if NNGRAPH_HAVE_ONEDNN
 #include "nngraph/backends/cpu/CpuBackend.h"
 #endif
 
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <cmath>
 #include <random>
+#include <thread>
 
 using namespace nng;
 
@@ -207,6 +210,60 @@ TEST(CpuDynamicShapes, NewShapesPackNoWeightsAndCompileNoKernels) {
   EXPECT_GE(Last.Reshapes, 96);
   // One arena for every shape: at most the largest plan with its headroom.
   EXPECT_LE(Last.SharedArenaBytes, 2 * Last.ArenaBytes + 4096);
+  EXPECT_EQ(Last.Lanes, 1) << "a lone caller runs on one lane";
+}
+
+// Four callers run one executable at once, at several shapes each (as an
+// ONNX Runtime session allows): every result equals the reference
+// backend's, nothing deadlocks, and the lanes made (programs and arena for
+// one run at a time) never outnumber the CPUs the process may use.
+TEST(CpuDynamicShapes, CallersOnSeveralThreadsAtOnce) {
+  std::unique_ptr<ir::Graph> G = attentionBlock();
+  auto Exe = backends::getBackend("cpu").compile(*G);
+  std::mt19937 Gen(13);
+  const std::vector<Dims> Shapes = {{1, 4, 3}, {2, 8, 5}, {1, 1, 17},
+                                    {3, 2, 2}, {1, 1, 18}};
+  std::vector<std::vector<Tensor>> Ins, Wants;
+  for (const Dims &D : Shapes) {
+    Ins.push_back({uniform({D.N, D.S, Width}, Gen, 1),
+                   uniform({D.N, D.P, Width}, Gen, 1)});
+    Wants.push_back(backends::runReference(*G, Ins.back()));
+  }
+  constexpr int Callers = 4, Runs = 30;
+  std::atomic<int> Wrong{0}, Failed{0};
+  std::vector<std::thread> Threads;
+  for (int T = 0; T < Callers; ++T)
+    Threads.emplace_back([&, T] {
+      for (int R = 0; R < Runs; ++R) {
+        size_t C = static_cast<size_t>(T * 7 + R) % Shapes.size();
+        try {
+          std::vector<Tensor> Got = Exe->run(Ins[C]);
+          for (size_t I = 0; I < Got.size(); ++I)
+            for (int64_t E = 0; E < Got[I].numel(); ++E) {
+              double W = Wants[C][I].getFlat(E);
+              if (!(std::fabs(Got[I].getFlat(E) - W) <=
+                    1e-5 + 1e-4 * std::fabs(W))) {
+                ++Wrong;
+                break;
+              }
+            }
+        } catch (const std::exception &) {
+          ++Failed;
+        }
+      }
+    });
+  for (std::thread &T : Threads)
+    T.join();
+  EXPECT_EQ(Failed.load(), 0);
+  EXPECT_EQ(Wrong.load(), 0) << "outputs that differ from the reference";
+  backends::CpuExecutableStats S = *backends::cpuExecutableStats(*Exe);
+  EXPECT_GE(S.Lanes, 1);
+  EXPECT_LE(S.Lanes, std::max(1, usableCpus().Count));
+  // After them, a lone caller still gets the reference's results.
+  std::vector<Tensor> Got = Exe->run(Ins[1]);
+  for (size_t I = 0; I < Got.size(); ++I)
+    expectClose(Got[I], Wants[1][I], "after the callers, output " +
+                                         std::to_string(I));
 }
 
 TEST(CpuDynamicShapes, WeightsChangedInPlaceReachEveryShape) {

@@ -50,7 +50,8 @@ void printCpuStats(std::ostream &Out, const backends::CpuExecutableStats &S) {
       << S.FoldedNodes << " folded at compile time\n";
   Out << "threads: " << nng::numThreads() << " (" << nng::threadCountOrigin()
       << "); the last run used " << S.RunThreads << " ("
-      << nng::CpuContention::global().describe() << ")\n";
+      << nng::CpuContention::global().describe() << "); "
+      << S.Lanes << " lane(s) for callers running at once\n";
   Out << "memory: arena " << S.ArenaBytes << " bytes (" << S.NaiveBytes
       << " without reuse), packed weights " << S.WeightBytes << " bytes, "
       << S.Specializations << " shape signature(s) compiled\n";
@@ -140,6 +141,7 @@ nlohmann::json cpuStatsJson(const backends::CpuExecutableStats &S) {
           {"threads", {{"count", nng::numThreads()},
                        {"origin", nng::threadCountOrigin()},
                        {"last_run", S.RunThreads},
+                       {"lanes", S.Lanes},
                        {"adaptive", nng::CpuContention::global().enabled()},
                        {"others_busy_cpus",
                         nng::CpuContention::global().othersBusy()}}},

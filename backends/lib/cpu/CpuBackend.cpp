@@ -21,6 +21,11 @@
 // node's first run and kept; each caches its Programs per input signature),
 // so a loop's body is compiled once, not per iteration.
 //
+// Callers on several threads may run one executable at once: each run
+// holds a lane (its own programs and arena; as many lanes as CPUs the
+// process may use) and takes its share of the threads (RunShare); the
+// shared state is locked only to compile or reshape.
+//
 //===----------------------------------------------------------------------===//
 
 #include "nngraph/backends/cpu/CpuBackend.h"
@@ -31,11 +36,13 @@
 #include "nngraph/ir/FusedRegion.h"
 #include "nngraph/ir/Verifier.h"
 #include "nngraph/runtime/Contention.h"
+#include "nngraph/runtime/CpuCount.h"
 #include "nngraph/runtime/Parallel.h"
 
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <condition_variable>
 #include <mutex>
 
 namespace nng::backends {
@@ -107,11 +114,17 @@ NodeKernel chooseKernel(const ir::Node &N) {
   };
 }
 
-/// Runs a graph through compiled Programs, one per input signature.
+/// Runs a graph through compiled Programs, one per input signature, on
+/// lanes. A lane is a set of Programs with their own arena, used by one run
+/// at a time: callers on several threads run at once on different lanes
+/// (as many lanes as CPUs this process may use; more callers wait for a
+/// free one). What does not depend on the run (packed weights, oneDNN
+/// primitives, the counters of --stats) is shared by every lane under one
+/// mutex, taken only to compile or reshape, never while running.
 class CompiledExecutable final : public Executable {
 public:
   explicit CompiledExecutable(std::unique_ptr<ir::Graph> Graph)
-      : G(std::move(Graph)) {
+      : G(std::move(Graph)), MaxLanes(std::max(1, usableCpus().Count)) {
     for (const ir::Value *In : G->inputs())
       if (!In->type().isStatic())
         Shared.ShapesVary = true;
@@ -133,13 +146,19 @@ public:
   void prepare(const std::vector<Tensor> &Inputs) override {
     checkInputs(*G, Inputs);
     ThreadScope Threads(numThreads());
-    std::lock_guard<std::mutex> Lock(Mu);
-    lookup(Inputs, numThreads());
+    LaneHold L(*this);
+    lookup(*L, Inputs, numThreads());
   }
 
+  bool concurrentRuns() const override { return true; }
+
+  /// Read between runs: a run in progress on the last lane may be updating
+  /// the program's counters.
   CpuExecutableStats stats() const {
-    std::lock_guard<std::mutex> Lock(Mu);
+    std::lock_guard<std::mutex> LanesLock(LanesMu);
+    std::lock_guard<std::mutex> Lock(CompileMu);
     CpuExecutableStats S;
+    const Entry *Last = Recent ? Recent->Last : nullptr;
     if (Last && Last->P) {
       const Program &P = *Last->P;
       S = P.Stats;
@@ -153,7 +172,9 @@ public:
     S.ExactReruns = ExactReruns;
     S.WeightPacks = Shared.Packs.made();
     S.SharedWeightBytes = Shared.Packs.packedBytes();
-    S.SharedArenaBytes = static_cast<int64_t>(Shared.Arena->Bytes);
+    for (const auto &L : Lanes)
+      S.SharedArenaBytes += static_cast<int64_t>(L->Arena->Bytes);
+    S.Lanes = static_cast<int64_t>(Lanes.size());
     S.Primitives = Shared.Primitives;
     S.PrimitiveHits = Shared.PrimitiveHits;
     S.LastCompileMs = LastCompileMs;
@@ -164,7 +185,8 @@ public:
   }
 
   std::string schedule() const {
-    std::lock_guard<std::mutex> Lock(Mu);
+    std::lock_guard<std::mutex> Lock(LanesMu);
+    const Entry *Last = Recent ? Recent->Last : nullptr;
     if (!Last)
       return "schedule: none yet (the executable has not run)\n";
     if (!Last->P)
@@ -173,50 +195,10 @@ public:
   }
 
   void setProfiling(bool On) {
-    std::lock_guard<std::mutex> Lock(Mu);
-    Profiling = On;
+    Profiling.store(On, std::memory_order_relaxed);
   }
 
 private:
-  /// Runs the program of Inputs' signature; Outputs, when given, holds the
-  /// caller's output tensors (runInto), written in place.
-  std::vector<Tensor> runWith(const std::vector<Tensor> &Inputs,
-                              const std::vector<Tensor> *Outputs) {
-    checkInputs(*G, Inputs);
-    // Fewer threads while other work holds cores (Contention.h): each
-    // thread count has its own programs and primitives.
-    int Use = CpuContention::global().threadsFor(numThreads());
-    ThreadScope Threads(Use);
-    std::lock_guard<std::mutex> Lock(Mu);
-    Entry &E = lookup(Inputs, Use);
-    Last = &E;
-    if (E.P) {
-      // A speculative program (ValueBounds.cpp) whose proof failed: the
-      // exact one, compiled the first time it is needed.
-      Program *P = E.P.get();
-      if (P->Speculative && P->proofStale())
-        P = &exact(E);
-      if (Outputs)
-        checkOutputBuffers(*G, Inputs, *Outputs, P->outputTypes(),
-                           P->outputShapes());
-      P->Profile = Profiling;
-      std::vector<Tensor> Out = P->run(Inputs, Outputs);
-      if (!(P->Speculative && P->GuardTripped))
-        return Out;
-      ++ExactReruns;
-      Program &X = exact(E);
-      X.Profile = Profiling;
-      return X.run(Inputs, Outputs);
-    }
-    if (!Interp)
-      Interp = reference::makeInterpreter(G->clone(), chooseKernel, "cpu");
-    if (!Outputs)
-      return Interp->run(Inputs);
-    std::vector<Tensor> Into = *Outputs;
-    Interp->runInto(Inputs, Into);
-    return Into;
-  }
-
   /// One input signature and its program (null: node by node).
   struct Entry {
     std::vector<DType> Types;
@@ -226,17 +208,119 @@ private:
     std::unique_ptr<Program> Exact; ///< Without speculation, when needed.
   };
 
-  Program &exact(Entry &E) {
+  /// Programs and an arena for one run at a time.
+  struct Lane {
+    std::shared_ptr<SharedArena> Arena = std::make_shared<SharedArena>();
+    /// Signatures kept (most recently used last).
+    std::vector<std::unique_ptr<Entry>> Cache;
+    const Entry *Last = nullptr;
+    std::unique_ptr<Executable> Interp; ///< Node by node, when needed.
+    bool Busy = false;
+  };
+
+  /// Holds a free lane for the length of a run.
+  class LaneHold {
+  public:
+    explicit LaneHold(const CompiledExecutable &E) : E(E), L(E.acquire()) {}
+    ~LaneHold() { E.release(L); }
+    LaneHold(const LaneHold &) = delete;
+    LaneHold &operator=(const LaneHold &) = delete;
+    Lane &operator*() const { return *L; }
+    Lane *operator->() const { return L; }
+
+  private:
+    const CompiledExecutable &E;
+    Lane *L;
+  };
+
+  /// The lane used last when it is free (a lone caller keeps its programs
+  /// warm), else any free one, else a new one while there are fewer than
+  /// MaxLanes, else waits for one.
+  Lane *acquire() const {
+    std::unique_lock<std::mutex> Lock(LanesMu);
+    for (;;) {
+      Lane *Got = Recent && !Recent->Busy ? Recent : nullptr;
+      for (size_t I = 0; !Got && I < Lanes.size(); ++I)
+        if (!Lanes[I]->Busy)
+          Got = Lanes[I].get();
+      if (!Got && Lanes.size() < MaxLanes)
+        Got = Lanes.emplace_back(std::make_unique<Lane>()).get();
+      if (Got) {
+        Got->Busy = true;
+        return Got;
+      }
+      Freed.wait(Lock);
+    }
+  }
+
+  void release(Lane *L) const {
+    {
+      std::lock_guard<std::mutex> Lock(LanesMu);
+      L->Busy = false;
+      Recent = L;
+    }
+    Freed.notify_one();
+  }
+
+  /// Runs the program of Inputs' signature; Outputs, when given, holds the
+  /// caller's output tensors (runInto), written in place.
+  std::vector<Tensor> runWith(const std::vector<Tensor> &Inputs,
+                              const std::vector<Tensor> *Outputs) {
+    checkInputs(*G, Inputs);
+    // Fewer threads while other work holds cores (Contention.h), and a
+    // share of them while other runs of this process overlap: each thread
+    // count has its own programs and primitives.
+    RunShare Share(CpuContention::global().threadsFor(numThreads()));
+    int Use = Share.threads();
+    ThreadScope Threads(Use);
+    LaneHold L(*this);
+    Entry &E = lookup(*L, Inputs, Use);
+    L->Last = &E;
+    bool Profile = Profiling.load(std::memory_order_relaxed);
+    if (E.P) {
+      // A speculative program (ValueBounds.cpp) whose proof failed: the
+      // exact one, compiled the first time it is needed.
+      Program *P = E.P.get();
+      if (P->Speculative && P->proofStale())
+        P = &exact(*L, E);
+      if (Outputs)
+        checkOutputBuffers(*G, Inputs, *Outputs, P->outputTypes(),
+                           P->outputShapes());
+      P->Profile = Profile;
+      std::vector<Tensor> Out = P->run(Inputs, Outputs);
+      if (!(P->Speculative && P->GuardTripped))
+        return Out;
+      {
+        std::lock_guard<std::mutex> Lock(CompileMu);
+        ++ExactReruns;
+      }
+      Program &X = exact(*L, E);
+      X.Profile = Profile;
+      return X.run(Inputs, Outputs);
+    }
+    if (!L->Interp)
+      L->Interp = reference::makeInterpreter(G->clone(), chooseKernel, "cpu");
+    if (!Outputs)
+      return L->Interp->run(Inputs);
+    std::vector<Tensor> Into = *Outputs;
+    L->Interp->runInto(Inputs, Into);
+    return Into;
+  }
+
+  Program &exact(Lane &L, Entry &E) {
     if (!E.Exact)
-      E.Exact = timedCompile(E, /*Speculate=*/false);
+      E.Exact = timedCompile(L, E, /*Speculate=*/false);
     return *E.Exact;
   }
-  /// Signatures kept (most recently used last); older ones are dropped. A
-  /// program holds only its schedule: weights and arena are shared.
+  /// Signatures kept per lane; older ones are dropped. A program holds only
+  /// its schedule: weights are shared, the arena is the lane's.
   static constexpr size_t MaxEntries = 32;
 
-  std::unique_ptr<Program> timedCompile(const Entry &E, bool Speculate) {
+  std::unique_ptr<Program> timedCompile(Lane &L, const Entry &E,
+                                        bool Speculate) {
+    std::lock_guard<std::mutex> Lock(CompileMu);
     auto Start = std::chrono::steady_clock::now();
+    Shared.Arena = L.Arena; // The lane's, for the programs compiled now.
     std::unique_ptr<Program> P =
         compileProgram(*G, E.Types, E.Shapes, Shared, Speculate);
     LastCompileMs = std::chrono::duration<double, std::milli>(
@@ -246,20 +330,20 @@ private:
     return P;
   }
 
-  /// Removes cache entry I (Last no longer points at it).
-  void dropEntry(size_t I) {
-    if (Last == Cache[I].get())
-      Last = nullptr;
-    Cache.erase(Cache.begin() + static_cast<std::ptrdiff_t>(I));
+  /// Removes entry I of L's cache (L.Last no longer points at it).
+  static void dropEntry(Lane &L, size_t I) {
+    if (L.Last == L.Cache[I].get())
+      L.Last = nullptr;
+    L.Cache.erase(L.Cache.begin() + static_cast<std::ptrdiff_t>(I));
   }
 
-  /// Serves E's new shapes with the most recently used Program of the same
-  /// dtypes and ranks, reshaped (Program::reshape): its entry goes, E takes
-  /// it. False when there is none or it refuses (the reason is kept for
-  /// --stats); a Program that failed half-way is dropped.
-  bool reshapeInto(Entry &E) {
-    for (size_t I = Cache.size(); I-- > 0;) {
-      Entry &Old = *Cache[I];
+  /// Serves E's new shapes with the most recently used Program of L with
+  /// the same dtypes and ranks, reshaped (Program::reshape): its entry
+  /// goes, E takes it. False when there is none or it refuses (the reason
+  /// is kept for --stats); a Program that failed half-way is dropped.
+  bool reshapeInto(Lane &L, Entry &E) {
+    for (size_t I = L.Cache.size(); I-- > 0;) {
+      Entry &Old = *L.Cache[I];
       if (!Old.P || Old.Exact || Old.Types != E.Types ||
           Old.Threads != E.Threads)
         continue;
@@ -268,17 +352,18 @@ private:
         SameRanks = Old.Shapes[J].rank() == E.Shapes[J].rank();
       if (!SameRanks)
         continue;
+      std::lock_guard<std::mutex> Lock(CompileMu);
       auto Start = std::chrono::steady_clock::now();
       bool Broken = false;
       std::string Why = Old.P->reshape(*G, Shared, E.Shapes, Broken);
       if (!Why.empty()) {
         ReshapeRefusal = Why;
         if (Broken)
-          dropEntry(I);
+          dropEntry(L, I);
         return false;
       }
       E.P = std::move(Old.P);
-      dropEntry(I);
+      dropEntry(L, I);
       LastCompileMs = std::chrono::duration<double, std::milli>(
                           std::chrono::steady_clock::now() - Start)
                           .count();
@@ -295,18 +380,19 @@ private:
     return false;
   }
 
-  Entry &lookup(const std::vector<Tensor> &Inputs, int Threads) {
-    for (size_t I = Cache.size(); I-- > 0;) {
-      Entry &E = *Cache[I];
+  Entry &lookup(Lane &L, const std::vector<Tensor> &Inputs, int Threads) {
+    for (size_t I = L.Cache.size(); I-- > 0;) {
+      Entry &E = *L.Cache[I];
       bool Same = E.Threads == Threads;
       for (size_t J = 0; J < Inputs.size() && Same; ++J)
         Same = E.Types[J] == Inputs[J].dtype() &&
                E.Shapes[J] == Inputs[J].shape();
       if (!Same)
         continue;
-      if (I + 1 != Cache.size())
-        std::rotate(Cache.begin() + I, Cache.begin() + I + 1, Cache.end());
-      return *Cache.back();
+      if (I + 1 != L.Cache.size())
+        std::rotate(L.Cache.begin() + I, L.Cache.begin() + I + 1,
+                    L.Cache.end());
+      return *L.Cache.back();
     }
     auto E = std::make_unique<Entry>();
     E->Threads = Threads;
@@ -314,27 +400,32 @@ private:
       E->Types.push_back(T.dtype());
       E->Shapes.push_back(T.shape());
     }
-    if (!reshapeInto(*E)) {
-      E->P = timedCompile(*E, /*Speculate=*/true);
+    if (!reshapeInto(L, *E)) {
+      E->P = timedCompile(L, *E, /*Speculate=*/true);
+      std::lock_guard<std::mutex> Lock(CompileMu);
       ++Compiled;
     }
-    if (Cache.size() == MaxEntries)
-      dropEntry(0);
-    Cache.push_back(std::move(E));
-    return *Cache.back();
+    if (L.Cache.size() == MaxEntries)
+      dropEntry(L, 0);
+    L.Cache.push_back(std::move(E));
+    return *L.Cache.back();
   }
 
   std::unique_ptr<ir::Graph> G;
+  /// Compile-time state of every lane, and the counters: under CompileMu.
   ProgramShared Shared;
-  std::vector<std::unique_ptr<Entry>> Cache;
-  std::unique_ptr<Executable> Interp;
-  const Entry *Last = nullptr;
   int64_t Compiled = 0, Reshapes = 0;
   std::string ReshapeRefusal;
   int64_t ExactReruns = 0;
   double LastCompileMs = 0, CompileMs = 0;
-  bool Profiling = false;
-  mutable std::mutex Mu;
+  mutable std::mutex CompileMu;
+  /// The lanes, under LanesMu (a lane's contents belong to its holder).
+  const size_t MaxLanes;
+  mutable std::vector<std::unique_ptr<Lane>> Lanes;
+  mutable Lane *Recent = nullptr; ///< Released last.
+  mutable std::mutex LanesMu;
+  mutable std::condition_variable Freed;
+  std::atomic<bool> Profiling{false};
 };
 
 class CpuBackend final : public Backend {

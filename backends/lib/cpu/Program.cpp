@@ -511,11 +511,16 @@ PackedWeight::PackedWeight(Tensor Src, const dnnl::memory::desc &UserMD,
 
 bool PackedWeight::refresh(dnnl::stream &S) {
   uint64_t Now = Source.storage()->version();
-  if (Now == Version)
+  if (Now == Version.load(std::memory_order_acquire))
     return false;
-  Version = Now;
-  if (Reorder)
+  std::lock_guard<std::mutex> Lock(Mu);
+  if (Now == Version.load(std::memory_order_relaxed))
+    return false; // Another lane's run repacked it meanwhile.
+  if (Reorder) {
     Reorder.execute(S, User, Packed);
+    S.wait();
+  }
+  Version.store(Now, std::memory_order_release);
   return true;
 }
 

@@ -26,9 +26,11 @@
 #include <oneapi/dnnl/dnnl.hpp>
 
 #include <any>
+#include <atomic>
 #include <deque>
 #include <functional>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -200,7 +202,10 @@ double proofMeasure(const Tensor &T, ProofDep::Measure M);
 /// the same layout (WeightPacks).
 struct PackedWeight {
   Tensor Source;           ///< The initializer (plain).
-  uint64_t Version = 0;    ///< Source's storage version at the last pack.
+  /// Source's storage version at the last pack; read by runs of several
+  /// lanes at once, repacked under Mu.
+  std::atomic<uint64_t> Version{0};
+  std::mutex Mu;
   dnnl::memory User, Packed;
   dnnl::reorder Reorder;   ///< User -> Packed; empty when no reorder.
   /// Packed's bytes (cpuAllocator: huge pages for large ones), when a
@@ -210,7 +215,8 @@ struct PackedWeight {
   /// Packs Source (plain description UserMD) into layout MD.
   PackedWeight(Tensor Source, const dnnl::memory::desc &UserMD,
                const dnnl::memory::desc &MD);
-  /// Repacks when the source changed; true when it did.
+  /// Repacks when the source changed; true when it did (one of the runs
+  /// that see the change repacks, the others wait for it).
   bool refresh(dnnl::stream &S);
 };
 
@@ -236,8 +242,8 @@ private:
   int64_t Made = 0, Bytes = 0;
 };
 
-/// The arena every Program of an executable runs in: runs are one at a
-/// time, so one block serves all shapes. It grows to the largest plan
+/// The arena the Programs of one lane of an executable run in (a lane runs
+/// one run at a time, so one block serves all its shapes). It grows to the largest plan
 /// (never shrinks); a Program binds its steps again when the block moved.
 struct SharedArena {
   std::shared_ptr<Storage> Block;
@@ -253,8 +259,10 @@ inline std::string descKey(const dnnl::memory::desc &MD) {
                      sizeof(MD.data));
 }
 
-/// What the Programs of one executable share: packed weights, the arena,
-/// and the oneDNN primitives earlier compiles made.
+/// What the Programs of one executable share: packed weights, the oneDNN
+/// primitives earlier compiles made, and the arena of the lane being
+/// compiled for (the executable sets it before each compile; it serializes
+/// compiles).
 struct ProgramShared {
   WeightPacks Packs;
   std::shared_ptr<SharedArena> Arena = std::make_shared<SharedArena>();

@@ -44,6 +44,10 @@ public:
   /// schedule, JIT kernels included), so it can be timed as compile time.
   /// The default does nothing.
   virtual void prepare(const std::vector<rt::Tensor> &Inputs) {}
+  /// True when run() and runInto() may be called from several threads at
+  /// once (the cpu backend's compiled executables); callers serialize the
+  /// runs of the others. The default says no.
+  virtual bool concurrentRuns() const { return false; }
 };
 
 /// A way to execute graphs.

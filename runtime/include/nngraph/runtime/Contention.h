@@ -9,7 +9,8 @@
 // most every SampleMs, and suggests a thread count that leaves the busy
 // ones alone: a run then uses the cores it can have, and no barrier waits
 // for a descheduled thread. NNGRAPH_ADAPTIVE_THREADS=0 turns it off (runs
-// always use numThreads()).
+// always use numThreads()). RunShare does the same among this process's own
+// runs when callers on several threads overlap.
 //
 //===----------------------------------------------------------------------===//
 #pragma once
@@ -56,6 +57,26 @@ public:
 private:
   CpuContention();
   bool Enabled = true;
+};
+
+/// A run in progress, and the share of threads it should take while runs
+/// of this process overlap (callers on several threads, of one executable
+/// or of several): Threads / (runs in progress), at least 1, so N callers
+/// on C cores use about C threads in all, not N x C (each OpenMP team
+/// would wait for the others' descheduled threads at its barriers).
+class RunShare {
+public:
+  /// Threads: what the run would use alone.
+  explicit RunShare(int Threads);
+  ~RunShare();
+  RunShare(const RunShare &) = delete;
+  RunShare &operator=(const RunShare &) = delete;
+  int threads() const { return Share; }
+  /// Runs of the process in progress now.
+  static int active();
+
+private:
+  int Share;
 };
 
 } // namespace nng

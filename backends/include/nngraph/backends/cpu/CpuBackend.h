@@ -70,11 +70,14 @@ struct CpuExecutableStats {
   int64_t WeightBytes = 0;       ///< Weights packed into primitive layouts.
   int64_t WeightRefreshes = 0;   ///< Repacks since compile (weights changed).
   /// Shared by the programs of every shape: weights packed so far (each
-  /// once, whatever the shapes) and their bytes, and the arena's bytes (the
-  /// largest plan, with headroom).
+  /// once, whatever the shapes) and their bytes, and the arenas' bytes (one
+  /// per lane, each the largest plan it ran, with headroom).
   int64_t WeightPacks = 0;
   int64_t SharedWeightBytes = 0;
   int64_t SharedArenaBytes = 0;
+  /// Lanes made so far: programs and arena for one run at a time (callers
+  /// on several threads run at once on different lanes).
+  int64_t Lanes = 0;
   /// oneDNN primitives the compiles of all shapes made, and those a compile
   /// found made already (a decoder's weight products at a new cache length).
   int64_t Primitives = 0;
