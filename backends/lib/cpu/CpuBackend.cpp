@@ -26,12 +26,16 @@
 // process may use) and takes its share of the threads (RunShare); the
 // shared state is locked only to compile or reshape.
 //
+// f16 graphs compile as the same graph in f32 (WidenHalf.h), with Casts at
+// their inputs and outputs.
+//
 //===----------------------------------------------------------------------===//
 
 #include "nngraph/backends/cpu/CpuBackend.h"
 #include "../reference/ControlFlow.h"
 #include "DnnlKernel.h"
 #include "Lower.h"
+#include "WidenHalf.h"
 #include "nngraph/backends/cpu/KernelJit.h"
 #include "nngraph/ir/FusedRegion.h"
 #include "nngraph/ir/Verifier.h"
@@ -469,6 +473,9 @@ bool setCpuProfiling(Executable &E, bool On) {
 std::unique_ptr<Executable> compileCpu(const ir::Graph &G, CpuMode M) {
   ir::verifyOrThrow(G);
   std::unique_ptr<ir::Graph> C = G.clone();
+  // f16 values compute in f32 (WidenHalf.h): the kernels are f32 ones.
+  if (cpu::widenHalfToFloat(*C) > 0)
+    ir::verifyOrThrow(*C);
   // Without the JIT, fused regions run best as their nodes (each on its
   // kernel) rather than through the reference's run of their bodies.
   if (!cpu::kernelJitAvailable()) {
