@@ -132,6 +132,7 @@ public:
     for (const ir::Value *In : G->inputs())
       if (!In->type().isStatic())
         Shared.ShapesVary = true;
+    CpuContention::global().prime();
   }
 
   std::vector<Tensor> run(const std::vector<Tensor> &Inputs) override {

@@ -43,6 +43,10 @@ class CpuContention {
 public:
   /// The process's monitor.
   static CpuContention &global();
+  /// Takes the first sample now (the first estimate follows 50 ms later,
+  /// the next ones every SampleMs): called when an executable is made, so
+  /// a process's first runs already know what else is busy.
+  void prime();
   /// The threads a run should use now, at most Max (numThreads()).
   int threadsFor(int Max);
   /// CPUs busy with other work over the last sample window (an estimate).
