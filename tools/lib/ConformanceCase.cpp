@@ -12,6 +12,7 @@
 #include "nngraph/frontend/onnx/OnnxImport.h"
 #include "nngraph/frontend/onnx/OnnxTensor.h"
 #include "nngraph/ir/OpSchema.h"
+#include "nngraph/ir/ShapeInference.h"
 #include "nngraph/passes/PassManager.h"
 #include "nngraph/passes/Pipelines.h"
 #include "nngraph/runtime/Error.h"
@@ -187,11 +188,11 @@ rt::Tensor asDType(const rt::Tensor &T, DType Want) {
   return T;
 }
 
-/// Runs one data set; "" when every output matches.
-std::string runDataSet(const ir::Graph &G, backends::Executable &Exe,
-                       const fs::path &Set, const Options &O) {
+/// The inputs of one data set, in the order of G's inputs; "" in Why when
+/// every graph input got a value.
+std::vector<rt::Tensor> readInputs(const ir::Graph &G, const fs::path &Set,
+                                   std::string &Why) {
   std::vector<fs::path> InFiles = numberedFiles(Set, "input_");
-  std::vector<fs::path> OutFiles = numberedFiles(Set, "output_");
   std::vector<rt::Tensor> Given;
   std::vector<std::string> Names;
   for (const fs::path &P : InFiles) {
@@ -210,18 +211,77 @@ std::string runDataSet(const ir::Graph &G, backends::Executable &Exe,
         if (GIns[J]->name() == Names[I])
           Ins[J] = Given[I];
   } else {
-    if (Given.size() != GIns.size())
-      return Set.filename().string() + " has " + std::to_string(Given.size()) +
-             " inputs but the model takes " + std::to_string(GIns.size());
+    if (Given.size() != GIns.size()) {
+      Why = Set.filename().string() + " has " + std::to_string(Given.size()) +
+            " inputs but the model takes " + std::to_string(GIns.size());
+      return {};
+    }
     Ins = Given;
   }
   for (size_t J = 0; J < GIns.size(); ++J)
     if (Ins[J].defined())
       Ins[J] = asDType(Ins[J], GIns[J]->type().dtype());
   for (size_t J = 0; J < GIns.size(); ++J)
-    if (!Ins[J].defined())
-      return Set.filename().string() + " gives no value for input '" +
-             GIns[J]->name() + "'";
+    if (!Ins[J].defined()) {
+      Why = Set.filename().string() + " gives no value for input '" +
+            GIns[J]->name() + "'";
+      return {};
+    }
+  return Ins;
+}
+
+/// True when Shape S contradicts the declared type T (rank or a static dim).
+bool contradicts(const ir::TensorType &T, const Shape &S) {
+  if (!T.hasRank())
+    return false;
+  if (T.rank() != static_cast<int64_t>(S.rank()))
+    return true;
+  for (int64_t D = 0; D < T.rank(); ++D)
+    if (T.dim(D).isStatic() && T.dim(D).value() != S[D])
+      return true;
+  return false;
+}
+
+/// A few of ONNX 1.12's test models declare an input shape their own data
+/// contradicts (CastLike's 'like' is declared [3,4] and given as [1]; only
+/// its dtype matters). ONNX's test runner never checks declared shapes, so
+/// the declaration is relaxed to the data's rank with unknown dims, the
+/// graph typed again, and the relaxation named in the test's line. Returns
+/// that note, "" when nothing was relaxed.
+std::string relaxContradictedInputs(ir::Graph &G,
+                                    const std::vector<fs::path> &Sets) {
+  std::string Note;
+  for (const fs::path &Set : Sets) {
+    std::string Why;
+    std::vector<rt::Tensor> Ins = readInputs(G, Set, Why);
+    for (size_t J = 0; J < Ins.size(); ++J) {
+      ir::Value *V = G.inputs()[J];
+      if (!contradicts(V->type(), Ins[J].shape()))
+        continue;
+      Note += std::string(Note.empty() ? "" : "; ") + "input '" + V->name() +
+              "' is declared " + V->type().toString() + " but " +
+              Set.filename().string() + " gives shape " +
+              Ins[J].shape().toString();
+      V->setType(ir::TensorType(
+          V->type().dtype(),
+          std::vector<ir::Dim>(Ins[J].shape().rank(), ir::Dim::unknown())));
+    }
+  }
+  if (Note.empty())
+    return "";
+  ir::inferTypes(G);
+  return "test-data quirk: " + Note +
+         " (the declaration was relaxed to unknown dims)";
+}
+
+/// Runs one data set; "" when every output matches.
+std::string runDataSet(const ir::Graph &G, backends::Executable &Exe,
+                       const fs::path &Set, const Options &O) {
+  std::vector<fs::path> OutFiles = numberedFiles(Set, "output_");
+  std::string Why;
+  std::vector<rt::Tensor> Ins = readInputs(G, Set, Why);
+  if (!Why.empty())
+    return Why;
   std::vector<rt::Tensor> Outs = Exe.run(Ins);
   if (Outs.size() != OutFiles.size())
     return "the model produced " + std::to_string(Outs.size()) + " outputs; " +
@@ -273,11 +333,12 @@ Outcome runTest(const TestCase &T, const SkipList &Skips, const Options &O) {
       PM.run(*G);
       R.NodesAfter = static_cast<long>(G->numNodes());
     }
-    std::unique_ptr<backends::Executable> Exe =
-        backends::getBackend(O.Backend).compile(*G);
     std::vector<fs::path> Sets = dataSets(T.Dir);
     if (Sets.empty())
       fail(ErrorKind::IO, "no test_data_set_* folder in '", T.Dir, "'");
+    std::string Note = relaxContradictedInputs(*G, Sets);
+    std::unique_ptr<backends::Executable> Exe =
+        backends::getBackend(O.Backend).compile(*G);
     for (const fs::path &Set : Sets) {
       std::string Why = runDataSet(*G, *Exe, Set, O);
       if (!Why.empty()) {
@@ -287,6 +348,8 @@ Outcome runTest(const TestCase &T, const SkipList &Skips, const Options &O) {
       }
     }
     R.S = R.Message.empty() ? Status::Pass : Status::Fail;
+    if (R.S == Status::Pass)
+      R.Message = Note;
   } catch (const std::exception &E) {
     R.S = Status::Fail;
     R.Message = oneLine(E.what());
