@@ -11,6 +11,7 @@
 #include "nngraph/backends/Backend.h"
 #include "nngraph/frontend/onnx/OnnxImport.h"
 #include "nngraph/frontend/onnx/OnnxTensor.h"
+#include "nngraph/frontend/onnx/OnnxValue.h"
 #include "nngraph/ir/OpSchema.h"
 #include "nngraph/ir/ShapeInference.h"
 #include "nngraph/passes/PassManager.h"
@@ -188,35 +189,79 @@ rt::Tensor asDType(const rt::Tensor &T, DType Want) {
   return T;
 }
 
+/// The index of G's input or output named Name, or -1.
+int64_t indexOf(const std::vector<ir::Value *> &Vs, const std::string &Name) {
+  for (size_t I = 0; I < Vs.size(); ++I)
+    if (Vs[I]->name() == Name)
+      return static_cast<int64_t>(I);
+  return -1;
+}
+
+/// True when every ONNX input and output of Sig is a tensor.
+bool allTensors(const frontend::OnnxGraphSignature &Sig) {
+  for (const auto *L : {&Sig.Inputs, &Sig.Outputs})
+    for (const frontend::OnnxIoBinding &B : *L)
+      if (B.Kind != frontend::OnnxValueKind::Tensor)
+        return false;
+  return true;
+}
+
 /// The inputs of one data set, in the order of G's inputs; "" in Why when
-/// every graph input got a value.
-std::vector<rt::Tensor> readInputs(const ir::Graph &G, const fs::path &Set,
-                                   std::string &Why) {
+/// every graph input got a value. A sequence or optional (Sig says which)
+/// is read from its SequenceProto / OptionalProto file and packed into the
+/// graph inputs that are its parts.
+std::vector<rt::Tensor> readInputs(const ir::Graph &G,
+                                   const frontend::OnnxGraphSignature &Sig,
+                                   const fs::path &Set, std::string &Why) {
   std::vector<fs::path> InFiles = numberedFiles(Set, "input_");
-  std::vector<rt::Tensor> Given;
-  std::vector<std::string> Names;
-  for (const fs::path &P : InFiles) {
-    Names.emplace_back();
-    Given.push_back(frontend::readOnnxTensorFile(P, &Names.back()));
-  }
   const auto &GIns = G.inputs();
   std::vector<rt::Tensor> Ins(GIns.size());
-  // By name when every file names a graph input, else by position.
-  bool ByName = !Given.empty();
-  for (const std::string &N : Names)
-    ByName &= !N.empty() && G.lookup(N) && G.lookup(N)->isInput();
-  if (ByName) {
-    for (size_t I = 0; I < Given.size(); ++I)
-      for (size_t J = 0; J < GIns.size(); ++J)
-        if (GIns[J]->name() == Names[I])
-          Ins[J] = Given[I];
+  if (allTensors(Sig)) {
+    std::vector<rt::Tensor> Given;
+    std::vector<std::string> Names;
+    for (const fs::path &P : InFiles) {
+      Names.emplace_back();
+      Given.push_back(frontend::readOnnxTensorFile(P, &Names.back()));
+    }
+    // By name when every file names a graph input, else by position.
+    bool ByName = !Given.empty();
+    for (const std::string &N : Names)
+      ByName &= !N.empty() && G.lookup(N) && G.lookup(N)->isInput();
+    if (ByName) {
+      for (size_t I = 0; I < Given.size(); ++I)
+        for (size_t J = 0; J < GIns.size(); ++J)
+          if (GIns[J]->name() == Names[I])
+            Ins[J] = Given[I];
+    } else {
+      if (Given.size() != GIns.size()) {
+        Why = Set.filename().string() + " has " +
+              std::to_string(Given.size()) + " inputs but the model takes " +
+              std::to_string(GIns.size());
+        return {};
+      }
+      Ins = Given;
+    }
   } else {
-    if (Given.size() != GIns.size()) {
-      Why = Set.filename().string() + " has " + std::to_string(Given.size()) +
-            " inputs but the model takes " + std::to_string(GIns.size());
+    // Sequences and optionals: the files follow the ONNX inputs' order.
+    if (InFiles.size() != Sig.Inputs.size()) {
+      Why = Set.filename().string() + " has " +
+            std::to_string(InFiles.size()) + " inputs but the model takes " +
+            std::to_string(Sig.Inputs.size());
       return {};
     }
-    Ins = Given;
+    for (size_t I = 0; I < InFiles.size(); ++I) {
+      const frontend::OnnxIoBinding &B = Sig.Inputs[I];
+      int64_t First = indexOf(GIns, B.Parts[0]);
+      if (First < 0) // An input that is an initializer: nothing to feed.
+        continue;
+      const ir::TensorType &T = GIns[First]->type();
+      frontend::OnnxValue V = frontend::readOnnxValueFile(InFiles[I], B.Kind);
+      std::vector<rt::Tensor> Parts = frontend::packOnnxValue(
+          V, T.dtype(), T.hasRank() ? T.rank() : -1);
+      for (size_t K = 0; K < Parts.size(); ++K)
+        if (int64_t J = indexOf(GIns, B.Parts[K]); J >= 0)
+          Ins[J] = Parts[K];
+    }
   }
   for (size_t J = 0; J < GIns.size(); ++J)
     if (Ins[J].defined())
@@ -228,6 +273,42 @@ std::vector<rt::Tensor> readInputs(const ir::Graph &G, const fs::path &Set,
       return {};
     }
   return Ins;
+}
+
+/// Compares a sequence or optional output (B says which, and which graph
+/// outputs are its parts) with the expected value in File; "" when equal.
+std::string compareValue(const ir::Graph &G, const frontend::OnnxIoBinding &B,
+                         const std::vector<rt::Tensor> &Outs,
+                         const fs::path &File, const Options &O) {
+  std::vector<rt::Tensor> Parts;
+  for (const std::string &P : B.Parts) {
+    int64_t J = indexOf(G.outputs(), P);
+    if (J < 0)
+      return "output '" + B.Name + "': its part '" + P +
+             "' is not a graph output";
+    Parts.push_back(Outs[J]);
+  }
+  std::string What = "output '" + B.Name + "'";
+  frontend::OnnxValue Got = frontend::unpackOnnxValue(B.Kind, Parts, What);
+  frontend::OnnxValue Want = frontend::readOnnxValueFile(File, B.Kind);
+  if (Got.HasElement != Want.HasElement)
+    return What + " is " + (Got.HasElement ? "an optional with a value" :
+                                             "an empty optional") +
+           ", expected " + (Want.HasElement ? "one with a value" :
+                                              "an empty one");
+  if (Got.Elements.size() != Want.Elements.size())
+    return What + " has " + std::to_string(Got.Elements.size()) +
+           " elements, expected " + std::to_string(Want.Elements.size());
+  bool Seq = B.Kind == frontend::OnnxValueKind::Sequence ||
+             B.Kind == frontend::OnnxValueKind::OptionalSequence;
+  for (size_t E = 0; E < Got.Elements.size(); ++E) {
+    std::string Why = compareTensors(
+        Seq ? B.Name + "[" + std::to_string(E) + "]" : B.Name, Got.Elements[E],
+        asDType(Want.Elements[E], Got.Elements[E].dtype()), O.Rtol, O.Atol);
+    if (!Why.empty())
+      return Why;
+  }
+  return "";
 }
 
 /// True when Shape S contradicts the declared type T (rank or a static dim).
@@ -249,11 +330,12 @@ bool contradicts(const ir::TensorType &T, const Shape &S) {
 /// graph typed again, and the relaxation named in the test's line. Returns
 /// that note, "" when nothing was relaxed.
 std::string relaxContradictedInputs(ir::Graph &G,
+                                    const frontend::OnnxGraphSignature &Sig,
                                     const std::vector<fs::path> &Sets) {
   std::string Note;
   for (const fs::path &Set : Sets) {
     std::string Why;
-    std::vector<rt::Tensor> Ins = readInputs(G, Set, Why);
+    std::vector<rt::Tensor> Ins = readInputs(G, Sig, Set, Why);
     for (size_t J = 0; J < Ins.size(); ++J) {
       ir::Value *V = G.inputs()[J];
       if (!contradicts(V->type(), Ins[J].shape()))
@@ -275,14 +357,28 @@ std::string relaxContradictedInputs(ir::Graph &G,
 }
 
 /// Runs one data set; "" when every output matches.
-std::string runDataSet(const ir::Graph &G, backends::Executable &Exe,
-                       const fs::path &Set, const Options &O) {
+std::string runDataSet(const ir::Graph &G,
+                       const frontend::OnnxGraphSignature &Sig,
+                       backends::Executable &Exe, const fs::path &Set,
+                       const Options &O) {
   std::vector<fs::path> OutFiles = numberedFiles(Set, "output_");
   std::string Why;
-  std::vector<rt::Tensor> Ins = readInputs(G, Set, Why);
+  std::vector<rt::Tensor> Ins = readInputs(G, Sig, Set, Why);
   if (!Why.empty())
     return Why;
   std::vector<rt::Tensor> Outs = Exe.run(Ins);
+  if (!allTensors(Sig)) {
+    if (Sig.Outputs.size() != OutFiles.size())
+      return "the model has " + std::to_string(Sig.Outputs.size()) +
+             " outputs; " + Set.filename().string() + " expects " +
+             std::to_string(OutFiles.size());
+    for (size_t I = 0; I < OutFiles.size(); ++I) {
+      Why = compareValue(G, Sig.Outputs[I], Outs, OutFiles[I], O);
+      if (!Why.empty())
+        return Why;
+    }
+    return "";
+  }
   if (Outs.size() != OutFiles.size())
     return "the model produced " + std::to_string(Outs.size()) + " outputs; " +
            Set.filename().string() + " expects " +
@@ -317,11 +413,14 @@ Outcome runTest(const TestCase &T, const SkipList &Skips, const Options &O) {
         return R;
       }
     std::unique_ptr<ir::Graph> G;
+    frontend::OnnxGraphSignature Sig;
+    frontend::OnnxImportOptions IO;
+    IO.Signature = &Sig;
     if (O.Pipeline.empty()) {
-      G = frontend::importOnnx(Model);
+      G = frontend::importOnnx(Model, IO);
     } else {
       try {
-        G = frontend::importOnnx(Model);
+        G = frontend::importOnnx(Model, IO);
       } catch (const std::exception &E) {
         R.S = Status::Skip;
         R.Message = "import failed: " + oneLine(E.what());
@@ -336,11 +435,11 @@ Outcome runTest(const TestCase &T, const SkipList &Skips, const Options &O) {
     std::vector<fs::path> Sets = dataSets(T.Dir);
     if (Sets.empty())
       fail(ErrorKind::IO, "no test_data_set_* folder in '", T.Dir, "'");
-    std::string Note = relaxContradictedInputs(*G, Sets);
+    std::string Note = relaxContradictedInputs(*G, Sig, Sets);
     std::unique_ptr<backends::Executable> Exe =
         backends::getBackend(O.Backend).compile(*G);
     for (const fs::path &Set : Sets) {
-      std::string Why = runDataSet(*G, *Exe, Set, O);
+      std::string Why = runDataSet(*G, Sig, *Exe, Set, O);
       if (!Why.empty()) {
         R.Message =
             (Sets.size() > 1 ? Set.filename().string() + ": " : "") + Why;
