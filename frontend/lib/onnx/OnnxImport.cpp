@@ -657,6 +657,7 @@ std::unique_ptr<ir::Graph> importChecked(ModelProto &M, const ModelSource &Src,
   if (M.has_graph()) {
     expandGradients(M, Src);
     expandContribOps(M, Src);
+    expandTrainingOps(M, Src);
     try {
       checkOperators(M.graph(), Src);
     } catch (const Error &) {
@@ -757,7 +758,8 @@ std::vector<std::string> onnxRefusedFeatures() { return {}; }
 bool onnxOperatorSupported(std::string_view Domain, std::string_view OpType) {
   bool Default = Domain.empty() || Domain == "ai.onnx";
   return ir::lookupOp(Default ? "" : Domain, OpType) ||
-         onnxio::isOnnxValueOp(Domain, OpType);
+         onnxio::isOnnxValueOp(Domain, OpType) ||
+         onnxio::isOnnxTrainingOp(Domain, OpType);
 }
 
 } // namespace nng::frontend
