@@ -426,8 +426,8 @@ void Lowering::lowerNode(NodeProto N, Scope &S, std::vector<NodeProto> &Out) {
       error(ErrorKind::Unsupported,
             describe(N) + " reads the " + onnxValueKindName(C->Kind) + " '" +
                 N.input(J) + "' as input " + std::to_string(J) +
-                (Info ? ": sequences of sequences or optionals are not "
-                        "supported"
+                (Info ? ": sequences of sequences are not supported (nor "
+                        "of optionals)"
                       : ": only the sequence and optional operators take "
                         "sequences and optionals in nngraph (they are "
                         "packed into tensors)"));
