@@ -134,7 +134,27 @@ bool producesSequence(OpKind K) {
   }
 }
 
+/// The first sequence op inside a region of G's nodes (any depth), or null.
+const ir::Node *sequenceOpInRegion(const ir::Graph &G) {
+  for (const auto &N : G.nodes())
+    for (const ir::Graph *R : N->regions()) {
+      for (const auto &M : R->nodes())
+        if (isSequenceOp(M->op()))
+          return M.get();
+      if (const ir::Node *M = sequenceOpInRegion(*R))
+        return M;
+    }
+  return nullptr;
+}
+
 void prepareSequencesForOnnx(ir::Graph &G) {
+  // Pairs that cross a region's edge (If outputs, Loop-carried values)
+  // would need one sequence value per pair there; not written yet.
+  if (const ir::Node *N = sequenceOpInRegion(G))
+    fail(ErrorKind::Unsupported, N->describe(),
+         ": cannot export to ONNX: sequence ops inside If/Loop bodies do not "
+         "export back yet (their pairs cross the region's edge); keep such "
+         "models in ONNX or the .nng text format");
   std::vector<ir::Node *> Nodes;
   for (const auto &N : G.nodes())
     if (consumesSequence(N->op()))
