@@ -343,14 +343,16 @@ TEST(OnnxImport, AllUnsupportedOperatorsReportedAtOnce) {
 TEST(OnnxImport, SubgraphOperatorsOtherThanIfLoopScanAreRefused) {
   onnx::ModelProto M = makeModel();
   addInput(M, "x", {int64_t(2)});
-  auto &Map = addNode(M, "SequenceMap", {"x"}, {"y"}, "map");
+  auto &Map = addNode(M, "MapLike", {"x"}, {"y"}, "map");
+  Map.set_domain("com.example");
   auto *A = Map.add_attribute();
   A->set_name("body");
   A->set_type(onnx::AttributeProto::GRAPH);
   A->mutable_g()->set_name("body");
   addOutput(M, "y", {int64_t(2)});
   std::string Msg = importError(M);
-  EXPECT_NE(Msg.find("SequenceMap x1 (node 'map')"), std::string::npos) << Msg;
+  EXPECT_NE(Msg.find("com.example.MapLike x1 (node 'map')"), std::string::npos)
+      << Msg;
   EXPECT_NE(Msg.find("of the operators with subgraphs, nngraph supports If, "
                      "Loop and Scan"),
             std::string::npos)

@@ -53,7 +53,15 @@ void roundTripFolder(const std::string &Folder, int MinRoundTripped) {
       continue;
     }
     std::string Bytes;
-    ASSERT_NO_THROW(Bytes = frontend::exportOnnxToBytes(*G1)) << Name;
+    try {
+      Bytes = frontend::exportOnnxToBytes(*G1);
+    } catch (const Error &E) {
+      // Sequence-typed graph I/O imports as tensor parts but does not
+      // export back (docs/onnx.md): counted like an unsupported import.
+      EXPECT_EQ(E.kind(), ErrorKind::Unsupported) << E.what();
+      ++T.Unsupported;
+      continue;
+    }
     try {
       frontend::checkOnnxModelBytes(Bytes, Name);
     } catch (const Error &E) {

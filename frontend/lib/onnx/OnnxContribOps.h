@@ -20,4 +20,11 @@ namespace nng::frontend::onnxio {
 /// head-split query/key/value, a key padding mask, causal masking).
 void expandContribOps(::onnx::ModelProto &M, const ModelSource &Src);
 
+/// Rewrites the ai.onnx.preview.training optimizer steps (Adagrad,
+/// Momentum, Adam) into standard ops (OnnxTrainingOps.cpp).
+void expandTrainingOps(::onnx::ModelProto &M, const ModelSource &Src);
+
+/// True for the optimizer steps expandTrainingOps() rewrites.
+bool isOnnxTrainingOp(std::string_view Domain, std::string_view OpType);
+
 } // namespace nng::frontend::onnxio

@@ -197,7 +197,6 @@ void checkOperators(const GraphProto &G, const ModelSource &Src) {
     size_t Count = 0;
     std::vector<std::string> Names;
     bool Subgraph = false;
-    bool SequenceInRegion = false;
   };
   std::map<std::string, Entry> Bad;
   std::vector<std::string> Order;
@@ -207,10 +206,9 @@ void checkOperators(const GraphProto &G, const ModelSource &Src) {
     const NodeProto &N = *All[I].first;
     const ir::OpSchema *S = ir::lookupOp(
         isDefaultDomain(N.domain()) ? "" : N.domain(), N.op_type());
-    bool Sub = hasSubgraph(N) && !takesRegions(S);
-    bool Seq = isOnnxSequenceOp(N.domain(), N.op_type());
-    bool SeqInRegion = Seq && All[I].second;
-    if ((S || Seq) && !Sub && !SeqInRegion)
+    bool Value = isOnnxValueOp(N.domain(), N.op_type());
+    bool Sub = hasSubgraph(N) && !takesRegions(S) && !Value;
+    if ((S || Value) && !Sub)
       continue;
     std::string Key = qualifiedOpType(N);
     auto [It, New] = Bad.try_emplace(Key);
@@ -219,7 +217,6 @@ void checkOperators(const GraphProto &G, const ModelSource &Src) {
     Entry &E = It->second;
     ++E.Count;
     E.Subgraph |= Sub;
-    E.SequenceInRegion |= SeqInRegion;
     if (E.Names.size() < 3)
       E.Names.push_back(nodeRef(N, I));
   }
@@ -246,9 +243,6 @@ void checkOperators(const GraphProto &G, const ModelSource &Src) {
     if (E.Subgraph)
       Msg += " [of the operators with subgraphs, nngraph supports If, Loop "
              "and Scan]";
-    if (E.SequenceInRegion)
-      Msg += " [sequence operators inside If/Loop subgraphs are not "
-             "supported: nngraph lowers sequences in the main graph only]";
     if (Order[I].rfind("ai.nngraph.module.", 0) == 0)
       Msg += " [a leaf-module call of a traced model, which runs only in the "
              "process that traced it: graphs with nng.ModuleCall cannot run "
@@ -663,6 +657,7 @@ std::unique_ptr<ir::Graph> importChecked(ModelProto &M, const ModelSource &Src,
   if (M.has_graph()) {
     expandGradients(M, Src);
     expandContribOps(M, Src);
+    expandTrainingOps(M, Src);
     try {
       checkOperators(M.graph(), Src);
     } catch (const Error &) {
@@ -672,7 +667,6 @@ std::unique_ptr<ir::Graph> importChecked(ModelProto &M, const ModelSource &Src,
   int Opset = checkHeader(M, Src);
   if (Unsupported && Opset >= ConvertTarget)
     std::rethrow_exception(Unsupported);
-  refuseSequenceGraphIo(M.graph(), Src);
   if (Opset < ConvertTarget) {
     try {
       convertOpset(M, Opset, ConvertTarget, Src);
@@ -684,7 +678,9 @@ std::unique_ptr<ir::Graph> importChecked(ModelProto &M, const ModelSource &Src,
     if (Unsupported)
       checkOperators(M.graph(), Src);
   }
-  lowerOnnxSequences(*M.mutable_graph(), Src);
+  OnnxGraphSignature Sig = lowerOnnxComposites(*M.mutable_graph(), Src);
+  if (O.Signature)
+    *O.Signature = std::move(Sig);
   auto G = std::make_unique<ir::Graph>();
   GraphBuilder(*M.mutable_graph(), Src, *G).build();
   try {
@@ -754,18 +750,16 @@ std::vector<std::string> onnxModelFeatures(const std::string &Path) {
   onnxio::ModelSource Src{Path, ""};
   ::onnx::ModelProto M;
   onnxio::parseModel(onnxio::readWholeFile(Path), M, Src);
-  std::vector<std::string> Features;
-  if (onnxio::hasSequenceGraphIo(M.graph()))
-    Features.push_back("sequence-io");
-  return Features;
+  return {}; // Sequence-typed graph I/O ("sequence-io") imports now.
 }
 
-std::vector<std::string> onnxRefusedFeatures() { return {"sequence-io"}; }
+std::vector<std::string> onnxRefusedFeatures() { return {}; }
 
 bool onnxOperatorSupported(std::string_view Domain, std::string_view OpType) {
   bool Default = Domain.empty() || Domain == "ai.onnx";
   return ir::lookupOp(Default ? "" : Domain, OpType) ||
-         onnxio::isOnnxSequenceOp(Domain, OpType);
+         onnxio::isOnnxValueOp(Domain, OpType) ||
+         onnxio::isOnnxTrainingOp(Domain, OpType);
 }
 
 } // namespace nng::frontend

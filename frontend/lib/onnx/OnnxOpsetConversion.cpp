@@ -216,7 +216,8 @@ void checkGemmRanks(const ModelProto &M, const ModelSource &Src) {
 /// Converts a model to opset Target with ONNX's version converter.
 /// Initializer data is kept out of the converter (it copies every tensor
 /// through its own IR, which does not know external data) and put back
-/// afterwards by name.
+/// afterwards by name, as are the types of sequence- and optional-typed
+/// graph inputs and outputs, which the converter drops.
 void convertOpset(ModelProto &M, int From, int Target, const ModelSource &Src) {
   checkBeforeConversion(M, From, Src);
   // Several adapters need input shapes (as ONNX's Python convert_version
@@ -236,6 +237,14 @@ void convertOpset(ModelProto &M, int From, int Target, const ModelSource &Src) {
     Saved[Name] = std::move(T);
     T = std::move(Stub);
   }
+  // The converter's IR keeps only tensor types: the main graph's sequence-
+  // and optional-typed inputs and outputs lose theirs, so they are put back
+  // by name too.
+  std::unordered_map<std::string, ::onnx::TypeProto> IoTypes;
+  for (const auto *L : {&M.graph().input(), &M.graph().output()})
+    for (const auto &V : *L)
+      if (V.type().has_sequence_type() || V.type().has_optional_type())
+        IoTypes[V.name()] = V.type();
   ModelProto Out;
   try {
     Out = ::onnx::version_conversion::ConvertVersion(M, Target);
@@ -253,6 +262,12 @@ void convertOpset(ModelProto &M, int From, int Target, const ModelSource &Src) {
     if (It != Saved.end())
       T = std::move(It->second);
   }
+  for (auto *L : {Out.mutable_graph()->mutable_input(),
+                  Out.mutable_graph()->mutable_output()})
+    for (auto &V : *L)
+      if (auto It = IoTypes.find(V.name());
+          It != IoTypes.end() && !V.type().has_tensor_type())
+        *V.mutable_type() = It->second;
   M = std::move(Out);
 }
 

@@ -1,14 +1,8 @@
 //===- OnnxSequences.cpp - ONNX sequences <-> packed pairs ---------------===//
 //
-// Import: after opset conversion, each value produced by an ONNX sequence
-// operator (S) gets a partner name for its shapes half (S.shapes, made
-// unique among the graph's names), and every sequence operator becomes the
-// nng op of the same name over pairs: a sequence input S is read as (S,
-// S.shapes), a sequence output written as (S, S.shapes). What the pair
-// encoding cannot carry is refused here with the node's name: sequence-typed
-// graph inputs and outputs, sequences of sequences, a sequence read by a
-// tensor operator. SequenceMap (a subgraph) never gets here: the operator
-// check refuses it.
+// Import: the table of ONNX sequence operators; OnnxComposites.cpp splits
+// sequence values into (S, S.shapes) pairs and rewrites the operators into
+// the nng ops of the same names over pairs.
 //
 // Export: the nng ops are written back as the standard operators, one
 // sequence value per pair, named after the data half, so import -> export
@@ -31,39 +25,6 @@ namespace nng::frontend::onnxio {
 namespace {
 
 using ir::OpKind;
-
-/// One ONNX sequence operator: whether input 0 is a sequence and whether
-/// output 0 is one.
-struct SeqOpInfo {
-  std::string_view Name;
-  bool ConsumesSeq;
-  bool ProducesSeq;
-};
-
-constexpr SeqOpInfo SeqOps[] = {
-    {"SequenceEmpty", false, true},   {"SequenceConstruct", false, true},
-    {"SequenceInsert", true, true},   {"SequenceErase", true, true},
-    {"SequenceAt", true, false},      {"SequenceLength", true, false},
-    {"SplitToSequence", false, true}, {"ConcatFromSequence", true, false},
-};
-
-const SeqOpInfo *findSeqOp(std::string_view Domain, std::string_view Op) {
-  if (!Domain.empty() && Domain != "ai.onnx")
-    return nullptr;
-  for (const SeqOpInfo &I : SeqOps)
-    if (I.Name == Op)
-      return &I;
-  return nullptr;
-}
-
-/// "node 'n' (SequenceAt)", or "node #3 -> 'y' (SequenceAt)" when unnamed.
-std::string describe(const ::onnx::NodeProto &N, int Index) {
-  std::string Ref =
-      !N.name().empty() ? "'" + N.name() + "'" : "#" + std::to_string(Index);
-  if (N.name().empty() && N.output_size() && !N.output(0).empty())
-    Ref += " -> '" + N.output(0) + "'";
-  return "node " + Ref + " (" + N.op_type() + ")";
-}
 
 constexpr const char *IoMessage =
     "sequence-typed graph inputs and outputs are not supported (nngraph "
@@ -136,100 +97,24 @@ materializeConstantPair(ir::Graph &G, ir::Node *N, const ir::Value *D,
 
 } // namespace
 
+static constexpr SeqOpInfo SeqOps[] = {
+    {"SequenceEmpty", false, true},   {"SequenceConstruct", false, true},
+    {"SequenceInsert", true, true},   {"SequenceErase", true, true},
+    {"SequenceAt", true, false},      {"SequenceLength", true, false},
+    {"SplitToSequence", false, true}, {"ConcatFromSequence", true, false},
+};
+
+const SeqOpInfo *findSeqOp(std::string_view Domain, std::string_view Op) {
+  if (!Domain.empty() && Domain != "ai.onnx")
+    return nullptr;
+  for (const SeqOpInfo &I : SeqOps)
+    if (I.Name == Op)
+      return &I;
+  return nullptr;
+}
+
 bool isOnnxSequenceOp(std::string_view Domain, std::string_view OpType) {
   return findSeqOp(Domain, OpType) != nullptr;
-}
-
-bool hasSequenceGraphIo(const ::onnx::GraphProto &GP) {
-  for (const auto &V : GP.input())
-    if (V.type().has_sequence_type())
-      return true;
-  for (const auto &V : GP.output())
-    if (V.type().has_sequence_type())
-      return true;
-  return false;
-}
-
-void refuseSequenceGraphIo(const ::onnx::GraphProto &GP,
-                           const ModelSource &Src) {
-  for (const auto &V : GP.input())
-    if (V.type().has_sequence_type())
-      modelError(ErrorKind::Unsupported, Src,
-                 "graph input '" + V.name() + "' is a sequence; " + IoMessage);
-  for (const auto &V : GP.output())
-    if (V.type().has_sequence_type())
-      modelError(ErrorKind::Unsupported, Src,
-                 "graph output '" + V.name() + "' is a sequence; " + IoMessage);
-}
-
-void lowerOnnxSequences(::onnx::GraphProto &GP, const ModelSource &Src) {
-  refuseSequenceGraphIo(GP, Src);
-  bool Any = false;
-  for (const auto &N : GP.node())
-    Any |= findSeqOp(N.domain(), N.op_type()) != nullptr;
-  if (!Any)
-    return;
-
-  // Every name the graph uses, so that the shapes halves get fresh ones.
-  std::unordered_set<std::string> Names = namesIn(GP);
-  // The sequence values (output 0 of the producers) and their partners.
-  std::unordered_map<std::string, std::string> ShapesOf;
-  for (int I = 0; I < GP.node_size(); ++I) {
-    const auto &N = GP.node(I);
-    const SeqOpInfo *Info = findSeqOp(N.domain(), N.op_type());
-    if (!Info || !Info->ProducesSeq)
-      continue;
-    if (N.output_size() == 0 || N.output(0).empty())
-      modelError(ErrorKind::Parse, Src,
-                 describe(N, I) + " has no output (it makes a sequence)");
-    std::string Base = N.output(0) + ".shapes", Name = Base;
-    for (int K = 1; Names.count(Name); ++K)
-      Name = Base + "." + std::to_string(K);
-    Names.insert(Name);
-    ShapesOf[N.output(0)] = Name;
-  }
-
-  for (int I = 0; I < GP.node_size(); ++I) {
-    ::onnx::NodeProto &N = *GP.mutable_node(I);
-    const SeqOpInfo *Info = findSeqOp(N.domain(), N.op_type());
-    bool WantsSeq0 = Info && Info->ConsumesSeq;
-    if (WantsSeq0 && (N.input_size() == 0 || !ShapesOf.count(N.input(0))))
-      modelError(ErrorKind::Parse, Src,
-                 describe(N, I) + " reads '" +
-                     (N.input_size() ? N.input(0) : std::string()) +
-                     "' as its sequence input, but no sequence operator "
-                     "produces it");
-    for (int J = WantsSeq0 ? 1 : 0; J < N.input_size(); ++J) {
-      if (!ShapesOf.count(N.input(J)))
-        continue;
-      modelError(ErrorKind::Unsupported, Src,
-                 describe(N, I) + " reads the sequence '" + N.input(J) +
-                     "' as input " + std::to_string(J) +
-                     (Info ? ": sequences of sequences are not supported"
-                           : ": only the sequence operators take sequences "
-                             "in nngraph (sequences are packed (data, "
-                             "shapes) pairs)"));
-    }
-    if (!Info)
-      continue;
-    std::vector<std::string> Ins(N.input().begin(), N.input().end());
-    std::vector<std::string> Outs(N.output().begin(), N.output().end());
-    if (Info->ConsumesSeq)
-      Ins.insert(Ins.begin() + 1, ShapesOf.at(Ins[0]));
-    if (Info->ProducesSeq)
-      Outs.insert(Outs.begin() + 1, ShapesOf.at(Outs[0]));
-    N.clear_input();
-    for (const std::string &In : Ins)
-      N.add_input(In);
-    N.clear_output();
-    for (const std::string &Out : Outs)
-      N.add_output(Out);
-    N.set_domain("nng");
-  }
-  for (const auto &V : GP.output())
-    if (ShapesOf.count(V.name()))
-      modelError(ErrorKind::Unsupported, Src,
-                 "graph output '" + V.name() + "' is a sequence; " + IoMessage);
 }
 
 bool isSequenceOp(OpKind K) {
@@ -249,7 +134,27 @@ bool producesSequence(OpKind K) {
   }
 }
 
+/// The first sequence op inside a region of G's nodes (any depth), or null.
+const ir::Node *sequenceOpInRegion(const ir::Graph &G) {
+  for (const auto &N : G.nodes())
+    for (const ir::Graph *R : N->regions()) {
+      for (const auto &M : R->nodes())
+        if (isSequenceOp(M->op()))
+          return M.get();
+      if (const ir::Node *M = sequenceOpInRegion(*R))
+        return M;
+    }
+  return nullptr;
+}
+
 void prepareSequencesForOnnx(ir::Graph &G) {
+  // Pairs that cross a region's edge (If outputs, Loop-carried values)
+  // would need one sequence value per pair there; not written yet.
+  if (const ir::Node *N = sequenceOpInRegion(G))
+    fail(ErrorKind::Unsupported, N->describe(),
+         ": cannot export to ONNX: sequence ops inside If/Loop bodies do not "
+         "export back yet (their pairs cross the region's edge); keep such "
+         "models in ONNX or the .nng text format");
   std::vector<ir::Node *> Nodes;
   for (const auto &N : G.nodes())
     if (consumesSequence(N->op()))

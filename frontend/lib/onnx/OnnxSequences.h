@@ -4,7 +4,7 @@
 // ONNX sequence value S becomes the pair (S, S.shapes) of
 // ir/SequenceLayout.h and the ONNX sequence operators become the nng ops
 // over pairs (nng.SequenceInsert, ...). Import rewrites the ModelProto's
-// graph before it is built; export writes the nng ops back as the standard
+// graph before it is built (OnnxComposites.cpp, with optionals); export writes the nng ops back as the standard
 // operators with one sequence value per pair, named after the pair's data.
 // See OnnxSequences.cpp.
 //
@@ -12,11 +12,24 @@
 #pragma once
 
 #include "OnnxProto.h"
+#include "nngraph/frontend/onnx/OnnxValue.h"
 #include "nngraph/ir/Graph.h"
 
 #include <string_view>
 
 namespace nng::frontend::onnxio {
+
+/// One ONNX sequence operator: whether input 0 is a sequence and whether
+/// output 0 is one.
+struct SeqOpInfo {
+  std::string_view Name;
+  bool ConsumesSeq;
+  bool ProducesSeq;
+};
+
+/// The sequence operator OpType of the default domain ("" or "ai.onnx"),
+/// or null.
+const SeqOpInfo *findSeqOp(std::string_view Domain, std::string_view Op);
 
 /// True for the ONNX operators import maps onto nng sequence ops
 /// (SequenceEmpty, SequenceConstruct, SequenceInsert, SequenceErase,
@@ -24,23 +37,18 @@ namespace nng::frontend::onnxio {
 /// default domain ("" or "ai.onnx").
 bool isOnnxSequenceOp(std::string_view Domain, std::string_view OpType);
 
-/// Import: rewrites the sequence operators of GP (opset >= 13) into nng
-/// nodes over (data, shapes) pairs: each sequence value S is read and
-/// written as S plus a fresh S.shapes. Throws Error naming the model and
-/// the node for what cannot be expressed: sequence-typed graph inputs and
-/// outputs, sequences of sequences, a sequence read by a tensor operator, a
-/// tensor where a sequence belongs.
-void lowerOnnxSequences(::onnx::GraphProto &GP, const ModelSource &Src);
+/// True for the operators lowerOnnxComposites() rewrites: the sequence
+/// operators, Optional, OptionalGetElement, OptionalHasElement and
+/// SequenceMap (default domain).
+bool isOnnxValueOp(std::string_view Domain, std::string_view OpType);
 
-/// True when a graph input or output of GP is sequence-typed (import
-/// refuses those).
-bool hasSequenceGraphIo(const ::onnx::GraphProto &GP);
-
-/// Throws Error(Unsupported) naming the first sequence-typed graph input or
-/// output of GP. Import runs it before opset conversion too, since ONNX's
-/// version converter does not keep sequence types.
-void refuseSequenceGraphIo(const ::onnx::GraphProto &GP,
-                           const ModelSource &Src);
+/// Import, after opset conversion: splits every sequence and optional
+/// value of GP and its If/Loop subgraphs into tensor parts and rewrites the
+/// operators on them (OnnxComposites.cpp). Returns how GP's inputs and
+/// outputs map onto the parts. Throws Error naming the node or value for
+/// what the parts cannot carry.
+OnnxGraphSignature lowerOnnxComposites(::onnx::GraphProto &GP,
+                                       const ModelSource &Src);
 
 /// True for the nng sequence ops.
 bool isSequenceOp(ir::OpKind K);

@@ -31,7 +31,8 @@ int runConformanceDriver(const std::vector<std::string> &Args,
 /// Compares an output with its expected value the way ONNX's backend tests
 /// do: same dtype and shape, and |actual - expected| <= Atol + Rtol *
 /// |expected| for floating point (NaN matches NaN, infinities must be
-/// equal), exact equality otherwise. Returns "" when they match, else the
+/// equal; for bf16 and f16 outputs, one unit in the last place of the
+/// dtype is also accepted: rounding modes differ), exact equality otherwise. Returns "" when they match, else the
 /// reason ("output 'y' max abs error 0.5 at index 3 (2 of 6 values outside
 /// rtol 0.001, atol 1e-07)").
 std::string compareTensors(const std::string &Name, const rt::Tensor &Actual,

@@ -20,6 +20,8 @@
 
 namespace nng::frontend {
 
+struct OnnxGraphSignature;
+
 /// How importOnnx() works.
 struct OnnxImportOptions {
   /// The folder that external-data locations are relative to. importOnnx()
@@ -31,6 +33,10 @@ struct OnnxImportOptions {
   bool InferTypes = true;
   /// Verify the imported graph.
   bool Verify = true;
+  /// When set, receives how the ONNX graph's inputs and outputs map onto
+  /// the imported graph's: a sequence- or optional-typed one becomes
+  /// several tensor inputs or outputs (OnnxValue.h).
+  OnnxGraphSignature *Signature = nullptr;
 };
 
 /// Reads the ONNX model at Path. Throws nng::Error naming the model and the
@@ -52,13 +58,15 @@ std::unique_ptr<ir::Graph> importOnnxFromBytes(std::string_view Bytes,
 std::vector<std::string> onnxModelOperators(const std::string &Path);
 
 /// True when import maps the ONNX operator (Domain "" or "ai.onnx" for the
-/// default domain) onto the op table: the ops of the table and the
-/// sequence operators (as nng ops over packed pairs).
+/// default domain) onto the op table: the ops of the table, the sequence
+/// operators (as nng ops over packed pairs), Optional, OptionalGetElement,
+/// OptionalHasElement and SequenceMap (rewritten over tensor parts).
 bool onnxOperatorSupported(std::string_view Domain, std::string_view OpType);
 
-/// The value features import refuses that a model uses, by name, sorted:
-/// "sequence-io" when a graph input or output is sequence-typed. (The
-/// conformance runner skips tests by these, like by operators.) Throws
+/// The value features import refuses that a model uses, by name, sorted;
+/// none today (sequence- and optional-typed graph inputs and outputs
+/// import as tensor parts, OnnxValue.h). The conformance runner skips
+/// tests by these, like by operators. Throws
 /// Error(IO) / Error(Parse) like importOnnx().
 std::vector<std::string> onnxModelFeatures(const std::string &Path);
 
