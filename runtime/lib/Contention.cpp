@@ -220,11 +220,32 @@ std::string CpuContention::describe() const {
 
 namespace {
 std::atomic<int> ActiveRuns{0};
+/// The most runs seen at once lately, and when (steady clock, ns): callers
+/// that overlap come in streams, and a run that starts alone between two
+/// overlapping ones would otherwise take every thread and then share the
+/// cores with the next one's team.
+std::atomic<int> OverlapLevel{1};
+std::atomic<int64_t> OverlapAtNs{0};
+constexpr int64_t OverlapMemoryNs = 50'000'000; // 50 ms.
+
+int64_t nowNs() {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(
+             std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
 } // namespace
 
 RunShare::RunShare(int Threads) {
   int N = ActiveRuns.fetch_add(1, std::memory_order_relaxed) + 1;
-  Share = std::max(1, Threads / N);
+  int64_t Now = nowNs();
+  bool Recent =
+      Now - OverlapAtNs.load(std::memory_order_relaxed) < OverlapMemoryNs;
+  int Level = Recent ? OverlapLevel.load(std::memory_order_relaxed) : 1;
+  if (N >= 2) {
+    OverlapLevel.store(std::max(N, Level), std::memory_order_relaxed);
+    OverlapAtNs.store(Now, std::memory_order_relaxed);
+  }
+  Share = std::max(1, Threads / std::max(N, Level));
 }
 
 RunShare::~RunShare() { ActiveRuns.fetch_sub(1, std::memory_order_relaxed); }

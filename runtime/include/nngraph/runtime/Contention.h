@@ -65,9 +65,10 @@ private:
 
 /// A run in progress, and the share of threads it should take while runs
 /// of this process overlap (callers on several threads, of one executable
-/// or of several): Threads / (runs in progress), at least 1, so N callers
-/// on C cores use about C threads in all, not N x C (each OpenMP team
-/// would wait for the others' descheduled threads at its barriers).
+/// or of several): Threads / (runs in progress, or the most seen at once
+/// in the last 50 ms when more), at least 1, so N callers on C cores use
+/// about C threads in all, not N x C (each OpenMP team would wait for the
+/// others' descheduled threads at its barriers).
 class RunShare {
 public:
   /// Threads: what the run would use alone.
