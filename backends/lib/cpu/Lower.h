@@ -144,6 +144,7 @@ bool lowerLayerNorm(LowerContext &C, const ir::Node &N);
 bool lowerCopy(LowerContext &C, const ir::Node &N);
 bool lowerFusedRegion(LowerContext &C, const ir::Node &N);
 bool lowerQuantize(LowerContext &C, const ir::Node &N);
+bool lowerCast(LowerContext &C, const ir::Node &N);
 bool lowerQLinearConv(LowerContext &C, const ir::Node &N);
 bool lowerQLinearMatMul(LowerContext &C, const ir::Node &N);
 
