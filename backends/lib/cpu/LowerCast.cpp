@@ -3,7 +3,8 @@
 // The Casts an f16 graph compiled in f32 begins and ends with (WidenHalf.h),
 // and any other Cast between f16 and f32: one elementwise loop over the
 // plain bytes, split over the threads, serving every shape (its extent is
-// read from its slot at each run). Other casts run on the node kernel.
+// read from its slot at each run); a Cast to the type it has is a view.
+// Other casts run on the node kernel.
 //
 //===----------------------------------------------------------------------===//
 
@@ -17,6 +18,9 @@ bool lowerCast(LowerContext &C, const ir::Node &N) {
   int In = C.slotOf(N.input(0));
   DType From = C.slot(In).Type;
   DType To = C.PendingTypes.at(N.output(0)).first;
+  if (From == To)
+    return lowerAlias(C, N); // A Cast to its own type (an f16 graph's
+                             // Cast to f32, once widened) is a view.
   bool Widen = From == DType::F16 && To == DType::F32;
   if (!Widen && !(From == DType::F32 && To == DType::F16))
     return false;
