@@ -13,28 +13,16 @@
 namespace nng::backends::cpu {
 namespace {
 
-/// True when a value of G or of a region below it is f16.
-bool holdsHalf(const ir::Graph &G) {
-  auto Half = [](const ir::Value *V) {
-    return V && V->type().dtype() == DType::F16;
-  };
+/// True when G is an f16 model: a graph input or an initializer is f16. (An
+/// f32 graph that rounds through f16 inside, Cast to f16 and back, keeps
+/// its rounding: its Casts are exact own loops.)
+bool isHalfModel(const ir::Graph &G) {
   for (const ir::Value *V : G.inputs())
-    if (Half(V))
+    if (V->type().dtype() == DType::F16)
       return true;
   for (const ir::Value *V : G.initializers())
-    if (Half(V))
+    if (V->type().dtype() == DType::F16)
       return true;
-  for (const ir::Value *V : G.captures())
-    if (Half(V))
-      return true;
-  for (const auto &N : G.nodes()) {
-    for (const ir::Value *V : N->outputs())
-      if (Half(V))
-        return true;
-    for (const ir::Graph *R : N->regions())
-      if (holdsHalf(*R))
-        return true;
-  }
   return false;
 }
 
@@ -73,8 +61,8 @@ void widenAttributes(ir::Node &N) {
 
 int widenHalfToFloat(ir::Graph &G) {
   // Regions keep their own types (captures included): a graph with regions
-  // and f16 values anywhere is left as it is.
-  if (!holdsHalf(G) || hasRegions(G))
+  // is left as it is.
+  if (!isHalfModel(G) || hasRegions(G))
     return 0;
   int Widened = 0;
   std::unordered_set<const ir::Value *> WasHalf; ///< Widened here.

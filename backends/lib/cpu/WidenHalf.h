@@ -20,9 +20,11 @@ namespace nng::backends::cpu {
 /// Rewrites G to compute in f32 where it computes in f16 (see the file
 /// comment): initializers, node outputs and the dtypes node attributes name
 /// (Cast's 'to', EyeLike's 'dtype', f16 tensor attributes); graph inputs
-/// and outputs keep their f16 types through Casts. Returns the number of
-/// values widened; 0 leaves G unchanged (no f16 value, or a region holds
-/// one: regions keep their types, so nothing is widened then).
+/// and outputs keep their f16 types through Casts. Only an f16 model is
+/// widened (an f16 graph input or initializer): an f32 graph that rounds
+/// through f16 inside keeps its rounding. Returns the number of values
+/// widened; 0 leaves G unchanged (not an f16 model, or it has regions,
+/// which keep their own types).
 int widenHalfToFloat(ir::Graph &G);
 
 } // namespace nng::backends::cpu
