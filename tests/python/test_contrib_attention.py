@@ -8,11 +8,6 @@ refuses say so, naming the node. SKIPPED without python3-onnx, NumPy, node
 or onnxruntime-node.
 """
 
-import json
-import os
-import shutil
-import subprocess
-import sys
 import unittest
 
 import support
@@ -23,8 +18,6 @@ from onnx import TensorProto, helper  # noqa: E402
 
 import nngraph  # noqa: E402
 
-NODE = os.environ.get("NNGRAPH_NODE") or shutil.which("node")
-RUN_ONNX = os.path.join(support.SOURCE_DIR, "tests", "ort", "run_onnx.mjs")
 
 
 def mha_model(heads=4, d=16, bias=False, past=False, attn_bias=False,
@@ -107,39 +100,12 @@ def attention_model(heads=4, d=16, batch=2, seq=6, mask=True, lengths=False):
     return model.SerializeToString(), feeds
 
 
-def write_dir(folder, feeds):
-    os.makedirs(folder, exist_ok=True)
-    entries = []
-    for i, (name, a) in enumerate(feeds.items()):
-        file = f"t{i}.bin"
-        dtype = {np.dtype(np.float32): "f32", np.dtype(np.int32): "i32"}[a.dtype]
-        a.tofile(os.path.join(folder, file))
-        entries.append({"name": name, "dtype": dtype, "shape": list(a.shape),
-                        "file": file})
-    with open(os.path.join(folder, "tensors.json"), "w") as f:
-        json.dump({"tensors": entries}, f)
-
-
-def read_dir(folder):
-    with open(os.path.join(folder, "tensors.json")) as f:
-        entries = json.load(f)["tensors"]
-    return {e["name"]: np.fromfile(os.path.join(folder, e["file"]),
-                                   dtype=np.float32).reshape(e["shape"])
-            for e in entries if e["dtype"] == "f32"}
-
-
 class ContribAttentionTest(support.TempDirTestCase):
     def ort(self, model_bytes, feeds):
         path = self.path("m.onnx")
         with open(path, "wb") as f:
             f.write(model_bytes)
-        write_dir(self.path("in"), feeds)
-        r = subprocess.run([NODE, RUN_ONNX, path, self.path("in"),
-                            self.path("out")], capture_output=True, text=True)
-        if r.returncode == 77:
-            support.skip(r.stdout.strip() or r.stderr.strip())
-        self.assertEqual(r.returncode, 0, r.stderr)
-        return path, read_dir(self.path("out"))
+        return path, support.run_ort(self, path, feeds)
 
     def check(self, make=mha_model, **form):
         data, feeds = make(**form)
@@ -190,6 +156,4 @@ class ContribAttentionTest(support.TempDirTestCase):
 
 
 if __name__ == "__main__":
-    if not NODE:
-        support.skip("node not found (it runs onnxruntime-node)")
     unittest.main(verbosity=2)

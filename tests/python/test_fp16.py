@@ -8,10 +8,6 @@ f16's tolerance. SKIPPED without python3-onnx, NumPy, node or
 onnxruntime-node.
 """
 
-import json
-import os
-import shutil
-import subprocess
 import unittest
 
 import support
@@ -22,9 +18,6 @@ from onnx import TensorProto, helper, numpy_helper  # noqa: E402
 
 import nngraph  # noqa: E402
 
-NODE = os.environ.get("NNGRAPH_NODE") or shutil.which("node")
-RUN_ONNX = os.path.join(support.SOURCE_DIR, "tests", "ort", "run_onnx.mjs")
-DTYPES = {np.dtype(np.float16): "f16", np.dtype(np.float32): "f32"}
 
 
 def conv_net():
@@ -68,45 +61,13 @@ def conv_net():
     return model.SerializeToString(), feeds
 
 
-def write_dir(folder, feeds):
-    os.makedirs(folder, exist_ok=True)
-    entries = []
-    for i, (name, a) in enumerate(feeds.items()):
-        file = f"t{i}.bin"
-        a.tofile(os.path.join(folder, file))
-        entries.append({"name": name, "dtype": DTYPES[a.dtype],
-                        "shape": list(a.shape), "file": file})
-    with open(os.path.join(folder, "tensors.json"), "w") as f:
-        json.dump({"tensors": entries}, f)
-
-
-def read_dir(folder):
-    with open(os.path.join(folder, "tensors.json")) as f:
-        entries = json.load(f)["tensors"]
-    types = {v: k for k, v in DTYPES.items()}
-    return {e["name"]: np.fromfile(os.path.join(folder, e["file"]),
-                                   dtype=types[e["dtype"]]).reshape(e["shape"])
-            for e in entries}
-
-
 class Fp16Test(support.TempDirTestCase):
-    def ort(self, path, feeds):
-        if not NODE:
-            support.skip("node is not installed (scripts/setup.sh --tests)")
-        write_dir(self.path("in"), feeds)
-        r = subprocess.run([NODE, RUN_ONNX, path, self.path("in"),
-                            self.path("out")], capture_output=True, text=True)
-        if r.returncode == 77:
-            support.skip(r.stdout.strip() or r.stderr.strip())
-        self.assertEqual(r.returncode, 0, r.stderr)
-        return read_dir(self.path("out"))
-
     def test_conv_net_runs_in_f32_and_matches(self):
         data, feeds = conv_net()
         path = self.path("fp16.onnx")
         with open(path, "wb") as f:
             f.write(data)
-        want = self.ort(path, feeds)
+        want = support.run_ort(self, path, feeds)
         ref = nngraph.InferenceSession(path, backend="reference")
         ref_out = dict(zip([o.name for o in ref.get_outputs()],
                            ref.run(None, feeds)))
