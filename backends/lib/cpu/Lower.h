@@ -383,6 +383,14 @@ void batchedFewRows(const float *A, const float *B, float *Y, int64_t Batches,
 void batchedFewRowsTransB(const float *A, const float *Bt, float *Y,
                           int64_t Batches, int64_t M, int64_t K, int64_t N);
 
+/// Y = A x W (+ Bias) (+ Residual) for M <= OwnLoopRows rows of A ([M, K])
+/// by constant weights W, [K, N] row-major or [N, K] when TransB, read
+/// where they lie: so few rows make the product one pass over W, which a
+/// packed copy would not speed up (LowerMatMul.cpp). Bias holds N floats
+/// and Residual M x N (either may be null).
+void linearFewRows(const float *A, const float *W, bool TransB,
+                   const float *Bias, const float *Residual, float *Y,
+                   int64_t M, int64_t K, int64_t N);
 /// The four arithmetic ops of binaryFloats.
 enum class BinaryKind { Add, Sub, Mul, Div };
 /// Y = A op B over Count floats, B a single float when Scalar (Y may be A

@@ -44,6 +44,15 @@ struct LinearForm {
 
 using MatMulPD = dnnl::matmul::primitive_desc;
 
+/// Weights from which a product with few rows reads them in place
+/// (emitLinearRows): 1 MiB, beyond a core's L2 share, where the product is
+/// bound by reading them; and the rows up to which it does. Measured on a
+/// 2-core EPYC (the benchmark decoder, 134 MB of weights a step): at one
+/// row the own loop took 0.95x the time of oneDNN's on packed weights and
+/// saved their 134 MB copy; at four rows it took 1.2x.
+constexpr size_t FewRowsWeightBytes = size_t(1) << 20;
+constexpr int64_t InPlaceWeightRows = 2;
+
 /// Rows (and columns) of the warm-up run: one row takes oneDNN's gemv
 /// path, which generates nothing for later runs.
 constexpr int64_t WarmRows = 64;
@@ -83,7 +92,7 @@ std::string linearKey(const LinearForm &F) {
 /// oneDNN has none), made once per executable (ProgramShared).
 std::pair<MatMulPD, dnnl::matmul> linearPrimitive(ProgramShared &Shared,
                                                   const LinearForm &F,
-                                                  int64_t M, const memory::desc &Wei = {}) {
+                                                  int64_t M) {
   auto Make = [&](const memory::desc &Src, const memory::desc &Dst,
                   dnnl::scratchpad_mode Scratch) {
     dnnl::post_ops Ops;
@@ -95,13 +104,13 @@ std::pair<MatMulPD, dnnl::matmul> linearPrimitive(ProgramShared &Shared,
     Attr.set_post_ops(Ops);
     Attr.set_scratchpad_mode(Scratch);
     memory::desc BiasMD = F.Bias ? plainDesc({1, F.NOut}) : memory::desc();
-    dnnl::matmul::desc D(Src, Wei ? Wei : anyF32({F.K, F.NOut}), BiasMD, Dst);
+    dnnl::matmul::desc D(Src, anyF32({F.K, F.NOut}), BiasMD, Dst);
     MatMulPD PD(D, Attr, cpuEngine());
     return std::make_pair(PD, dnnl::matmul(PD));
   };
   if (M >= 0)
     return Shared.primitive<MatMulPD, dnnl::matmul>(
-        "linear M=" + std::to_string(M) + " " + F.Key + (Wei ? descKey(Wei) : ""), [&] {
+        "linear M=" + std::to_string(M) + " " + F.Key, [&] {
           return Make(plainDesc({M, F.K}), plainDesc({M, F.NOut}),
                       dnnl::scratchpad_mode::user);
         });
@@ -127,6 +136,83 @@ std::pair<MatMulPD, dnnl::matmul> linearPrimitive(ProgramShared &Shared,
       return std::make_pair(MatMulPD(), dnnl::matmul()); // None: per M.
     }
   });
+}
+
+/// A linear layer with few rows (a decoder's step) as linearFewRows, its
+/// weights read where they lie (no packed copy: so few rows make the
+/// product one pass over them either way). Reshaped to more rows (a
+/// prompt after the steps), the step runs the primitive with M given at
+/// run time, on weights packed then, and adds the residual itself.
+struct LinearRows {
+  int In = -1, Bias = -1, Residual = -1, Out = -1;
+  int64_t K = 0, NOut = 0;
+  bool TransB = false;
+};
+
+void emitLinearRows(LowerContext &C, const ir::Node &N, const LinearRows &L,
+                    const Tensor &Wt, const LinearForm &Form) {
+  struct Many { // The primitive for many rows, made at the first adopt.
+    std::optional<std::pair<MatMulPD, dnnl::matmul>> Made;
+    std::shared_ptr<PackedWeight> Packed;
+  };
+  auto State = std::make_shared<Many>();
+  ProgramShared *Sh = &C.Shared;
+  LinearForm Plain = Form;
+  Plain.Residual = false;
+  Plain.PostOps.clear();
+  Plain.Key = linearKey(Plain);
+  memory::desc WeiUser = L.TransB ? stridedDesc({L.K, L.NOut}, {1, L.K})
+                                  : plainDesc({L.K, L.NOut});
+  std::vector<int> Reads = {L.In};
+  for (int S : {L.Bias, L.Residual})
+    if (S >= 0)
+      Reads.push_back(S);
+  auto Run = [=, Wt = Wt](Program &P) {
+    int64_t M = P.Slots[L.In].S.numel() / L.K;
+    const float *A = static_cast<const float *>(P.dataOf(L.In));
+    const float *Bias =
+        L.Bias >= 0 ? static_cast<const float *>(P.dataOf(L.Bias)) : nullptr;
+    const float *Res = L.Residual >= 0
+                           ? static_cast<const float *>(P.dataOf(L.Residual))
+                           : nullptr;
+    float *Y = reinterpret_cast<float *>(P.bufferData(L.Out));
+    if (M <= OwnLoopRows || !State->Packed) {
+      linearFewRows(A, static_cast<const float *>(Wt.rawData()), L.TransB, Bias,
+                    Res, Y, M, L.K, L.NOut);
+      return;
+    }
+    dnnl::engine E = cpuEngine();
+    std::unordered_map<int, memory> Args = {
+        {DNNL_ARG_SRC, memory(plainDesc({M, L.K}), E, const_cast<float *>(A))},
+        {DNNL_ARG_WEIGHTS, State->Packed->Packed},
+        {DNNL_ARG_DST, memory(plainDesc({M, L.NOut}), E, Y)}};
+    if (Bias)
+      Args.emplace(DNNL_ARG_BIAS, memory(plainDesc({1, L.NOut}), E,
+                                         const_cast<float *>(Bias)));
+    if (State->Packed->refresh(*P.Stream))
+      ++P.Stats.WeightRefreshes;
+    State->Made->second.execute(*P.Stream, Args);
+    P.Stream->wait();
+    if (Res)
+      binaryFloats(BinaryKind::Add, Y, Res, false, Y, M * L.NOut);
+  };
+  auto Fits = [=](const Program &, const SlotShapes &New) {
+    const Shape &S = New[L.In];
+    return S.rank() >= 2 && S[S.rank() - 1] == L.K && S.numel() > 0 &&
+           New[L.Out].numel() == S.numel() / L.K * L.NOut &&
+           (L.Residual < 0 || New[L.Residual] == New[L.Out]);
+  };
+  auto Adopt = [=, Wt = Wt](Program &P) {
+    if (P.Slots[L.In].S.numel() / L.K <= OwnLoopRows || State->Packed)
+      return true;
+    if (!State->Made)
+      State->Made = linearPrimitive(*Sh, Plain, -1);
+    if (State->Made->second) // Else oneDNN has none: the own loop serves.
+      State->Packed = Sh->Packs.get(Wt, WeiUser, State->Made->first.weights_desc());
+    return true;
+  };
+  emitLoop(C, Reads, L.Out, C.describe(N) + " (few rows, weights in place)",
+           Run, Fits, Adopt);
 }
 
 bool lowerLinear(LowerContext &C, const ir::Node &N, const Tensor &Wt,
@@ -198,6 +284,40 @@ bool lowerLinear(LowerContext &C, const ir::Node &N, const Tensor &Wt,
     }
   }
 
+  // Few rows of large weights (a decoder's step at a small batch): the own
+  // loop over the weights where they lie. Their activation runs on its own
+  // when only oneDNN has it (a few rows' GELU).
+  bool OwnAct = Act.Own.K != Epilogue::None;
+  if (M <= InPlaceWeightRows && !AnyM && Wt.isContiguous() &&
+      Wt.nbytes() >= FewRowsWeightBytes &&
+      (N.op() != ir::OpKind::FusedGemm || Act.PostOps.empty() || OwnAct)) {
+    if (ActNode && !OwnAct) {
+      ActNode = nullptr;
+      Act = {};
+      Y = ResNode ? ResNode->output(0) : AddNode ? AddNode->output(0)
+                                                 : N.output(0);
+    }
+    C.PendingTypes[Y] = {DType::F32, YS};
+    LinearRows L;
+    L.In = C.B.plainOf(C.slotOf(A));
+    L.Bias = BiasT ? BiasSlot : -1;
+    L.Residual = Residual ? C.B.plainOf(C.slotOf(Residual)) : -1;
+    L.Out = C.defineBuffer(Y);
+    L.K = K;
+    L.NOut = NOut;
+    L.TransB = TransB;
+    LinearForm F{K, NOut, BiasT != nullptr, false, {}, ""};
+    emitLinearRows(C, N, L, Wt, F);
+    if (OwnAct)
+      emitEpilogue(C, L.Out, Act.Own, C.describe(N) + " activation");
+    for (const ir::Node *F : {AddNode, ResNode, ActNode})
+      if (F) {
+        C.Done.insert(F);
+        ++C.program().Stats.FusedNodes;
+      }
+    return true;
+  }
+
   memory::desc SrcMD = plainDesc({M, K});
   memory::desc WeiUser =
       TransB ? stridedDesc({K, NOut}, {1, K}) : plainDesc({K, NOut});
@@ -211,8 +331,7 @@ bool lowerLinear(LowerContext &C, const ir::Node &N, const Tensor &Wt,
   if (AnyM)
     Made = linearPrimitive(C.Shared, F, -1);
   if (!Made.second)
-    Made = linearPrimitive(C.Shared, F, M,
-                           (getenv("NNG_PLAIN_N") && M <= 8 && NOut >= atoi(getenv("NNG_PLAIN_N"))) ? WeiUser : memory::desc());
+    Made = linearPrimitive(C.Shared, F, M);
   auto &[PD, Prim] = Made;
 
   int In = C.B.plainOf(C.slotOf(A));

@@ -1,0 +1,108 @@
+//===- CpuFewRowsLinearTest.cpp - Linear layers of a decoder's step -------===//
+//
+// A product of few rows (a decoder's step: one token per sequence) by
+// weights of a megabyte or more is the backend's own loop over the weights
+// where they lie (LowerMatMul.cpp's emitLinearRows), with the bias and a
+// residual fused and a clamp after it: checked against the reference
+// backend at 1 to 8 rows, weights as [K, N] and as Gemm's transposed
+// [N, K], with no weight packed while the rows stay few; then the same
+// executable served a prompt's many rows (the step reshaped: oneDNN's
+// primitive with its rows given at run time, weights packed once when its
+// layout is not theirs) and
+// single rows again, with no program compiled for either.
+//
+//===----------------------------------------------------------------------===//
+
+#include "CpuTestUtils.h"
+#include "nngraph/backends/Backend.h"
+#include "nngraph/backends/reference/ReferenceBackend.h"
+
+#include <gtest/gtest.h>
+
+using namespace nng;
+using namespace nng::cputest;
+
+namespace {
+
+constexpr int64_t K = 512, NOut = 768; // 1.5 MiB of weights.
+
+/// y = relu(x . W + b + r): x f32[N, S, K], r f32[N, S, NOut] (N, S
+/// symbolic); W [K, NOut], or Gemm's [NOut, K] with transB on x as [M, K].
+std::unique_ptr<ir::Graph> linearBlock(bool Gemm) {
+  auto G = std::make_unique<ir::Graph>();
+  G->setName(Gemm ? "gemm-rows" : "matmul-rows");
+  std::vector<ir::Dim> XD = {ir::Dim::symbol("N")};
+  if (!Gemm)
+    XD.push_back(ir::Dim::symbol("S"));
+  std::vector<ir::Dim> RD = XD;
+  XD.push_back(ir::Dim(K));
+  RD.push_back(ir::Dim(NOut));
+  ir::Value *X = G->addInput("x", ir::TensorType(DType::F32, XD));
+  ir::Value *R = G->addInput("r", ir::TensorType(DType::F32, RD));
+  ir::Value *B = G->addInitializer("b", rnd({NOut}, 2));
+  ir::Value *Y;
+  if (Gemm) {
+    ir::AttrMap A;
+    A.set("transB", int64_t(1));
+    ir::Value *W = G->addInitializer("w", rnd({NOut, K}, 1, -0.05, 0.05));
+    Y = add(*G, ir::OpKind::Gemm, {X, W, B}, "y0", A);
+  } else {
+    ir::Value *W = G->addInitializer("w", rnd({K, NOut}, 1, -0.05, 0.05));
+    Y = add(*G, ir::OpKind::Add, {add(*G, ir::OpKind::MatMul, {X, W}, "xw"), B},
+            "y0");
+  }
+  Y = add(*G, ir::OpKind::Add, {Y, R}, "y1");
+  G->addOutput(add(*G, ir::OpKind::Relu, {Y}, "y"));
+  return G;
+}
+
+void expectMatches(const ir::Graph &G, backends::Executable &Exe,
+                   const Shape &XS, const Shape &RS, unsigned Seed) {
+  std::vector<Tensor> In = {rnd(XS, Seed), rnd(RS, Seed + 1)};
+  std::vector<Tensor> Want = backends::runReference(G, In);
+  std::vector<Tensor> Got = Exe.run(In);
+  ASSERT_EQ(Got.size(), 1u);
+  ASSERT_EQ(Got[0].shape(), Want[0].shape());
+  for (int64_t I = 0; I < Want[0].numel(); ++I)
+    ASSERT_NEAR(Got[0].getFlat(I), Want[0].getFlat(I),
+                1e-5 + 1e-4 * std::fabs(Want[0].getFlat(I)))
+        << G.name() << " x " << XS.toString() << " element " << I;
+}
+
+TEST(CpuFewRowsLinear, ReadsTheWeightsInPlaceThenServesAPrompt) {
+  REQUIRE_ONEDNN();
+  for (bool Gemm : {false, true}) {
+    std::unique_ptr<ir::Graph> G = linearBlock(Gemm);
+    auto Exe = backends::getBackend("cpu").compile(*G);
+    auto Rows = [&](int64_t M) -> std::pair<Shape, Shape> {
+      if (Gemm)
+        return {Shape({M, K}), Shape({M, NOut})};
+      return {Shape({M, 1, K}), Shape({M, 1, NOut})};
+    };
+    unsigned Seed = 10;
+    for (int64_t M : {1, 3, 8, 2}) {
+      auto [XS, RS] = Rows(M);
+      expectMatches(*G, *Exe, XS, RS, Seed += 2);
+    }
+    backends::CpuExecutableStats Few = *backends::cpuExecutableStats(*Exe);
+    ASSERT_TRUE(Few.Compiled);
+    EXPECT_EQ(Few.Specializations, 1) << G->name();
+    EXPECT_EQ(Few.WeightPacks, 0)
+        << G->name() << ": few rows read the weights where they lie";
+    EXPECT_EQ(Few.FusedNodes, Gemm ? 2 : 3)
+        << G->name() << ": bias, residual and relu fused";
+    // A prompt: many rows, then single rows again.
+    for (int64_t M : {40, 1, 100}) {
+      auto [XS, RS] = Rows(M);
+      expectMatches(*G, *Exe, XS, RS, Seed += 2);
+    }
+    backends::CpuExecutableStats Last = *backends::cpuExecutableStats(*Exe);
+    EXPECT_EQ(Last.Specializations, 1)
+        << G->name() << ": " << Last.ReshapeRefusal;
+    // Packed once for many rows where the primitive's layout is not the
+    // weights' own (Gemm's transposed ones).
+    EXPECT_LE(Last.WeightPacks, 1) << G->name();
+  }
+}
+
+} // namespace
