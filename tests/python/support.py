@@ -54,7 +54,9 @@ class TempDirTestCase(unittest.TestCase):
 
 
 # nngraph's dtype names of the tensor folders run_onnx.mjs reads and writes.
-_DTYPES = {"float32": "f32", "float16": "f16", "int32": "i32", "int64": "i64"}
+_DTYPES = {"float32": "f32", "float16": "f16", "float64": "f64",
+           "int8": "i8", "int16": "i16", "int32": "i32", "int64": "i64",
+           "uint8": "u8", "uint16": "u16", "bool": "bool"}
 
 
 def write_tensor_dir(folder, feeds):

@@ -342,8 +342,10 @@ private:
         error(ErrorKind::Parse, What + " is listed twice");
       }
       size_t Arg = G.inputs().size();
-      bool Untyped = !V.has_type() || (V.type().has_tensor_type() &&
-                                       !V.type().tensor_type().elem_type());
+      bool Untyped =
+          !V.has_type() ||
+          V.type().value_case() == ::onnx::TypeProto::VALUE_NOT_SET ||
+          (V.type().has_tensor_type() && !V.type().tensor_type().elem_type());
       if (Untyped && Arg < ArgTypes.size()) {
         G.addInput(V.name(), ArgTypes[Arg]);
         continue;
@@ -626,7 +628,11 @@ private:
       if (!V)
         error(ErrorKind::Parse,
               What + " is not produced by any node, input or initializer");
-      if (VI.has_type() && V->producer()) {
+      // A type with nothing set (`type {}`, as exporters write for the
+      // outputs of If branches) says nothing: inference types the value.
+      bool Untyped = !VI.has_type() ||
+                     VI.type().value_case() == ::onnx::TypeProto::VALUE_NOT_SET;
+      if (!Untyped && V->producer()) {
         if (!VI.type().has_tensor_type())
           typeFromProto(VI.type(), Src, What); // Throws: not a tensor.
         if (VI.type().tensor_type().elem_type() != 0)
@@ -678,6 +684,7 @@ std::unique_ptr<ir::Graph> importChecked(ModelProto &M, const ModelSource &Src,
     if (Unsupported)
       checkOperators(M.graph(), Src);
   }
+  keepOpsetDefaults(M, Opset);
   OnnxGraphSignature Sig = lowerOnnxComposites(*M.mutable_graph(), Src);
   if (O.Signature)
     *O.Signature = std::move(Sig);

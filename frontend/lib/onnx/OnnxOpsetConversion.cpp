@@ -3,8 +3,11 @@
 // Models older than opset 13 go through ONNX's version converter before
 // import: ONNX shape inference first (several adapters need input shapes),
 // initializer data kept out of the converter and restored by name, inputs
-// the converter trusts checked first (it reads them unchecked), and one
-// converter gap patched (PRelu's per-channel slope before opset 7).
+// the converter trusts checked first (it reads them unchecked), and two
+// converter gaps patched (PRelu's per-channel slope before opset 7; Softmax
+// before opset 13 on an input of unknown rank); and the defaults that
+// changed after opset 13 made explicit (keepOpsetDefaults: RoiAlign's
+// sampling before opset 16).
 //
 //===----------------------------------------------------------------------===//
 
@@ -30,6 +33,54 @@ bool isDefaultDomain(const std::string &D) {
   return D.empty() || D == "ai.onnx";
 }
 
+/// The shapes ONNX's shape inference left in G (dims -1 where unknown), by
+/// value name, and every name G uses.
+struct GraphShapes {
+  std::unordered_map<std::string, std::vector<int64_t>> Known;
+  std::unordered_set<std::string> Names;
+
+  explicit GraphShapes(const GraphProto &G) {
+    auto NoteType = [&](const ::onnx::ValueInfoProto &V) {
+      Names.insert(V.name());
+      if (!V.type().has_tensor_type() || !V.type().tensor_type().has_shape())
+        return;
+      std::vector<int64_t> D;
+      for (const auto &Dim : V.type().tensor_type().shape().dim())
+        D.push_back(Dim.has_dim_value() ? Dim.dim_value() : -1);
+      Known.emplace(V.name(), std::move(D));
+    };
+    for (const auto &V : G.input())
+      NoteType(V);
+    for (const auto &V : G.value_info())
+      NoteType(V);
+    for (const auto &V : G.output())
+      NoteType(V);
+    for (const auto &T : G.initializer()) {
+      Names.insert(T.name());
+      Known[T.name()] = std::vector<int64_t>(T.dims().begin(), T.dims().end());
+    }
+    for (const NodeProto &N : G.node())
+      for (const std::string &O : N.output())
+        Names.insert(O);
+  }
+
+  /// Base, or Base with "_" appended until no name in G is Base + a suffix.
+  std::string fresh(std::string Base,
+                    std::initializer_list<const char *> Suffixes) {
+    auto Taken = [&] {
+      for (const char *S : Suffixes)
+        if (Names.count(Base + S))
+          return true;
+      return false;
+    };
+    while (Taken())
+      Base += "_";
+    for (const char *S : Suffixes)
+      Names.insert(Base + S);
+    return Base;
+  }
+};
+
 /// PRelu before opset 7 applies a 1-D slope of C values along axis 1 (the
 /// channels; PyTorch exports it so), while PRelu-7 broadcasts numpy-style,
 /// along the last axis, and ONNX's converter calls the two compatible. So
@@ -37,30 +88,9 @@ bool isDefaultDomain(const std::string &D) {
 /// shapes inferred on the model (ranks unknown: left alone).
 void fixLegacyPRelu(ModelProto &M) {
   GraphProto &G = *M.mutable_graph();
-  std::unordered_map<std::string, std::vector<int64_t>> Known; // -1: unknown
-  std::unordered_set<std::string> Names;
-  auto NoteType = [&](const ::onnx::ValueInfoProto &V) {
-    Names.insert(V.name());
-    if (!V.type().has_tensor_type() || !V.type().tensor_type().has_shape())
-      return;
-    std::vector<int64_t> D;
-    for (const auto &Dim : V.type().tensor_type().shape().dim())
-      D.push_back(Dim.has_dim_value() ? Dim.dim_value() : -1);
-    Known.emplace(V.name(), std::move(D));
-  };
-  for (const auto &V : G.input())
-    NoteType(V);
-  for (const auto &V : G.value_info())
-    NoteType(V);
-  for (const auto &V : G.output())
-    NoteType(V);
-  for (const auto &T : G.initializer()) {
-    Names.insert(T.name());
-    Known[T.name()] = std::vector<int64_t>(T.dims().begin(), T.dims().end());
-  }
-  for (const NodeProto &N : G.node())
-    for (const std::string &O : N.output())
-      Names.insert(O);
+  GraphShapes Shapes(G);
+  auto &Known = Shapes.Known;
+  auto &Names = Shapes.Names;
   google::protobuf::RepeatedPtrField<NodeProto> Nodes;
   for (NodeProto &N : *G.mutable_node()) {
     auto X = Known.find(N.input_size() == 2 ? N.input(0) : "");
@@ -93,6 +123,72 @@ void fixLegacyPRelu(ModelProto &M) {
       N.set_input(1, Base);
     }
     *Nodes.Add() = std::move(N);
+  }
+  G.mutable_node()->Swap(&Nodes);
+}
+
+/// Softmax, LogSoftmax and Hardmax before opset 13 work on their input
+/// flattened to 2-D at `axis`; ONNX's converter rewrites them for opset 13
+/// from the input's rank and stops when shape inference did not find it
+/// (a Reshape to a computed shape: PaddleOCR's recognizer). Such a node of
+/// the main graph is given that flattening explicitly, Flatten(axis) ->
+/// op(axis=1) -> Reshape(Shape(X)), with the Flatten's output declared
+/// rank 2 (value_info), which is all the converter needs.
+void flattenUnrankedSoftmax(ModelProto &M) {
+  GraphProto &G = *M.mutable_graph();
+  GraphShapes Shapes(G);
+  std::unordered_map<std::string, int32_t> ElemType;
+  for (const auto *L : {&G.input(), &G.value_info(), &G.output()})
+    for (const auto &V : *L)
+      if (V.type().has_tensor_type() && V.type().tensor_type().elem_type())
+        ElemType[V.name()] = V.type().tensor_type().elem_type();
+  google::protobuf::RepeatedPtrField<NodeProto> Nodes;
+  for (NodeProto &N : *G.mutable_node()) {
+    bool Softmax = N.op_type() == "Softmax" || N.op_type() == "LogSoftmax" ||
+                   N.op_type() == "Hardmax";
+    if (!Softmax || !isDefaultDomain(N.domain()) || N.input_size() != 1 ||
+        N.output_size() != 1 || Shapes.Known.count(N.input(0))) {
+      *Nodes.Add() = std::move(N);
+      continue;
+    }
+    int64_t Axis = 1;
+    for (const AttributeProto &A : N.attribute())
+      if (A.name() == "axis")
+        Axis = A.i();
+    std::string X = N.input(0), Y = N.output(0);
+    std::string Base = Shapes.fresh(Y, {".flat", ".flat_out", ".shape"});
+    NodeProto &F = *Nodes.Add();
+    F.set_op_type("Flatten");
+    F.add_input(X);
+    F.add_output(Base + ".flat");
+    AttributeProto &FA = *F.add_attribute();
+    FA.set_name("axis");
+    FA.set_type(AttributeProto::INT);
+    FA.set_i(Axis);
+    ::onnx::ValueInfoProto &VI = *G.add_value_info();
+    VI.set_name(Base + ".flat");
+    auto &TT = *VI.mutable_type()->mutable_tensor_type();
+    auto It = ElemType.find(X);
+    TT.set_elem_type(It != ElemType.end() ? It->second
+                                          : ::onnx::TensorProto::FLOAT);
+    TT.mutable_shape()->add_dim();
+    TT.mutable_shape()->add_dim();
+    NodeProto &S = *Nodes.Add();
+    S.set_op_type("Shape");
+    S.add_input(X);
+    S.add_output(Base + ".shape");
+    N.set_input(0, Base + ".flat");
+    N.set_output(0, Base + ".flat_out");
+    for (AttributeProto &A : *N.mutable_attribute())
+      if (A.name() == "axis")
+        A.set_i(1);
+    NodeProto R;
+    R.set_op_type("Reshape");
+    R.add_input(Base + ".flat_out");
+    R.add_input(Base + ".shape");
+    R.add_output(Y);
+    *Nodes.Add() = std::move(N);
+    *Nodes.Add() = std::move(R);
   }
   G.mutable_node()->Swap(&Nodes);
 }
@@ -213,6 +309,36 @@ void checkGemmRanks(const ModelProto &M, const ModelSource &Src) {
 
 } // namespace
 
+namespace {
+void keepGraphDefaults(GraphProto &G, int Opset) {
+  for (NodeProto &N : *G.mutable_node()) {
+    for (AttributeProto &A : *N.mutable_attribute()) {
+      if (A.has_g())
+        keepGraphDefaults(*A.mutable_g(), Opset);
+      for (GraphProto &Sub : *A.mutable_graphs())
+        keepGraphDefaults(Sub, Opset);
+    }
+    if (Opset >= 16 || N.op_type() != "RoiAlign" ||
+        !isDefaultDomain(N.domain()))
+      continue;
+    bool Has = false;
+    for (const AttributeProto &A : N.attribute())
+      Has = Has || A.name() == "coordinate_transformation_mode";
+    if (Has)
+      continue;
+    AttributeProto &A = *N.add_attribute();
+    A.set_name("coordinate_transformation_mode");
+    A.set_type(AttributeProto::STRING);
+    A.set_s("output_half_pixel");
+  }
+}
+} // namespace
+
+void keepOpsetDefaults(ModelProto &M, int Opset) {
+  if (M.has_graph())
+    keepGraphDefaults(*M.mutable_graph(), Opset);
+}
+
 /// Converts a model to opset Target with ONNX's version converter.
 /// Initializer data is kept out of the converter (it copies every tensor
 /// through its own IR, which does not know external data) and put back
@@ -227,6 +353,7 @@ void convertOpset(ModelProto &M, int From, int Target, const ModelSource &Src) {
   checkGemmRanks(M, Src);
   if (From < 7)
     fixLegacyPRelu(M);
+  flattenUnrankedSoftmax(M);
   std::unordered_map<std::string, ::onnx::TensorProto> Saved;
   for (auto &T : *M.mutable_graph()->mutable_initializer()) {
     ::onnx::TensorProto Stub;

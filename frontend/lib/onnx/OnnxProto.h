@@ -96,6 +96,13 @@ ir::Attribute attributeFromProto(const ::onnx::AttributeProto &A,
 void attributeToProto(const std::string &Name, const ir::Attribute &A,
                       ::onnx::AttributeProto &P);
 
+/// Gives the nodes of M (default-domain opset Opset, subgraphs included)
+/// whose defaults changed after it, up to opset 17, those defaults
+/// explicitly: RoiAlign before opset 16 samples with
+/// coordinate_transformation_mode "output_half_pixel" (opset 16's default
+/// is "half_pixel").
+void keepOpsetDefaults(::onnx::ModelProto &M, int Opset);
+
 /// Converts M (default-domain opset From) to opset Target with ONNX's
 /// version converter; throws Error(Unsupported) naming Src with the
 /// converter's reason when it cannot.
