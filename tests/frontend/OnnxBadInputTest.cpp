@@ -465,3 +465,76 @@ TEST(OnnxBadInput, MutatedFieldsNeverCrash) {
   }
   EXPECT_GT(Errors, 0);
 }
+
+namespace {
+
+/// A graph whose one node copies X into Out.
+onnx::GraphProto copyGraph(const std::string &X, const std::string &Out) {
+  onnx::GraphProto G;
+  G.set_name("copy_" + Out);
+  auto *N = G.add_node();
+  N->set_op_type("Identity");
+  N->add_input(X);
+  N->add_output(Out);
+  auto *O = G.add_output();
+  O->set_name(Out);
+  O->mutable_type()->mutable_tensor_type()->set_elem_type(
+      onnx::TensorProto::FLOAT);
+  return G;
+}
+
+/// y = If(c) nested Depth deep in its then-branches, the innermost one
+/// copying the outer graph's x.
+onnx::ModelProto nestedIfs(int Depth) {
+  onnx::GraphProto Inner = copyGraph("x", "y" + std::to_string(Depth));
+  for (int D = Depth - 1; D >= 0; --D) {
+    onnx::GraphProto G;
+    G.set_name("level" + std::to_string(D));
+    auto *N = G.add_node();
+    N->set_op_type("If");
+    N->add_input("c");
+    N->add_output("y" + std::to_string(D));
+    auto *Then = N->add_attribute();
+    Then->set_name("then_branch");
+    Then->set_type(onnx::AttributeProto::GRAPH);
+    Then->mutable_g()->Swap(&Inner); // (A copy per level is quadratic.)
+    auto *Else = N->add_attribute();
+    Else->set_name("else_branch");
+    Else->set_type(onnx::AttributeProto::GRAPH);
+    *Else->mutable_g() = copyGraph("x", "e" + std::to_string(D));
+    auto *O = G.add_output();
+    O->set_name("y" + std::to_string(D));
+    O->mutable_type()->mutable_tensor_type()->set_elem_type(
+        onnx::TensorProto::FLOAT);
+    Inner.Swap(&G);
+  }
+  onnx::ModelProto M = makeModel();
+  addInput(M, "x", {int64_t(1)});
+  auto *C = M.mutable_graph()->add_input();
+  C->set_name("c");
+  C->mutable_type()->mutable_tensor_type()->set_elem_type(
+      onnx::TensorProto::BOOL);
+  M.mutable_graph()->mutable_node()->Swap(Inner.mutable_node());
+  addOutput(M, "y0", {int64_t(1)});
+  return M;
+}
+
+} // namespace
+
+// Nested graphs as an attacker writes them: a depth bomb is refused by
+// protobuf's nesting limit with a message that says so (no stack
+// overflow); a few levels import; a body reading a name no scope defines
+// names its path.
+TEST(OnnxBadInput, NestedGraphs) {
+  EXPECT_NO_THROW(frontend::importOnnxFromBytes(nestedIfs(3).SerializeAsString(),
+                                                "nested.onnx"));
+  for (int Depth : {40, 2000})
+    EXPECT_MENTIONS(errorOf(nestedIfs(Depth)), "nests graphs too deep");
+  onnx::ModelProto M = nestedIfs(1);
+  auto *Then = M.mutable_graph()->mutable_node(0)->mutable_attribute(0);
+  Then->mutable_g()->mutable_node(0)->set_input(0, "nowhere");
+  std::string E = errorOf(M);
+  EXPECT_MENTIONS(E, "reads 'nowhere'");
+  EXPECT_MENTIONS(E, "then_branch");
+}
+

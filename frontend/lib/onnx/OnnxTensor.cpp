@@ -363,6 +363,14 @@ void typeToProto(const ir::TensorType &T, ::onnx::TypeProto &P) {
 }
 
 namespace {
+/// Why a ModelProto did not parse. Protobuf reads at most 100 levels of
+/// nested messages, and each If/Loop body takes three (node, attribute,
+/// graph): a model nesting bodies deeper fails like a corrupt one.
+constexpr const char *NotAModel =
+    "not a valid ONNX ModelProto (the protobuf data is truncated or corrupt, "
+    "or nests graphs too deep: protobuf reads at most 100 levels of messages, "
+    "about 30 levels of If/Loop/Scan bodies)";
+
 template <typename Msg> bool parseBytes(std::string_view Bytes, Msg &M) {
   if (Bytes.size() > static_cast<size_t>(INT_MAX))
     return false;
@@ -384,9 +392,7 @@ void parseModel(std::string_view Bytes, ::onnx::ModelProto &M,
                    " bytes; a protobuf message cannot exceed 2 GB (store the "
                    "weights as external data)");
   if (!parseBytes(Bytes, M))
-    modelError(ErrorKind::Parse, Src,
-               "not a valid ONNX ModelProto (the protobuf data is truncated "
-               "or corrupt)");
+    modelError(ErrorKind::Parse, Src, NotAModel);
 }
 
 void parseModelFile(const std::string &Path, ::onnx::ModelProto &M,
@@ -425,9 +431,7 @@ void parseModelFile(const std::string &Path, ::onnx::ModelProto &M,
     fail(ErrorKind::IO, "cannot read ONNX model '", Path,
          "': ", std::strerror(File.GetErrno()));
   if (!Ok)
-    modelError(ErrorKind::Parse, Src,
-               "not a valid ONNX ModelProto (the protobuf data is truncated "
-               "or corrupt)");
+    modelError(ErrorKind::Parse, Src, NotAModel);
 }
 
 std::unordered_set<std::string> namesIn(const ::onnx::GraphProto &G) {
