@@ -1,7 +1,8 @@
 // load_ort.mjs - Finds and loads onnxruntime-node for the scripts that run
 // ONNX Runtime: tests/ort/run_onnx.mjs (the export checks),
 // bench/cpu_vs_ort/ort_time.mjs (the side-by-side benchmark) and
-// tools/nngraph-bench/ort_peer.mjs (nngraph-bench --vs-ort).
+// tools/nngraph-bench/ort_peer.mjs (nngraph-bench --vs-ort); and the
+// session they all make (cpuSession).
 //
 // onnxruntime-node is looked up in $NNGRAPH_ORT_NODE_MODULES (a
 // node_modules folder), else in .cache/npm/node_modules of the checkout,
@@ -39,4 +40,16 @@ export function loadOrt() {
     version = require('onnxruntime-node/package.json').version;
   } catch (e) { /* the version is informative only */ }
   return { ort, version };
+}
+
+/// An InferenceSession of modelPath on ORT's CPU provider with `threads`
+/// intra-op threads, one inter-op thread and every graph optimization (ORT's
+/// default level): the session every comparison and benchmark here runs.
+export function cpuSession(ort, modelPath, threads) {
+  return ort.InferenceSession.create(modelPath, {
+    executionProviders: ['cpu'],
+    intraOpNumThreads: threads,
+    interOpNumThreads: 1,
+    graphOptimizationLevel: 'all',
+  });
 }

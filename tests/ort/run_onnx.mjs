@@ -19,7 +19,7 @@
 // the CPU library ships in the package). When it cannot be loaded the script
 // prints "SKIP: <reason>" and exits with status 77.
 
-import { loadOrt } from './load_ort.mjs';
+import { cpuSession, loadOrt } from './load_ort.mjs';
 import { feedsFor, readTensorDir, writeTensorDir } from './tensor_dir.mjs';
 
 
@@ -46,12 +46,7 @@ const [modelPath, inDir, outDir] = positional;
 const { ort, version } = loadOrt();
 
 async function main() {
-  const session = await ort.InferenceSession.create(modelPath, {
-    executionProviders: ['cpu'],
-    intraOpNumThreads: threads,
-    interOpNumThreads: 1,
-    graphOptimizationLevel: 'all',
-  });
+  const session = await cpuSession(ort, modelPath, threads);
   const feeds = feedsFor(session, readTensorDir(ort, inDir, 'run_onnx.mjs'),
                          modelPath, inDir);
   const results = await session.run(feeds);

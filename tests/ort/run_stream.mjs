@@ -21,7 +21,7 @@
 // and exits with status 77 (load_ort.mjs).
 
 import { performance } from 'node:perf_hooks';
-import { loadOrt } from './load_ort.mjs';
+import { cpuSession, loadOrt } from './load_ort.mjs';
 import { FROM_ORT, readTensorDir } from './tensor_dir.mjs';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -116,12 +116,7 @@ function writeOutputs(session, all) {
 }
 
 async function main() {
-  const session = await ort.InferenceSession.create(modelPath, {
-    executionProviders: ['cpu'],
-    intraOpNumThreads: threads,
-    interOpNumThreads: 1,
-    graphOptimizationLevel: 'all',
-  });
+  const session = await cpuSession(ort, modelPath, threads);
   const fixed = {};
   let chunks = null;
   for (const { name, tensor } of readTensorDir(ort, inDir, 'run_stream.mjs')) {

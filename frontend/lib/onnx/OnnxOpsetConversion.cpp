@@ -275,33 +275,21 @@ void checkBeforeConversion(const ModelProto &M, int From,
 /// adapter runs.
 void checkGemmRanks(const ModelProto &M, const ModelSource &Src) {
   const GraphProto &G = M.graph();
-  std::unordered_map<std::string, int> Rank;
-  auto Note = [&](const ::onnx::ValueInfoProto &V) {
-    if (V.type().has_tensor_type() && V.type().tensor_type().has_shape())
-      Rank[V.name()] = V.type().tensor_type().shape().dim_size();
-  };
-  for (const auto &V : G.input())
-    Note(V);
-  for (const auto &V : G.value_info())
-    Note(V);
-  for (const auto &V : G.output())
-    Note(V);
-  for (const auto &T : G.initializer())
-    Rank[T.name()] = T.dims_size();
+  const GraphShapes Shapes(G);
   for (int I = 0; I < G.node_size(); ++I) {
     const NodeProto &N = G.node(I);
     if (N.op_type() != "Gemm" || !isDefaultDomain(N.domain()))
       continue;
     for (int In = 0; In < std::min(N.input_size(), 2); ++In) {
-      auto It = Rank.find(N.input(In));
-      if (It == Rank.end() || It->second == 2)
+      auto It = Shapes.Known.find(N.input(In));
+      if (It == Shapes.Known.end() || It->second.size() == 2)
         continue;
       std::string Desc =
           N.name().empty() ? "#" + std::to_string(I) : "'" + N.name() + "'";
       modelError(ErrorKind::Parse, Src,
                  "node " + Desc + " (Gemm): input " + std::to_string(In) +
                      " ('" + N.input(In) + "') has rank " +
-                     std::to_string(It->second) +
+                     std::to_string(It->second.size()) +
                      "; Gemm multiplies matrices (rank 2)");
     }
   }
