@@ -45,7 +45,7 @@ bool LowerContext::isF32(const ir::Value *V) const {
 }
 
 const ir::Node *LowerContext::soleConsumer(const ir::Value *V) const {
-  if (V->uses().size() != 1 || G.isOutput(V))
+  if (V->uses().size() != 1 || isOutput(V))
     return nullptr;
   const ir::Node *U = V->uses()[0].User;
   return Done.count(U) ? nullptr : U;
@@ -60,7 +60,7 @@ const Shape &LowerContext::shapeOf(const ir::Value *V) const {
 
 bool LowerContext::diesAt(const ir::Value *V, const ir::Node &Now,
                           const ir::Node *Except) const {
-  if (G.isOutput(V))
+  if (isOutput(V))
     return false;
   size_t At = Order.at(&Now);
   // A deferred reader runs later than its place in the graph.
@@ -86,7 +86,7 @@ bool LowerContext::diesAt(const ir::Value *V, const ir::Node &Now,
     if (!Sharing.count(WS))
       continue;
     Known.insert(WS);
-    if (G.isOutput(W))
+    if (isOutput(W))
       return false;
     for (const ir::Use &U : W->uses())
       if (Alive(U.User))
@@ -293,13 +293,11 @@ specializeNode(const ir::Node &N, const std::vector<ir::TensorType> &InTypes,
   return R;
 }
 
-namespace {
-
-/// Specialises N (static output types), computes it now when its inputs are
-/// known at compile time, else lowers it through the kernel table or into a
-/// fallback step. False when an output's shape is only known at run time.
 bool lowerNode(LowerContext &C, const ir::Node &N) {
   Program &P = C.program();
+  if (N.op() == ir::OpKind::If)
+    if (std::optional<bool> Chosen = lowerChosenBranch(C, N))
+      return *Chosen;
   size_t NumIn = N.numInputs();
   std::vector<ir::TensorType> InTypes(NumIn);
   std::vector<const Tensor *> Values(NumIn, nullptr);
@@ -342,8 +340,6 @@ bool lowerNode(LowerContext &C, const ir::Node &N) {
   return true;
 }
 
-} // namespace
-
 namespace {
 
 /// Times the stages of one compile into Stats.Stages, in order.
@@ -383,8 +379,7 @@ std::string bindValues(LowerContext &C, const std::vector<DType> &Types,
            "weights before running");
     C.SlotOf[V] = C.B.newConstant(V->data(), V->name(), V);
   }
-  for (const auto &NP : G.nodes())
-    C.Order.emplace(NP.get(), C.Order.size());
+  numberNodes(C, G);
   return std::to_string(G.inputs().size()) + " inputs, " +
          std::to_string(G.initializers().size()) + " constants";
 }
@@ -470,7 +465,11 @@ std::unique_ptr<Program> compileProgram(const ir::Graph &G,
   bool Emitted = false;
   Clock.run("emit", [&] {
     Emitted = emitSteps(C);
-    return std::to_string(P->Steps.size()) + " steps";
+    std::string Out = std::to_string(P->Steps.size()) + " steps";
+    if (P->ChosenBranches)
+      Out += ", " + std::to_string(P->ChosenBranches) +
+             " If branch(es) chosen at these shapes";
+    return Out;
   });
   if (!Emitted)
     return nullptr;

@@ -62,6 +62,10 @@ struct LowerContext {
   /// residual DequantizeLinear that comes before its convolution. Their
   /// readers count as alive in diesAt until then.
   std::unordered_map<const ir::Node *, const ir::Node *> Deferred;
+  /// The results of If branches lowered in place (LowerControlFlow.cpp):
+  /// they live on as the If's results, read after the branch, so they count
+  /// as outputs (never fused away, never overwritten in place).
+  std::unordered_set<const ir::Value *> BranchResults;
 
   /// What every Program of the executable shares (packed weights).
   ProgramShared &Shared;
@@ -79,9 +83,14 @@ struct LowerContext {
   const Tensor *constantOf(const ir::Value *V) const;
   /// True when V is f32.
   bool isF32(const ir::Value *V) const;
+  /// True when V is a graph output or the result of a branch lowered in
+  /// place (read after the branch, by the If's readers).
+  bool isOutput(const ir::Value *V) const {
+    return G.isOutput(V) || BranchResults.count(V);
+  }
   /// True when V exists and something reads it (a node or the caller).
   bool needed(const ir::Value *V) const {
-    return V && (V->hasUses() || G.isOutput(V));
+    return V && (V->hasUses() || isOutput(V));
   }
   /// The only node that reads V, when V has exactly one use, is no graph
   /// output and that node is not lowered yet; else null.
@@ -121,6 +130,19 @@ int materializeTranspose(LowerContext &C, const ir::Value *Y);
 
 /// Lowers N; false when it declines (the node kernel serves it).
 using LowerFn = bool (*)(LowerContext &, const ir::Node &);
+
+/// Specialises N, computes it now when its inputs are known at compile
+/// time, else lowers it through the kernel table or into a fallback step
+/// (Lower.cpp). False when an output's shape is only known at run time.
+bool lowerNode(LowerContext &C, const ir::Node &N);
+/// An If whose condition is known at this compile (a shape test of an
+/// exported model: `Equal(Size(Shape(x)), k)`) lowered as the nodes of the
+/// branch it takes (LowerControlFlow.cpp). nullopt: N is no such If (it
+/// runs on its node kernel); else what lowering the branch returned.
+std::optional<bool> lowerChosenBranch(LowerContext &C, const ir::Node &N);
+/// Numbers the nodes of G (C.Order), a node's regions before the node: a
+/// branch lowered in place runs where its If is, after what it reads.
+void numberNodes(LowerContext &C, const ir::Graph &G);
 
 // The op-family lowerings (one file each).
 bool lowerConv(LowerContext &C, const ir::Node &N);

@@ -69,7 +69,7 @@ using dnnl::memory;
 
 /// The only node reading V (one use, not a graph output), or null.
 const ir::Node *onlyReader(const LowerContext &C, const ir::Value *V) {
-  if (V->uses().size() != 1 || C.G.isOutput(V))
+  if (V->uses().size() != 1 || C.isOutput(V))
     return nullptr;
   return V->uses()[0].User;
 }

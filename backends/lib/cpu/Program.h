@@ -340,6 +340,10 @@ public:
     size_t Output;
   };
   std::vector<ExternalBuffer> Externals;
+  /// If nodes whose branch this compile chose from its shapes and lowered in
+  /// place (LowerControlFlow.cpp): other shapes may choose the other branch,
+  /// so reshape() refuses and a new shape compiles.
+  int64_t ChosenBranches = 0;
   ProgramStats Stats;
   /// Profiling: time each step, summing into StepMs.
   bool Profile = false;

@@ -9,7 +9,8 @@
 // kernels) and adopt them; then the arena is laid out again and the steps
 // bound to it. Checks come first and change nothing; a Program is refused
 // (and a new one compiled) when a step was made for fixed shapes, a layout
-// is blocked, or a constant computed from a shape feeds a step.
+// is blocked, a constant computed from a shape feeds a step, or an If's
+// branch was chosen at compile time.
 //
 //===----------------------------------------------------------------------===//
 
@@ -46,6 +47,8 @@ std::string Program::reshape(const ir::Graph &G, ProgramShared &Shared,
   for (size_t I = 0; I < Shapes.size(); ++I)
     if (Shapes[I].rank() != InputShapes[I].rank())
       return "the rank of input %" + G.inputs()[I]->name() + " changed";
+  if (ChosenBranches)
+    return "an If's branch was chosen from the shapes of its compile";
 
   // The first slot of each value (twins and reorders share its shape).
   if (ValueSlots.empty())

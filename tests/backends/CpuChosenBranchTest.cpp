@@ -1,0 +1,124 @@
+//===- CpuChosenBranchTest.cpp - If on a shape test, compiled -------------===//
+//
+// Exported models branch on shapes (torch's Squeeze of a dim that may be 1,
+// an LSTM's check of its state's rank): at one compile's shapes such an
+// If's condition is a constant, and the cpu backend lowers the branch it
+// takes in place (LowerControlFlow.cpp), so the graph compiles into one
+// schedule instead of running node by node. Checked against the reference
+// backend at shapes that take each branch (nested Ifs too: the inner one
+// tests a value of the outer branch), with no node kernel in the schedule,
+// and a new shape compiled (not reshaped: it may take the other branch).
+// An If on a run-time condition keeps its node kernel.
+//
+//===----------------------------------------------------------------------===//
+
+#include "CpuTestUtils.h"
+#include "nngraph/backends/Backend.h"
+#include "nngraph/backends/cpu/CpuBackend.h"
+#include "nngraph/backends/reference/ReferenceBackend.h"
+#include "nngraph/ir/Parser.h"
+
+#include <gtest/gtest.h>
+
+using namespace nng;
+using namespace nng::cputest;
+
+namespace {
+
+/// y = tanh(squeeze_if_1(relu(x), 0)), where the then branch also
+/// unsqueezes back when the squeezed value has rank 2 (a nested If on
+/// Size(Shape(s)), reading the outer branch's value).
+const char *SqueezeIfText = R"(graph "squeeze-if" {
+  input %x: f32[N,4,L]
+  init %zero: i64[] = [0]
+  init %one: i64[] = [1]
+  init %two: i64[] = [2]
+  init %axes: i64[1] = [0]
+  %h = Relu(%x)
+  %shape = Shape(%h)
+  %n = Gather(%shape, %zero) {axis = 0}
+  %is1 = Equal(%n, %one)
+  %y = If(%is1) {then_branch = graph "then" {
+    %s = Squeeze(%h, %axes)
+    %sshape = Shape(%s)
+    %rank = Size(%sshape)
+    %is2 = Equal(%rank, %two)
+    %t = If(%is2) {then_branch = graph {
+      %u = Unsqueeze(%s, %axes)
+      %u2 = Mul(%u, %u)
+      output %u2
+    }, else_branch = graph {
+      %v = Neg(%s)
+      output %v
+    }}
+    output %t
+  }, else_branch = graph "else" {
+    %e = Identity(%h)
+    output %e
+  }}
+  %r = Tanh(%y)
+  output %r
+})";
+
+void expectMatches(const ir::Graph &G, backends::Executable &Exe,
+                   const Shape &XS, unsigned Seed) {
+  std::vector<Tensor> In = {rnd(XS, Seed)};
+  std::vector<Tensor> Want = backends::runReference(G, In);
+  std::vector<Tensor> Got = Exe.run(In);
+  ASSERT_EQ(Got.size(), 1u);
+  EXPECT_TRUE(closeTo(Got[0], Want[0])) << "x " << XS.toString();
+}
+
+TEST(CpuChosenBranch, ShapeTestIfsCompileIntoOneSchedule) {
+  REQUIRE_ONEDNN();
+  std::unique_ptr<ir::Graph> G = ir::parseGraph(SqueezeIfText, "squeeze-if");
+  EXPECT_EQ(G->outputs()[0]->type().toString(), "f32[*]")
+      << "the branches join into an unknown rank";
+  auto Exe = backends::getBackend("cpu").compile(*G);
+  unsigned Seed = 3;
+  // N = 1 takes the then branch (and its nested then), N = 3 the else.
+  for (int64_t N : {1, 3, 1, 3}) {
+    expectMatches(*G, *Exe, Shape({N, 4, 5}), Seed += 2);
+    backends::CpuExecutableStats S = *backends::cpuExecutableStats(*Exe);
+    ASSERT_TRUE(S.Compiled) << "N " << N << ": the If ran node by node";
+    EXPECT_TRUE(S.Fallbacks.empty())
+        << "N " << N << ": " << S.Fallbacks.front();
+  }
+  backends::CpuExecutableStats S = *backends::cpuExecutableStats(*Exe);
+  EXPECT_EQ(S.Specializations, 2) << "one program per shape, kept";
+  EXPECT_NE(S.ReshapeRefusal.find("If's branch"), std::string::npos)
+      << S.ReshapeRefusal;
+  // Another length at N = 1: a compile of its own, the same branch.
+  expectMatches(*G, *Exe, Shape({1, 4, 9}), Seed += 2);
+  EXPECT_EQ(backends::cpuExecutableStats(*Exe)->Specializations, 3);
+}
+
+TEST(CpuChosenBranch, RunTimeConditionKeepsTheNodeKernel) {
+  REQUIRE_ONEDNN();
+  std::unique_ptr<ir::Graph> G = ir::parseGraph(R"(graph "runtime-if" {
+    input %c: bool[]
+    input %x: f32[3]
+    %h = Relu(%x)
+    %y = If(%c) {then_branch = graph {
+      %t = Concat(%h, %x) {axis = 0}
+      output %t
+    }, else_branch = graph {
+      %e = Neg(%x)
+      output %e
+    }}
+    output %y
+  })", "runtime-if");
+  auto Exe = backends::getBackend("cpu").compile(*G);
+  Tensor X = Tensor::fromVector<float>({1, -2, 0.5}, Shape({3}));
+  for (bool C : {true, false, true}) {
+    Tensor Cond = Tensor::empty(Shape{}, DType::Bool);
+    Cond.data<bool>()[0] = C;
+    std::vector<Tensor> In = {Cond, X};
+    std::vector<Tensor> Want = backends::runReference(*G, In);
+    std::vector<Tensor> Got = Exe->run(In);
+    ASSERT_EQ(Got.size(), 1u);
+    EXPECT_TRUE(closeTo(Got[0], Want[0])) << "condition " << C;
+  }
+}
+
+} // namespace
