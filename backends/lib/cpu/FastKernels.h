@@ -1,8 +1,8 @@
 //===- FastKernels.h - f32 loops of the cpu backend (internal) -*- C++ -*-===//
 //
 // Loops the cpu backend prefers to both oneDNN and the reference kernel
-// for some f32 ops (FastKernels.cpp, FastPool.cpp) and for linear
-// (de)quantization (QuantKernels.cpp).
+// for some f32 ops (FastKernels.cpp, FastPool.cpp, FastRecurrent.cpp) and
+// for linear (de)quantization (QuantKernels.cpp).
 //
 //===----------------------------------------------------------------------===//
 #pragma once
@@ -28,5 +28,7 @@ bool runFastMaxPoolGrad(reference::KernelContext &C);
 /// per tensor or per axis (QuantKernels.cpp).
 bool runQuantizeLinear(reference::KernelContext &C);
 bool runDequantizeLinear(reference::KernelContext &C);
+/// LSTM on f32 with its default activations (FastRecurrent.cpp).
+bool runLSTM(reference::KernelContext &C);
 
 } // namespace nng::backends::cpu
