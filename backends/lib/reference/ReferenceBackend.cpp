@@ -1,9 +1,10 @@
 //===- ReferenceBackend.cpp - The interpreter ----------------------------===//
 //
 // Runs a graph node by node: computes each node's output types from the
-// concrete inputs with the op's inference function, calls the node's kernel,
-// checks what it produced against the inferred types, and frees values
-// after their last use. The loop (makeInterpreter) takes the kernel of each
+// concrete inputs with the op's inference function (remembered for nodes
+// with regions, whose inference types a copy of them), calls the node's
+// kernel, checks what it produced against the inferred types, and frees
+// values after their last use. The loop (makeInterpreter) takes the kernel of each
 // node from a chooser, so the CPU backend runs it with its own kernels.
 //
 //===----------------------------------------------------------------------===//
@@ -14,6 +15,7 @@
 #include "nngraph/runtime/Error.h"
 
 #include <cstring>
+#include <mutex>
 #include <unordered_map>
 
 namespace nng::backends {
@@ -106,6 +108,8 @@ public:
       for (const ir::Value *V : Nodes[I]->outputs())
         S.Out.push_back(SlotOf(V));
       S.Desc = Nodes[I]->describe();
+      if (Nodes[I]->hasRegions())
+        S.Memo = std::make_unique<InferMemo>();
     }
     for (const auto &[V, I] : LastUse)
       if (!this->G->isOutput(V) && V->producer())
@@ -155,10 +159,14 @@ public:
         TypePtrs[I] = &Types[I];
         ValPtrs[I] = &Ctx.Inputs[I];
       }
-      ir::InferContext IC(N.schema(), N.attrs(), TypePtrs, ValPtrs,
-                          N.numOutputs(), S.Desc);
-      N.schema().Infer(IC);
-      Ctx.OutTypes = IC.outputTypes();
+      if (!S.Memo || !S.Memo->find(Types, Ctx.Inputs, Ctx.OutTypes)) {
+        ir::InferContext IC(N.schema(), N.attrs(), TypePtrs, ValPtrs,
+                            N.numOutputs(), S.Desc);
+        N.schema().Infer(IC);
+        Ctx.OutTypes = IC.outputTypes();
+        if (S.Memo)
+          S.Memo->add(Types, Ctx.Inputs, Ctx.OutTypes);
+      }
       Ctx.Outputs.resize(N.numOutputs());
       try {
         NodeKernels[Idx](Ctx);
@@ -186,12 +194,70 @@ public:
   }
 
 private:
+  /// The output types a node with regions (If, Loop, Scan) was inferred to
+  /// have, by its inputs' types and the values of its scalar inputs (the
+  /// condition, the trip count: all its inference reads): inferring it
+  /// types a copy of its regions, which costs more than a small branch's
+  /// run (a streaming model's If on its sample rate, every chunk).
+  class InferMemo {
+  public:
+    bool find(const std::vector<ir::TensorType> &In,
+              const std::vector<Tensor> &Values,
+              std::vector<ir::TensorType> &Out) const {
+      std::lock_guard<std::mutex> Lock(Mu);
+      for (const Entry &E : Entries)
+        if (E.In == In && sameScalars(E.Scalars, Values)) {
+          Out = E.Out;
+          return true;
+        }
+      return false;
+    }
+    void add(const std::vector<ir::TensorType> &In,
+             const std::vector<Tensor> &Values,
+             const std::vector<ir::TensorType> &Out) {
+      std::lock_guard<std::mutex> Lock(Mu);
+      if (Entries.size() == MaxEntries)
+        Entries.erase(Entries.begin());
+      Entries.push_back({In, scalarsOf(Values), Out});
+    }
+
+  private:
+    static constexpr size_t MaxEntries = 8;
+    struct Entry {
+      std::vector<ir::TensorType> In;
+      std::vector<Tensor> Scalars; ///< Copies; undefined for the others.
+      std::vector<ir::TensorType> Out;
+    };
+    static std::vector<Tensor> scalarsOf(const std::vector<Tensor> &Values) {
+      std::vector<Tensor> S(Values.size());
+      for (size_t I = 0; I < Values.size(); ++I)
+        if (Values[I].defined() && Values[I].numel() == 1)
+          S[I] = Values[I].contiguous().clone();
+      return S;
+    }
+    static bool sameScalars(const std::vector<Tensor> &Kept,
+                            const std::vector<Tensor> &Values) {
+      for (size_t I = 0; I < Kept.size(); ++I) {
+        if (!Kept[I].defined())
+          continue;
+        const Tensor V = Values[I].contiguous();
+        if (V.dtype() != Kept[I].dtype() ||
+            std::memcmp(V.rawData(), Kept[I].rawData(), V.nbytes()) != 0)
+          return false;
+      }
+      return true;
+    }
+    mutable std::mutex Mu;
+    std::vector<Entry> Entries;
+  };
+
   /// One node's operands as environment slots.
   struct Step {
     std::vector<int64_t> In; ///< -1 for an absent optional input.
     std::vector<size_t> Out;
     std::vector<size_t> Dead; ///< Slots whose last use is this node.
     std::string Desc;         ///< N.describe(), for messages.
+    std::unique_ptr<InferMemo> Memo; ///< Nodes with regions only.
   };
   std::unique_ptr<ir::Graph> G;
   std::string Name;
