@@ -204,9 +204,13 @@ double boxIou(const double *A, const double *B, bool CenterBox) {
 
 } // namespace
 
+/// Scores up to which inference selects the boxes to give an exact count.
+constexpr int64_t MaxEvaluatedScores = 4096;
+
 /// NonMaxSuppression(boxes[B, S, 4], scores[B, C, S], max_out?, iou?,
 /// score?) -> i64[n, 3]. n is counted here, with the kernel's greedy
-/// selection, when every input value is known.
+/// selection, when every input value is known and there are at most
+/// MaxEvaluatedScores scores; else it is unknown.
 void inferNonMaxSuppression(InferContext &C) {
   checkFloatDType(C, 0);
   checkSameDType(C, 0, 1);
@@ -228,7 +232,11 @@ void inferNonMaxSuppression(InferContext &C) {
        !dimsCompatible(Boxes.dim(1), Scores.dim(2))))
     C.fail("boxes ", Boxes.toString(), " and scores ", Scores.toString(),
            " disagree on the batch size or the number of boxes");
-  bool Known = C.inputValue(0) && C.inputValue(1);
+  // The exact count only for small known inputs (constants folded at
+  // compile time): a run's kernel computes the selection anyway, and doing
+  // it here too would double a detector's NMS time.
+  bool Known = C.inputValue(0) && C.inputValue(1) &&
+               C.inputValue(1)->numel() <= MaxEvaluatedScores;
   for (size_t I = 2; I < 5; ++I)
     Known = Known && (!C.hasInput(I) || C.inputValue(I));
   if (!Known) {

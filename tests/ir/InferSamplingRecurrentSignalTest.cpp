@@ -1,7 +1,7 @@
 //===- InferSamplingRecurrentSignalTest.cpp - Inference tests: resize, sampling, recurrent, signal, integer ops -===//
 //
 // Resize (sizes, scales, unknown values, empty scales), GridSample,
-// RoiAlign, NonMaxSuppression (exact count when the values are known),
+// RoiAlign, NonMaxSuppression (exact count when small values are known),
 // RNN / GRU / LSTM (both layouts, directions, hidden_size from R), DFT,
 // STFT, the windows and MelWeightMatrix (extents from constant inputs),
 // the integer and quantized conv / matmul ops and DynamicQuantizeLinear,
@@ -122,6 +122,15 @@ TEST_F(InferSamplingRecurrentSignal, NonMaxSuppression) {
                   {Boxes, Scores, ints({10}), floats({0.5f}), floats({0.75f})}),
             "i64[1,3]");
   EXPECT_EQ(infer(OpKind::NonMaxSuppression, {Boxes, Scores}), "i64[0,3]");
+  // Known but large (a detector's anchors by its classes, here 8 x 1024):
+  // left to the kernel, which selects them at run time anyway.
+  Value *ManyBoxes = constant(nng::rt::Tensor::fromVector<float>(
+      std::vector<float>(1024 * 4, 0.0f), Shape{1, 1024, 4}));
+  Value *ManyScores = constant(nng::rt::Tensor::fromVector<float>(
+      std::vector<float>(8 * 1024, 0.5f), Shape{1, 8, 1024}));
+  EXPECT_EQ(infer(OpKind::NonMaxSuppression,
+                  {ManyBoxes, ManyScores, ints({10}), floats({0.5f})}),
+            "i64[?,3]");
   EXPECT_TRUE(has(inferError(OpKind::NonMaxSuppression,
                              {in("f32[1,6,4]"), in("f32[1,1,5]")}),
                   "disagree"));

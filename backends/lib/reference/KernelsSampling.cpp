@@ -238,30 +238,34 @@ void kernelRoiAlign(KernelContext &C) {
 
 namespace {
 
-/// IoU of two boxes ([y1, x1, y2, x2] with corners in any order, or
-/// [x_center, y_center, width, height]); 0 when either box is empty.
-double iou(const double *A, const double *B, bool CenterBox) {
-  auto Corners = [CenterBox](const double *P, double *Out) {
-    if (CenterBox) {
-      Out[0] = P[1] - P[3] / 2, Out[2] = P[1] + P[3] / 2;
-      Out[1] = P[0] - P[2] / 2, Out[3] = P[0] + P[2] / 2;
-    } else {
-      Out[0] = std::min(P[0], P[2]), Out[2] = std::max(P[0], P[2]);
-      Out[1] = std::min(P[1], P[3]), Out[3] = std::max(P[1], P[3]);
-    }
-  };
-  double CA[4], CB[4];
-  Corners(A, CA);
-  Corners(B, CB);
-  double AreaA = (CA[2] - CA[0]) * (CA[3] - CA[1]);
-  double AreaB = (CB[2] - CB[0]) * (CB[3] - CB[1]);
-  if (AreaA <= 0 || AreaB <= 0)
+/// A box as its corners (y1 <= y2, x1 <= x2) and area, from [y1, x1, y2,
+/// x2] with corners in any order or [x_center, y_center, width, height].
+struct BoxCorners {
+  double Y1, X1, Y2, X2, Area;
+};
+
+BoxCorners cornersOf(const double *P, bool CenterBox) {
+  BoxCorners C;
+  if (CenterBox) {
+    C.Y1 = P[1] - P[3] / 2, C.Y2 = P[1] + P[3] / 2;
+    C.X1 = P[0] - P[2] / 2, C.X2 = P[0] + P[2] / 2;
+  } else {
+    C.Y1 = std::min(P[0], P[2]), C.Y2 = std::max(P[0], P[2]);
+    C.X1 = std::min(P[1], P[3]), C.X2 = std::max(P[1], P[3]);
+  }
+  C.Area = (C.Y2 - C.Y1) * (C.X2 - C.X1);
+  return C;
+}
+
+/// IoU of two boxes; 0 when either box is empty.
+double iou(const BoxCorners &A, const BoxCorners &B) {
+  if (A.Area <= 0 || B.Area <= 0)
     return 0;
-  double IH = std::min(CA[2], CB[2]) - std::max(CA[0], CB[0]);
-  double IW = std::min(CA[3], CB[3]) - std::max(CA[1], CB[1]);
+  double IH = std::min(A.Y2, B.Y2) - std::max(A.Y1, B.Y1);
+  double IW = std::min(A.X2, B.X2) - std::max(A.X1, B.X1);
   if (IH <= 0 || IW <= 0)
     return 0;
-  return IH * IW / (AreaA + AreaB - IH * IW);
+  return IH * IW / (A.Area + B.Area - IH * IW);
 }
 
 } // namespace
@@ -283,7 +287,11 @@ void kernelNonMaxSuppression(KernelContext &C) {
   double ScoreThr = HasThr ? C.in(4).getFlat(0) : 0.0;
   std::vector<double> BV = Boxes.toDoubleVector(), SV = Scores.toDoubleVector();
   std::vector<int64_t> Sel; // (batch, class, box) triples.
-  for (int64_t B = 0; B < NB; ++B)
+  std::vector<BoxCorners> Corners(NS);
+  for (int64_t B = 0; B < NB; ++B) {
+    // Each box's corners once: every class compares the same boxes.
+    for (int64_t I = 0; I < NS; ++I)
+      Corners[I] = cornersOf(&BV[(B * NS + I) * 4], CB != 0);
     for (int64_t K = 0; K < NC; ++K) {
       const double *Sc = SV.data() + (B * NC + K) * NS;
       std::vector<int64_t> Cand, Kept;
@@ -295,16 +303,18 @@ void kernelNonMaxSuppression(KernelContext &C) {
       for (int64_t I : Cand) {
         if (static_cast<int64_t>(Kept.size()) >= MaxOut)
           break;
+        // Greedy: kept unless a kept box overlaps it by more than the
+        // threshold (the first such box ends the search).
         bool Keep = true;
-        for (int64_t J : Kept)
-          Keep = Keep && iou(&BV[(B * NS + I) * 4], &BV[(B * NS + J) * 4],
-                             CB != 0) <= IouThr;
+        for (size_t J = 0; J < Kept.size() && Keep; ++J)
+          Keep = iou(Corners[I], Corners[Kept[J]]) <= IouThr;
         if (Keep)
           Kept.push_back(I);
       }
       for (int64_t I : Kept)
         Sel.insert(Sel.end(), {B, K, I});
     }
+  }
   int64_t N = static_cast<int64_t>(Sel.size() / 3);
   Tensor &Y = C.allocOutput(0, Shape{N, 3}, DType::I64);
   std::copy(Sel.begin(), Sel.end(), mutPtr<int64_t>(Y));
