@@ -235,7 +235,18 @@ int64_t nowNs() {
 }
 } // namespace
 
+namespace {
+/// Runs this thread is inside (a run's node kernel running a compiled
+/// region or part: one run, not two), and the outermost one's share.
+thread_local int RunDepth = 0;
+thread_local int OuterShare = 0;
+} // namespace
+
 RunShare::RunShare(int Threads) {
+  if (RunDepth++ > 0) {
+    Share = std::max(1, std::min(Threads, OuterShare));
+    return;
+  }
   int N = ActiveRuns.fetch_add(1, std::memory_order_relaxed) + 1;
   int64_t Now = nowNs();
   bool Recent =
@@ -246,9 +257,14 @@ RunShare::RunShare(int Threads) {
     OverlapAtNs.store(Now, std::memory_order_relaxed);
   }
   Share = std::max(1, Threads / std::max(N, Level));
+  OuterShare = Share;
 }
 
-RunShare::~RunShare() { ActiveRuns.fetch_sub(1, std::memory_order_relaxed); }
+RunShare::~RunShare() {
+  if (--RunDepth > 0)
+    return;
+  ActiveRuns.fetch_sub(1, std::memory_order_relaxed);
+}
 
 int RunShare::active() { return ActiveRuns.load(std::memory_order_relaxed); }
 

@@ -89,3 +89,29 @@ TEST(CpuCountTest, ContentionSuggestsACountWithinBounds) {
   EXPECT_GE(C.othersBusy(), 0.0);
   EXPECT_FALSE(C.describe().empty());
 }
+
+TEST(CpuCountTest, RunInsideARunIsTheSameRun) {
+  // A run's node kernel running a compiled branch on the same thread: one
+  // run, sharing its threads; only another thread's run is an overlap.
+  int Before = RunShare::active();
+  {
+    RunShare Outer(4);
+    EXPECT_EQ(RunShare::active(), Before + 1);
+    {
+      RunShare Inner(4);
+      EXPECT_EQ(RunShare::active(), Before + 1);
+      EXPECT_EQ(Inner.threads(), Outer.threads());
+      RunShare Fewer(1);
+      EXPECT_EQ(Fewer.threads(), 1);
+    }
+    EXPECT_EQ(RunShare::active(), Before + 1);
+    int OnOther = 0;
+    std::thread T([&] {
+      RunShare Other(4);
+      OnOther = RunShare::active();
+    });
+    T.join();
+    EXPECT_EQ(OnOther, Before + 2);
+  }
+  EXPECT_EQ(RunShare::active(), Before);
+}

@@ -68,7 +68,9 @@ private:
 /// or of several): Threads / (runs in progress, or the most seen at once
 /// in the last 50 ms when more), at least 1, so N callers on C cores use
 /// about C threads in all, not N x C (each OpenMP team would wait for the
-/// others' descheduled threads at its barriers).
+/// others' descheduled threads at its barriers). A run inside a run on the
+/// same thread (an If's branch, a compiled part of a graph) is the same run:
+/// it takes the outer one's share and is not counted.
 class RunShare {
 public:
   /// Threads: what the run would use alone.
