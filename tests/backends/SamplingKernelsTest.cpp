@@ -11,6 +11,9 @@
 
 #include "RefTestUtils.h"
 
+#include <algorithm>
+#include <random>
+
 using namespace nng;
 using namespace nng::reftest;
 
@@ -222,6 +225,80 @@ TEST(RefNonMaxSuppression, CenterBoxesBatchesClasses) {
   EXPECT_TENSOR(
       nms(Same, f32({0.9f, 0.9f, 0.9f}, {1, 1, 3}), 3, 0.5f, 0).run1(),
       i64({0, 0, 0}, {1, 3}));
+}
+
+/// Greedy NMS as ONNX defines it, plainly: every candidate (score above
+/// the threshold, by falling score, ties in index order) against every box
+/// kept before it; [y1, x1, y2, x2] boxes.
+std::vector<int64_t> greedyNms(const std::vector<float> &B,
+                               const std::vector<float> &S, double Iou,
+                               double Thr) {
+  auto Area = [&](int64_t I) {
+    return (std::max(B[I * 4], B[I * 4 + 2]) - std::min(B[I * 4], B[I * 4 + 2])) *
+           double(std::max(B[I * 4 + 1], B[I * 4 + 3]) -
+                  std::min(B[I * 4 + 1], B[I * 4 + 3]));
+  };
+  auto IoU = [&](int64_t I, int64_t J) {
+    double A = Area(I), C = Area(J);
+    if (A <= 0 || C <= 0)
+      return 0.0;
+    double Y1 = std::max<double>(std::min(B[I * 4], B[I * 4 + 2]),
+                                 std::min(B[J * 4], B[J * 4 + 2]));
+    double Y2 = std::min<double>(std::max(B[I * 4], B[I * 4 + 2]),
+                                 std::max(B[J * 4], B[J * 4 + 2]));
+    double X1 = std::max<double>(std::min(B[I * 4 + 1], B[I * 4 + 3]),
+                                 std::min(B[J * 4 + 1], B[J * 4 + 3]));
+    double X2 = std::min<double>(std::max(B[I * 4 + 1], B[I * 4 + 3]),
+                                 std::max(B[J * 4 + 1], B[J * 4 + 3]));
+    if (Y2 - Y1 <= 0 || X2 - X1 <= 0)
+      return 0.0;
+    double In = (Y2 - Y1) * (X2 - X1);
+    return In / (A + C - In);
+  };
+  std::vector<int64_t> Cand;
+  for (int64_t I = 0; I < static_cast<int64_t>(S.size()); ++I)
+    if (S[I] > Thr)
+      Cand.push_back(I);
+  std::stable_sort(Cand.begin(), Cand.end(),
+                   [&](int64_t L, int64_t R) { return S[L] > S[R]; });
+  std::vector<int64_t> Kept;
+  for (int64_t I : Cand) {
+    bool Keep = true;
+    for (int64_t J : Kept)
+      Keep = Keep && IoU(I, J) <= Iou;
+    if (Keep)
+      Kept.push_back(I);
+  }
+  return Kept;
+}
+
+TEST(RefNonMaxSuppression, ManyBoxesMatchTheGreedyDefinition) {
+  // A detector's batched call: 3000 boxes of 3 classes, each class's boxes
+  // offset apart (one NonMaxSuppression for all), some empty, some with
+  // flipped corners; IoU thresholds 0.5, 0 (any overlap suppresses) and
+  // 1 (nothing does).
+  std::mt19937 Rng(11);
+  std::uniform_real_distribution<float> U(0, 1);
+  const int64_t N = 3000;
+  std::vector<float> B(N * 4), S(N);
+  for (int64_t I = 0; I < N; ++I) {
+    float Off = static_cast<float>(I % 3) * 200;
+    float Y = Off + U(Rng) * 100, X = Off + U(Rng) * 100;
+    float H = I % 97 == 0 ? 0 : 1 + U(Rng) * 20, W = 1 + U(Rng) * 20;
+    bool Flip = I % 5 == 0;
+    B[I * 4] = Flip ? Y + H : Y, B[I * 4 + 2] = Flip ? Y : Y + H;
+    B[I * 4 + 1] = X, B[I * 4 + 3] = X + W;
+    S[I] = std::round(U(Rng) * 500) / 500; // Ties too.
+  }
+  for (float Iou : {0.5f, 0.0f, 1.0f}) {
+    std::vector<int64_t> Want = greedyNms(B, S, Iou, double(0.1f));
+    std::vector<int64_t> Flat;
+    for (int64_t I : Want)
+      Flat.insert(Flat.end(), {0, 0, I});
+    EXPECT_TENSOR(nms(f32(B, {1, N, 4}), f32(S, {1, 1, N}), N, Iou, 0.1f).run1(),
+                  i64(Flat, {static_cast<int64_t>(Want.size()), 3}))
+        << "IoU threshold " << Iou;
+  }
 }
 
 TEST(RefNonMaxSuppression, DefaultsAndErrors) {

@@ -268,6 +268,85 @@ double iou(const BoxCorners &A, const BoxCorners &B) {
   return IH * IW / (A.Area + B.Area - IH * IW);
 }
 
+/// The boxes one class kept so far, found by where they lie: a box's IoU
+/// with a box it does not overlap is 0, which suppresses nothing when the
+/// threshold is >= 0, so a candidate needs comparing only with the kept
+/// boxes whose rows [y1, y2] reach its own. Rows are bucketed by y over
+/// the candidates' span (a detector's boxes of different classes, offset
+/// apart for one batched call, fall in different buckets). Exact: used only
+/// with finite boxes and a threshold >= 0; the plain comparison with every
+/// kept box otherwise.
+class KeptBoxes {
+public:
+  KeptBoxes(const std::vector<BoxCorners> &Corners,
+            const std::vector<int64_t> &Cand, double Thr)
+      : Corners(Corners), Thr(Thr) {
+    double Lo = INFINITY, Hi = -INFINITY;
+    bool Finite = Thr >= 0; // False for NaN too.
+    for (int64_t I : Cand) {
+      const BoxCorners &B = Corners[I];
+      Finite = Finite && std::isfinite(B.Y1) && std::isfinite(B.Y2) &&
+               std::isfinite(B.X1) && std::isfinite(B.X2) &&
+               std::isfinite(B.Area);
+      Lo = std::min(Lo, B.Y1), Hi = std::max(Hi, B.Y2);
+    }
+    if (!Finite || Cand.size() < 64 || !(Hi > Lo))
+      return; // Plain: every kept box compared.
+    Buckets.resize(std::min<size_t>(4096, Cand.size() / 4));
+    Y0 = Lo;
+    Scale = static_cast<double>(Buckets.size()) / (Hi - Lo);
+  }
+
+  /// True when some kept box suppresses box I.
+  bool suppresses(int64_t I) const {
+    const BoxCorners &A = Corners[I];
+    if (Buckets.empty()) {
+      for (int64_t J : All)
+        if (!(iou(A, Corners[J]) <= Thr))
+          return true;
+      return false;
+    }
+    if (A.Area <= 0)
+      return false; // IoU 0 with every box.
+    auto [B0, B1] = range(A);
+    for (size_t B = B0; B <= B1; ++B)
+      for (int64_t J : Buckets[B])
+        if (!(iou(A, Corners[J]) <= Thr))
+          return true;
+    return false;
+  }
+
+  void keep(int64_t I) {
+    if (Buckets.empty()) {
+      All.push_back(I);
+      return;
+    }
+    const BoxCorners &A = Corners[I];
+    if (A.Area <= 0)
+      return; // Suppresses nothing.
+    auto [B0, B1] = range(A);
+    for (size_t B = B0; B <= B1; ++B)
+      Buckets[B].push_back(I);
+  }
+
+private:
+  /// The buckets box A's rows reach.
+  std::pair<size_t, size_t> range(const BoxCorners &A) const {
+    auto At = [&](double Y) {
+      double P = std::floor((Y - Y0) * Scale);
+      return static_cast<size_t>(
+          std::clamp(P, 0.0, static_cast<double>(Buckets.size() - 1)));
+    };
+    return {At(A.Y1), At(A.Y2)};
+  }
+
+  const std::vector<BoxCorners> &Corners;
+  double Thr;
+  std::vector<int64_t> All; ///< Plain mode: every kept box, in order.
+  std::vector<std::vector<int64_t>> Buckets;
+  double Y0 = 0, Scale = 0;
+};
+
 } // namespace
 
 void kernelNonMaxSuppression(KernelContext &C) {
@@ -300,16 +379,16 @@ void kernelNonMaxSuppression(KernelContext &C) {
           Cand.push_back(I);
       std::stable_sort(Cand.begin(), Cand.end(),
                        [&](int64_t L, int64_t R) { return Sc[L] > Sc[R]; });
+      // Greedy: in order of score, kept unless a kept box overlaps it by
+      // more than the threshold.
+      KeptBoxes Index(Corners, Cand, IouThr);
       for (int64_t I : Cand) {
         if (static_cast<int64_t>(Kept.size()) >= MaxOut)
           break;
-        // Greedy: kept unless a kept box overlaps it by more than the
-        // threshold (the first such box ends the search).
-        bool Keep = true;
-        for (size_t J = 0; J < Kept.size() && Keep; ++J)
-          Keep = iou(Corners[I], Corners[Kept[J]]) <= IouThr;
-        if (Keep)
-          Kept.push_back(I);
+        if (Index.suppresses(I))
+          continue;
+        Kept.push_back(I);
+        Index.keep(I);
       }
       for (int64_t I : Kept)
         Sel.insert(Sel.end(), {B, K, I});
