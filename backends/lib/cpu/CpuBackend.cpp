@@ -7,8 +7,11 @@
 // packed weights, the arena (grown to the largest plan), the fused regions'
 // JIT kernels (KernelJit's cache); a new shape costs a lowering walk and
 // the oneDNN primitives of its sizes (oneDNN's primitive cache). A graph
-// with data-dependent shapes runs node by node on the interpreter with the
-// node kernels instead (as eager mode's one-op graphs do: compileCpu).
+// with data-dependent shapes is cut where they start (SplitGraph.h): the
+// nodes before the cut compile into an executable of their own, the rest
+// runs node by node on the interpreter with the node kernels (as eager
+// mode's one-op graphs do: compileCpu); without compute before the cut,
+// the whole graph runs node by node.
 //
 // Node kernels (the fallback steps of a Program, and the interpreter) give
 // each node a oneDNN kernel on plain layouts when its op family has one and
@@ -35,6 +38,7 @@
 #include "../reference/ControlFlow.h"
 #include "DnnlKernel.h"
 #include "Lower.h"
+#include "SplitGraph.h"
 #include "WidenHalf.h"
 #include "nngraph/backends/cpu/KernelJit.h"
 #include "nngraph/ir/FusedRegion.h"
@@ -164,6 +168,15 @@ public:
     std::lock_guard<std::mutex> Lock(CompileMu);
     CpuExecutableStats S;
     const Entry *Last = Recent ? Recent->Last : nullptr;
+    if (Last && !Last->P && TheCut) {
+      // The cut: the static part's program, then the dynamic part's nodes
+      // on node kernels.
+      S = *cpuExecutableStats(*TheCut->Static);
+      for (const std::string &D : TheCut->DynamicNodes)
+        S.Fallbacks.push_back(D + " (node by node after the cut)");
+      S.Steps += static_cast<int64_t>(TheCut->DynamicNodes.size());
+      return S;
+    }
     if (Last && Last->P) {
       const Program &P = *Last->P;
       S = P.Stats;
@@ -191,9 +204,15 @@ public:
 
   std::string schedule() const {
     std::lock_guard<std::mutex> Lock(LanesMu);
+    std::lock_guard<std::mutex> CutLock(CompileMu); // TheCut.
     const Entry *Last = Recent ? Recent->Last : nullptr;
     if (!Last)
       return "schedule: none yet (the executable has not run)\n";
+    if (!Last->P && TheCut)
+      return *cpuSchedule(*TheCut->Static) + "then node by node: " +
+             std::to_string(TheCut->DynamicNodes.size()) +
+             " nodes from the first whose shape depends on the data, " +
+             TheCut->Where + "\n";
     if (!Last->P)
       return "schedule: node by node (a shape depends on the data)\n";
     return printSchedule(*Last->P);
@@ -201,6 +220,9 @@ public:
 
   void setProfiling(bool On) {
     Profiling.store(On, std::memory_order_relaxed);
+    std::lock_guard<std::mutex> Lock(CompileMu);
+    if (TheCut)
+      setCpuProfiling(*TheCut->Static, On);
   }
 
 private:
@@ -220,6 +242,7 @@ private:
     std::vector<std::unique_ptr<Entry>> Cache;
     const Entry *Last = nullptr;
     std::unique_ptr<Executable> Interp; ///< Node by node, when needed.
+    std::unique_ptr<Executable> CutInterp; ///< The cut's dynamic part.
     bool Busy = false;
   };
 
@@ -303,13 +326,64 @@ private:
       X.Profile = Profile;
       return X.run(Inputs, Outputs);
     }
-    if (!L->Interp)
-      L->Interp = reference::makeInterpreter(G->clone(), chooseKernel, "cpu");
+    Executable *Interp = nullptr;
+    std::vector<Tensor> CutInputs;
+    if (const Cut *C = cutFor(E)) {
+      // The static part compiled, then the rest node by node.
+      CutInputs = Inputs;
+      std::vector<Tensor> Mid = C->Static->run(Inputs);
+      CutInputs.insert(CutInputs.end(), Mid.begin(), Mid.end());
+      if (!L->CutInterp)
+        L->CutInterp =
+            reference::makeInterpreter(C->Dynamic->clone(), chooseKernel, "cpu");
+      Interp = L->CutInterp.get();
+    } else {
+      if (!L->Interp)
+        L->Interp = reference::makeInterpreter(G->clone(), chooseKernel, "cpu");
+      Interp = L->Interp.get();
+    }
+    const std::vector<Tensor> &In = CutInputs.empty() ? Inputs : CutInputs;
     if (!Outputs)
-      return L->Interp->run(Inputs);
+      return Interp->run(In);
     std::vector<Tensor> Into = *Outputs;
-    L->Interp->runInto(Inputs, Into);
+    Interp->runInto(In, Into);
     return Into;
+  }
+
+  /// The graph cut where its shapes depend on data (SplitGraph.h): the
+  /// static part compiled (an executable of its own, shared by the lanes),
+  /// the dynamic part's graph (each lane interprets it).
+  struct Cut {
+    std::unique_ptr<Executable> Static;
+    std::unique_ptr<ir::Graph> Dynamic;
+    std::string Where;
+    std::vector<std::string> DynamicNodes; ///< Described.
+  };
+
+  /// The cut, made the first time a signature meets a data-dependent shape
+  /// (at that signature's shapes); null when there is none worth making.
+  const Cut *cutFor(const Entry &E) {
+    std::lock_guard<std::mutex> Lock(CompileMu);
+    if (CutTried)
+      return TheCut.get();
+    CutTried = true;
+    std::optional<GraphSplit> S =
+        splitAtDataDependence(*G, E.Types, E.Shapes, Shared);
+    if (!S)
+      return nullptr;
+    auto C = std::make_unique<Cut>();
+    try {
+      C->Static = compileCpu(*S->Static, CpuMode::Compiled);
+    } catch (const Error &) {
+      return nullptr; // The whole graph node by node, as before.
+    }
+    setCpuProfiling(*C->Static, Profiling.load(std::memory_order_relaxed));
+    C->Where = S->Where;
+    for (const auto &N : S->Dynamic->nodes())
+      C->DynamicNodes.push_back(N->describe());
+    C->Dynamic = std::move(S->Dynamic);
+    TheCut = std::move(C);
+    return TheCut.get();
   }
 
   Program &exact(Lane &L, Entry &E) {
@@ -419,6 +493,8 @@ private:
   std::unique_ptr<ir::Graph> G;
   /// Compile-time state of every lane, and the counters: under CompileMu.
   ProgramShared Shared;
+  bool CutTried = false;
+  std::unique_ptr<Cut> TheCut;
   int64_t Compiled = 0, Reshapes = 0;
   std::string ReshapeRefusal;
   int64_t ExactReruns = 0;
