@@ -1,9 +1,10 @@
 //===- InferControlFlow.cpp - Inference for If, Loop and Scan ------------===//
 //
 // If: the branches are instantiated with the node's input types (their
-// captures are implicit inputs); with a known condition the taken branch's
-// types, else each output joins both branches' types (dims that differ
-// become unknown). Loop: the body is instantiated with the loop-carried
+// captures are implicit inputs; inferTypes has typed them in place just
+// before, and then they are read as they are: TypedRegions.h); with a known
+// condition the taken branch's types, else each output joins both
+// branches' types (dims that differ become unknown). Loop: the body is instantiated with the loop-carried
 // types until they are stable (each round joins the body's results into
 // them, so a dim that changes between iterations becomes unknown); the
 // final values have those types and each scan output the body's type with a
@@ -16,6 +17,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "InferUtils.h"
+#include "TypedRegions.h"
 #include "nngraph/ir/Regions.h"
 
 #include <algorithm>
@@ -111,17 +113,24 @@ void inferIf(InferContext &C) {
       C.fail("the node has ", C.numOutputs(), " outputs but branch '",
              B->name(), "' gives ", B->outputs().size());
   }
+  // The branches as typed for the node's input types: in place when
+  // inferTypes just did that (TypedRegions.h), else typed copies.
+  std::unique_ptr<Graph> Copies[2];
+  auto Typed = [&](const Graph &B, int K) -> const Graph & {
+    if (TypedRegionsScope::typed(B))
+      return B;
+    Copies[K] = instantiateRegion(B, Types, nullptr, Where);
+    return *Copies[K];
+  };
   if (const Tensor *Cond = C.inputValue(0); Cond && Cond->numel() == 1) {
-    const Graph &Taken = Cond->getFlat(0) != 0 ? Then : Else;
-    auto R = instantiateRegion(Taken, Types, nullptr, Where);
+    const Graph &Taken = Typed(Cond->getFlat(0) != 0 ? Then : Else, 0);
     for (size_t I = 0; I < C.numOutputs(); ++I)
-      C.setOutputType(I, R->outputs()[I]->type());
+      C.setOutputType(I, Taken.outputs()[I]->type());
     return;
   }
-  auto T = instantiateRegion(Then, Types, nullptr, Where);
-  auto E = instantiateRegion(Else, Types, nullptr, Where);
+  const Graph &T = Typed(Then, 0), &E = Typed(Else, 1);
   for (size_t I = 0; I < C.numOutputs(); ++I) {
-    const TensorType &A = T->outputs()[I]->type(), &B = E->outputs()[I]->type();
+    const TensorType &A = T.outputs()[I]->type(), &B = E.outputs()[I]->type();
     if (A.dtype() != B.dtype())
       C.fail("output ", I, " is ", A.toString(), " in then_branch but ",
              B.toString(), " in else_branch; the dtypes must agree");

@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "nngraph/ir/Regions.h"
+#include "TypedRegions.h"
 #include "nngraph/ir/ShapeInference.h"
 #include "nngraph/runtime/Error.h"
 
@@ -28,6 +29,12 @@ instantiateRegion(const Graph &Region,
                   const std::vector<const TensorType *> &InTypes,
                   const std::vector<TensorType> *ArgTypes,
                   const std::string &Where) {
+  RegionCopyScope Copy;
+  if (!RegionCopyScope::another())
+    fail(ErrorKind::ShapeMismatch, Where, ": typing region '", Region.name(),
+         "' needs more than ", RegionCopyScope::MaxCopies,
+         " typed copies of regions (loops nested too deep whose carried "
+         "types change at every level)");
   std::unique_ptr<Graph> R = Region.clone();
   for (Value *C : R->captures())
     if (C->captureIndex() < InTypes.size() && InTypes[C->captureIndex()])

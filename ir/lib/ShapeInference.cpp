@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "nngraph/ir/ShapeInference.h"
+#include "TypedRegions.h"
 #include "nngraph/ir/Regions.h"
 #include "nngraph/runtime/Error.h"
 
@@ -92,7 +93,10 @@ std::vector<TensorType> inferNodeTypes(const Node &N) {
 
 void inferTypes(Graph &G) {
   for (const auto &N : G.nodes()) {
-    if (N->hasRegions()) {
+    // In a typed copy of a region only the outputs count: nested regions
+    // are typed as copies by their nodes' inference, not in place too.
+    bool InPlace = N->hasRegions() && !RegionCopyScope::inCopy();
+    if (InPlace) {
       try {
         inferRegionTypes(*N);
       } catch (Error &E) {
@@ -100,7 +104,12 @@ void inferTypes(Graph &G) {
         throw;
       }
     }
-    std::vector<TensorType> Inferred = inferNodeTypes(*N);
+    std::vector<TensorType> Inferred;
+    {
+      // Its regions were just typed for its inputs: read, not typed again.
+      TypedRegionsScope Typed(InPlace ? N.get() : nullptr);
+      Inferred = inferNodeTypes(*N);
+    }
     for (size_t I = 0; I < N->numOutputs(); ++I) {
       Value *O = N->output(I);
       const TensorType &Old = O->type();

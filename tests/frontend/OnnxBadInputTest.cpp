@@ -519,15 +519,84 @@ onnx::ModelProto nestedIfs(int Depth) {
   return M;
 }
 
+/// x carried through Loops nested Depth deep (each body's first node the
+/// next Loop, over the outer M), the innermost body negating it.
+onnx::ModelProto nestedLoops(int Depth) {
+  auto Info = [](onnx::ValueInfoProto *V, const std::string &Name, int Type,
+                 bool Vector) {
+    V->set_name(Name);
+    auto *T = V->mutable_type()->mutable_tensor_type();
+    T->set_elem_type(Type);
+    auto *S = T->mutable_shape();
+    if (Vector)
+      S->add_dim()->set_dim_value(2);
+  };
+  onnx::GraphProto Body;
+  for (int D = Depth; D >= 1; --D) {
+    onnx::GraphProto G;
+    std::string L = std::to_string(D);
+    G.set_name("body" + L);
+    Info(G.add_input(), "i" + L, onnx::TensorProto::INT64, false);
+    Info(G.add_input(), "go" + L, onnx::TensorProto::BOOL, false);
+    Info(G.add_input(), "a" + L, onnx::TensorProto::FLOAT, true);
+    auto *N = G.add_node();
+    if (D == Depth) {
+      N->set_op_type("Neg");
+      N->add_input("a" + L);
+    } else {
+      N->set_op_type("Loop");
+      N->add_input("m");
+      N->add_input("");
+      N->add_input("a" + L);
+      auto *A = N->add_attribute();
+      A->set_name("body");
+      A->set_type(onnx::AttributeProto::GRAPH);
+      A->mutable_g()->Swap(&Body);
+    }
+    N->add_output("b" + L);
+    auto *Id = G.add_node();
+    Id->set_op_type("Identity");
+    Id->add_input("go" + L);
+    Id->add_output("go2" + L);
+    Info(G.add_output(), "go2" + L, onnx::TensorProto::BOOL, false);
+    Info(G.add_output(), "b" + L, onnx::TensorProto::FLOAT, true);
+    Body.Swap(&G);
+  }
+  onnx::ModelProto M = makeModel();
+  auto *MIn = M.mutable_graph()->add_input();
+  MIn->set_name("m");
+  MIn->mutable_type()->mutable_tensor_type()->set_elem_type(
+      onnx::TensorProto::INT64);
+  MIn->mutable_type()->mutable_tensor_type()->mutable_shape();
+  addInput(M, "x", {int64_t(2)});
+  auto *N = M.mutable_graph()->add_node();
+  N->set_op_type("Loop");
+  N->add_input("m");
+  N->add_input("");
+  N->add_input("x");
+  N->add_output("y");
+  auto *A = N->add_attribute();
+  A->set_name("body");
+  A->set_type(onnx::AttributeProto::GRAPH);
+  A->mutable_g()->Swap(&Body);
+  addOutput(M, "y", {int64_t(2)});
+  return M;
+}
+
 } // namespace
 
 // Nested graphs as an attacker writes them: a depth bomb is refused by
 // protobuf's nesting limit with a message that says so (no stack
-// overflow); a few levels import; a body reading a name no scope defines
-// names its path.
+// overflow); a few levels import, and so do the deepest If and Loop
+// nestings protobuf reads, at once (typing them was twice the work per
+// level: 2^30); a body reading a name no scope defines names its path.
 TEST(OnnxBadInput, NestedGraphs) {
   EXPECT_NO_THROW(frontend::importOnnxFromBytes(nestedIfs(3).SerializeAsString(),
                                                 "nested.onnx"));
+  EXPECT_NO_THROW(frontend::importOnnxFromBytes(
+      nestedIfs(30).SerializeAsString(), "nested30.onnx"));
+  EXPECT_NO_THROW(frontend::importOnnxFromBytes(
+      nestedLoops(30).SerializeAsString(), "loops30.onnx"));
   for (int Depth : {40, 2000})
     EXPECT_MENTIONS(errorOf(nestedIfs(Depth)), "nests graphs too deep");
   onnx::ModelProto M = nestedIfs(1);
