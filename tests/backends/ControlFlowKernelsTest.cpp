@@ -5,9 +5,10 @@
 // compiles each region once and must agree): OpKind::If with branches that
 // read outer values and give different shapes, OpKind::Loop as a for loop,
 // a while loop, both bounds, zero iterations (initial values, empty scan
-// outputs), loop-carried values that grow, scan outputs stacked along a new
-// axis, an If nested in a Loop's body reading values two scopes out, and
-// OpKind::Scan with both directions and a scan output along axis 1.
+// outputs), a trip count of 2^63 - 1 ended by the condition, loop-carried
+// values that grow, scan outputs stacked along a new axis, an If nested in
+// a Loop's body reading values two scopes out, and OpKind::Scan with both
+// directions and a scan output along axis 1.
 //
 //===----------------------------------------------------------------------===//
 
@@ -111,6 +112,19 @@ TEST(ControlFlowKernels, LoopWithoutCondIgnoresTheBodysCondition) {
 
 TEST(ControlFlowKernels, LoopZeroIterationsGivesInitialValues) {
   expectBoth(ForText, {i64({0}, {})}, {f32({0}, {}), f32({}, {0})});
+}
+
+TEST(ControlFlowKernels, LoopWithHugeTripCountEndsOnItsCondition) {
+  // M = 2^63 - 1 with a body that says stop after the first iteration: one
+  // iteration, one scan row (nothing sized by M, nothing counted to it).
+  std::string Text = ForText;
+  Text.replace(Text.find("Loop(%m, _, %zero)"), 18, "Loop(%m, %yes, %zero)");
+  Text.replace(Text.find("  init %zero"), 0,
+               "  init %yes: bool[] = [true]\n");
+  Text.replace(Text.find("output %go,"), 11, "output %no,");
+  Text.replace(Text.find("    %f = Cast"), 0,
+               "    %no = Constant() {value = tensor<bool[]> [false]}\n");
+  expectBoth(Text, {i64({INT64_MAX}, {})}, {f32({1}, {}), f32({1})});
 }
 
 // Doubles %v until its sum passes %limit (a while loop: no M), and grows
