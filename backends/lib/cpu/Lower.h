@@ -124,6 +124,9 @@ using LowerFn = bool (*)(LowerContext &, const ir::Node &);
 
 // The op-family lowerings (one file each).
 bool lowerConv(LowerContext &C, const ir::Node &N);
+/// ConvTranspose (1-d and 2-d, constant f32 weights) as a oneDNN
+/// deconvolution with packed weights (LowerConv.cpp).
+bool lowerConvTranspose(LowerContext &C, const ir::Node &N);
 /// True when conv N may run as Winograd's algorithm (3x3, stride 1, no
 /// dilation, one group, constant f32 weights with channels in multiples of
 /// 16) and oneDNN has a Winograd kernel for this CPU.
