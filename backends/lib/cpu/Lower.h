@@ -144,6 +144,8 @@ bool lowerAttention(LowerContext &C, const ir::Node &N);
 bool lowerAlias(LowerContext &C, const ir::Node &N);
 bool lowerSoftmax(LowerContext &C, const ir::Node &N);
 bool lowerLayerNorm(LowerContext &C, const ir::Node &N);
+/// InstanceNormalization as the backend's own row loop (LowerNorm.cpp).
+bool lowerInstanceNorm(LowerContext &C, const ir::Node &N);
 bool lowerCopy(LowerContext &C, const ir::Node &N);
 bool lowerFusedRegion(LowerContext &C, const ir::Node &N);
 bool lowerQuantize(LowerContext &C, const ir::Node &N);
@@ -374,6 +376,14 @@ void softmaxRows(const float *X, float *Y, int64_t Rows, int64_t Len,
 /// + Bias (Bias may be null; Scale and Bias hold Len floats).
 void layerNormRows(const float *X, float *Y, int64_t Rows, int64_t Len,
                    float Eps, const float *Scale, const float *Bias);
+/// Instance normalization of each of Rows rows of Len floats, row r of
+/// channel r % Channels: (x - mean) / sqrt(var + Eps) * Scale[c] + Bias[c]
+/// with the statistics and the result computed in double, as the
+/// reference's; a long row splits across the threads in blocks of a fixed
+/// size, so sums are the same for every thread count. Y may be X.
+void instanceNormRows(const float *X, float *Y, int64_t Rows, int64_t Len,
+                      int64_t Channels, double Eps, const float *Scale,
+                      const float *Bias);
 
 /// Y[b] = A[b] x B[b] for Batches products of an [M, K] by a [K, N] matrix,
 /// all row-major and dense, batch after batch: a row of Y is a sum of rows
