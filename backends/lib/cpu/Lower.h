@@ -135,6 +135,8 @@ bool lowerPool(LowerContext &C, const ir::Node &N);
 bool lowerBatchNorm(LowerContext &C, const ir::Node &N);
 bool lowerBinary(LowerContext &C, const ir::Node &N);
 bool lowerActivation(LowerContext &C, const ir::Node &N);
+/// PRelu as the backend's own loop (LowerActivation.cpp).
+bool lowerPRelu(LowerContext &C, const ir::Node &N);
 bool lowerEltwise(LowerContext &C, const ir::Node &N);
 bool lowerConcat(LowerContext &C, const ir::Node &N);
 bool lowerMatMul(LowerContext &C, const ir::Node &N);
@@ -410,6 +412,12 @@ enum class BinaryKind { Add, Sub, Mul, Div };
 /// or B): the reference's f32 operation.
 void binaryFloats(BinaryKind K, const float *A, const float *B, bool Scalar,
                   float *Y, int64_t Count);
+/// PRelu, Y = X < 0 ? Slope * X : X, over the dense row-major X of shape
+/// XS with the dense Slope of shape SlopeShape broadcast to it (numpy's
+/// rules, checked by the caller): the reference's f32 operation, NaN and
+/// infinities included (Y may be X).
+void preluFloats(const float *X, const float *Slope, float *Y, const Shape &XS,
+                 const Shape &SlopeShape);
 
 /// Concat of dense row-major f32 inputs along an axis: for each of Outer
 /// outer indices, Runs[i] floats of input i in turn.
