@@ -146,6 +146,9 @@ void numberNodes(LowerContext &C, const ir::Graph &G);
 
 // The op-family lowerings (one file each).
 bool lowerConv(LowerContext &C, const ir::Node &N);
+/// ConvTranspose (1-d and 2-d, constant f32 weights) as a oneDNN
+/// deconvolution with packed weights (LowerConv.cpp).
+bool lowerConvTranspose(LowerContext &C, const ir::Node &N);
 /// True when conv N may run as Winograd's algorithm (3x3, stride 1, no
 /// dilation, one group, constant f32 weights with channels in multiples of
 /// 16) and oneDNN has a Winograd kernel for this CPU.
@@ -154,6 +157,8 @@ bool lowerPool(LowerContext &C, const ir::Node &N);
 bool lowerBatchNorm(LowerContext &C, const ir::Node &N);
 bool lowerBinary(LowerContext &C, const ir::Node &N);
 bool lowerActivation(LowerContext &C, const ir::Node &N);
+/// PRelu as the backend's own loop (LowerActivation.cpp).
+bool lowerPRelu(LowerContext &C, const ir::Node &N);
 bool lowerEltwise(LowerContext &C, const ir::Node &N);
 bool lowerConcat(LowerContext &C, const ir::Node &N);
 bool lowerMatMul(LowerContext &C, const ir::Node &N);
@@ -163,6 +168,8 @@ bool lowerAttention(LowerContext &C, const ir::Node &N);
 bool lowerAlias(LowerContext &C, const ir::Node &N);
 bool lowerSoftmax(LowerContext &C, const ir::Node &N);
 bool lowerLayerNorm(LowerContext &C, const ir::Node &N);
+/// InstanceNormalization as the backend's own row loop (LowerNorm.cpp).
+bool lowerInstanceNorm(LowerContext &C, const ir::Node &N);
 bool lowerCopy(LowerContext &C, const ir::Node &N);
 bool lowerFusedRegion(LowerContext &C, const ir::Node &N);
 bool lowerQuantize(LowerContext &C, const ir::Node &N);
@@ -393,6 +400,14 @@ void softmaxRows(const float *X, float *Y, int64_t Rows, int64_t Len,
 /// + Bias (Bias may be null; Scale and Bias hold Len floats).
 void layerNormRows(const float *X, float *Y, int64_t Rows, int64_t Len,
                    float Eps, const float *Scale, const float *Bias);
+/// Instance normalization of each of Rows rows of Len floats, row r of
+/// channel r % Channels: (x - mean) / sqrt(var + Eps) * Scale[c] + Bias[c]
+/// with the statistics and the result computed in double, as the
+/// reference's; a long row splits across the threads in blocks of a fixed
+/// size, so sums are the same for every thread count. Y may be X.
+void instanceNormRows(const float *X, float *Y, int64_t Rows, int64_t Len,
+                      int64_t Channels, double Eps, const float *Scale,
+                      const float *Bias);
 
 /// Y[b] = A[b] x B[b] for Batches products of an [M, K] by a [K, N] matrix,
 /// all row-major and dense, batch after batch: a row of Y is a sum of rows
@@ -419,6 +434,12 @@ enum class BinaryKind { Add, Sub, Mul, Div };
 /// or B): the reference's f32 operation.
 void binaryFloats(BinaryKind K, const float *A, const float *B, bool Scalar,
                   float *Y, int64_t Count);
+/// PRelu, Y = X < 0 ? Slope * X : X, over the dense row-major X of shape
+/// XS with the dense Slope of shape SlopeShape broadcast to it (numpy's
+/// rules, checked by the caller): the reference's f32 operation, NaN and
+/// infinities included (Y may be X).
+void preluFloats(const float *X, const float *Slope, float *Y, const Shape &XS,
+                 const Shape &SlopeShape);
 
 /// Concat of dense row-major f32 inputs along an axis: for each of Outer
 /// outer indices, Runs[i] floats of input i in turn.

@@ -15,7 +15,11 @@
 // (OwnKernels.cpp). Which activations exist, and their parameters, come
 // from the fused-activation table (ir/FusedActivation.h). fusedTail finds
 // what a convolution or a product fuses after it: a residual Add, then an
-// activation.
+// activation. PRelu is an own loop too (x < 0 ? slope * x : x, the slope
+// broadcast by strides): oneDNN 2.6's prelu (jit_uni) gives NaN for an
+// infinite or NaN slope where x >= 0 (the reference: x), and +0 where the
+// reference's product is -0 (x = -0 under a negative slope, x < 0 under a
+// zero slope).
 //
 //===----------------------------------------------------------------------===//
 
@@ -267,6 +271,49 @@ bool lowerEltwise(LowerContext &C, const ir::Node &N) {
   if (!C.isF32(N.input(0)) || Alg == dnnl::algorithm::undef)
     return false;
   return emitEltwise(C, N, Alg, 0, 0);
+}
+
+namespace {
+
+/// True when a slope of shape S broadcasts to X (numpy's rules, the result
+/// of X's shape).
+bool slopeFits(const Shape &X, const Shape &S) {
+  if (S.rank() > X.rank())
+    return false;
+  size_t Pad = X.rank() - S.rank();
+  for (size_t D = 0; D < S.rank(); ++D)
+    if (S[D] != 1 && S[D] != X[Pad + D])
+      return false;
+  return true;
+}
+
+} // namespace
+
+bool lowerPRelu(LowerContext &C, const ir::Node &N) {
+  const ir::Value *X = N.input(0), *Slope = N.input(1);
+  if (!C.isF32(X) || !C.isF32(Slope))
+    return false;
+  const Shape &XS = C.shapeOf(X), &SS = C.shapeOf(Slope);
+  // The slope must broadcast to X (else the node kernel reports it).
+  if (XS.numel() == 0 || !slopeFits(XS, SS))
+    return false;
+  int In = C.B.plainOf(C.slotOf(X));
+  int S = C.B.plainOf(C.slotOf(Slope));
+  int Out = C.defineBuffer(N.output(0));
+  // The extents come from the slots at each run (a reshaped program's).
+  emitLoop(
+      C, {In, S}, Out, C.describe(N),
+      [=](Program &P) {
+        preluFloats(static_cast<const float *>(P.dataOf(In)),
+                    static_cast<const float *>(P.dataOf(S)),
+                    reinterpret_cast<float *>(P.bufferData(Out)), P.Slots[In].S,
+                    P.Slots[S].S);
+      },
+      [=](const Program &, const SlotShapes &New) {
+        const Shape &NX = New[In], &NS = New[S];
+        return NX.numel() > 0 && New[Out] == NX && slopeFits(NX, NS);
+      });
+  return true;
 }
 
 } // namespace nng::backends::cpu

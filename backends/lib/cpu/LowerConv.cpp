@@ -1,9 +1,11 @@
-//===- LowerConv.cpp - Conv and FusedConv as oneDNN convolutions ---------===//
+//===- LowerConv.cpp - Conv, FusedConv and ConvTranspose with oneDNN -----===//
 //
-// A 2-d f32 convolution with constant weights becomes one oneDNN
+// A 1-d or 2-d f32 convolution with constant weights becomes one oneDNN
 // convolution_forward whose source and destination keep the layout the
-// primitive picks (nChw16c, nhwc, ...; format_tag::any) and whose weights
-// are reordered into its layout once. Fused into the same step:
+// primitive picks (nChw16c, nhwc, nCw16c, nwc, ...; format_tag::any) and
+// whose weights are reordered into its layout once (1-d ones are oneDNN's
+// 3-d descriptors, ncw: an audio model's convolutions over time). Fused
+// into the same step:
 // - the bias,
 // - a residual Add that is the convolution's only consumer, as a sum
 //   post-op: the destination starts as the residual, in place when the
@@ -23,7 +25,13 @@
 // oneDNN's; a run whose guard fails is redone by the exact program
 // (ValueBounds.cpp). Those kernels take only the channel-blocked nChw16c
 // layout, so a graph that has such convolutions keeps all its
-// convolutions in it (LowerContext::PreferBlocked).
+// convolutions in it (LowerContext::PreferBlocked). The depthwise post-op
+// and Winograd's kernels are 2-d only.
+//
+// A 1-d or 2-d ConvTranspose with constant f32 weights is a oneDNN
+// deconvolution_forward with its bias, its weights packed once from ONNX's
+// [C, M/G, k...] layout (described by strides), its source and destination
+// in the layouts the primitive picks; nothing after it is fused.
 //
 //===----------------------------------------------------------------------===//
 
@@ -154,7 +162,7 @@ bool lowerConv(LowerContext &C, const ir::Node &N) {
   if (!Wt || Wt->dtype() != DType::F32)
     return false;
   const Shape &XS = C.shapeOf(X);
-  if (XS.rank() != 4)
+  if ((XS.rank() != 3 && XS.rank() != 4) || Wt->rank() != XS.rank())
     return false;
   const ir::Value *Bias = N.hasInput(2) ? N.input(2) : nullptr;
   if (Bias && (!C.isF32(Bias) || C.slotOfValue(Bias).Blocked))
@@ -239,7 +247,7 @@ bool lowerConv(LowerContext &C, const ir::Node &N) {
   // Destinations to try: nChw16c first when the graph keeps that layout
   // (PreferBlocked), then oneDNN's choice.
   std::vector<memory::desc> Dsts;
-  if (C.PreferBlocked && Group == 1)
+  if (C.PreferBlocked && Group == 1 && XS.rank() == 4)
     Dsts.push_back(
         memory::desc(Dst, memory::data_type::f32, memory::format_tag::nChw16c));
   Dsts.push_back(anyF32(Dst));
@@ -404,6 +412,107 @@ bool lowerConv(LowerContext &C, const ir::Node &N) {
     C.Done.insert(ActNode);
     ++C.program().Stats.FusedNodes;
   }
+  return true;
+}
+
+bool lowerConvTranspose(LowerContext &C, const ir::Node &N) {
+  const ir::Value *X = N.input(0);
+  if (!C.isF32(X))
+    return false;
+  const Tensor *Wt = C.constantOf(N.input(1));
+  if (!Wt || Wt->dtype() != DType::F32)
+    return false;
+  const ir::Value *Bias = N.hasInput(2) ? N.input(2) : nullptr;
+  if (Bias && !C.isF32(Bias))
+    return false;
+  const Shape &XS = C.shapeOf(X), &WS = Wt->shape();
+  const Shape &YS = C.shapeOf(N.output(0));
+  size_t Rank = XS.rank(), R = Rank - 2;
+  if ((Rank != 3 && Rank != 4) || WS.rank() != Rank || YS.rank() != Rank ||
+      XS.numel() == 0 || YS.numel() == 0)
+    return false;
+  int64_t G = N.attrInt("group"), Ch = XS[1];
+  if (G <= 0 || WS[0] != Ch || Ch % G != 0)
+    return false;
+  int64_t MPerG = WS[1], M = MPerG * G, CPerG = Ch / G;
+  if (YS[1] != M || (Bias && C.shapeOf(Bias) != Shape{M}))
+    return false;
+  std::vector<int64_t> Kernel(WS.begin() + 2, WS.end());
+  std::vector<int64_t> KS = N.attrInts("kernel_shape");
+  if (!KS.empty() && KS != Kernel)
+    return false;
+  // The reference's geometry: oneDNN's end padding is the transposed
+  // window's (output_padding counted in it), which makes its output extent
+  // the inferred one. Bad attributes: the node kernel reports them.
+  ir::WindowGeometry Win = ir::transposedWindow(
+      ir::readWindowAttrs(N.schema(), N.attrs(), R, Kernel),
+      std::vector<int64_t>(XS.begin() + 2, XS.end()));
+  if (!Win.ok() || !std::equal(Win.Out.begin(), Win.Out.end(), YS.begin() + 2))
+    return false;
+  memory::dims PadL(R), PadR(R), Dil(R), Strides(R);
+  for (size_t D = 0; D < R; ++D) {
+    PadL[D] = Win.PadBegin[D];
+    PadR[D] = Win.PadEnd[D];
+    if (PadL[D] < 0 || PadR[D] < 0)
+      return false;
+    Dil[D] = Win.Dilations[D] - 1;
+    Strides[D] = Win.Strides[D];
+  }
+  // Logical weights [G, M/G, C/G, k...] (oneDNN's goiw/goihw order) over
+  // ONNX's [G, C/G, M/G, k...] storage.
+  int64_t KN = 1;
+  for (int64_t K : Kernel)
+    KN *= K;
+  memory::dims WD{G, MPerG, CPerG}, WSt{CPerG * MPerG * KN, KN, MPerG * KN};
+  int64_t Acc = 1;
+  memory::dims KSt(R);
+  for (size_t D = R; D-- > 0;) {
+    KSt[D] = Acc;
+    Acc *= Kernel[D];
+  }
+  WD.insert(WD.end(), Kernel.begin(), Kernel.end());
+  WSt.insert(WSt.end(), KSt.begin(), KSt.end());
+  if (G == 1) {
+    WD.erase(WD.begin());
+    WSt.erase(WSt.begin());
+  }
+  memory::desc BiasMD = Bias ? plainDesc({M}) : memory::desc();
+  using DeconvPD = dnnl::deconvolution_forward::primitive_desc;
+  auto MakePD = [&](const memory::desc &SrcMD) {
+    dnnl::deconvolution_forward::desc D(
+        dnnl::prop_kind::forward_inference,
+        dnnl::algorithm::deconvolution_direct, SrcMD, anyF32(WD), BiasMD,
+        anyF32(dimsOf(YS)), Strides, Dil, PadL, PadR);
+    dnnl::primitive_attr Attr;
+    Attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
+    return DeconvPD(D, Attr, cpuEngine());
+  };
+  // The producer's layout when it is one oneDNN chose and the primitive
+  // takes it, else the layout the primitive prefers.
+  const ValueSlot &XSlot0 = C.slotOfValue(X);
+  std::optional<DeconvPD> PD;
+  if (XSlot0.Blocked) {
+    try {
+      PD = MakePD(XSlot0.MD);
+      if (std::string(PD->impl_info_str()).rfind("ref", 0) == 0)
+        PD.reset(); // oneDNN's reference code: another layout.
+    } catch (const dnnl::error &) {
+    }
+  }
+  if (!PD)
+    PD = MakePD(anyF32(dimsOf(XS)));
+  int XSlot = C.B.inLayout(C.slotOf(X), PD->src_desc());
+  int Out = C.defineBuffer(N.output(0), PD->dst_desc());
+  std::vector<PrimitiveArg> Args = {{DNNL_ARG_SRC, XSlot, PD->src_desc()},
+                                    {DNNL_ARG_DST, Out, PD->dst_desc()}};
+  std::vector<int> Reads = {XSlot};
+  if (Bias) {
+    int B = C.B.plainOf(C.slotOf(Bias));
+    Args.push_back({DNNL_ARG_BIAS, B, BiasMD});
+    Reads.push_back(B);
+  }
+  emitPrimitive(C, N, dnnl::deconvolution_forward(*PD), *PD, std::move(Args),
+                Reads, Out, {{*Wt, stridedDesc(WD, WSt)}});
   return true;
 }
 

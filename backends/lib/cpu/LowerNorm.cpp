@@ -1,8 +1,16 @@
-//===- LowerNorm.cpp - Inference batch normalization with oneDNN ----------===//
+//===- LowerNorm.cpp - Batch and instance normalization -------------------===//
 //
 // BatchNormalization in inference mode (running statistics) is a oneDNN
 // batch_normalization primitive in the producer's layout, blocked or plain,
 // with scale, shift, mean and variance bound as plain vectors.
+// InstanceNormalization (any rank >= 2, f32, scale and B of one value per
+// channel) is the backend's own row loop (RowKernels.cpp) on plain
+// buffers: oneDNN 2.6 has no instance (or group) normalization, and its
+// layer normalization keeps its statistics in f32, where the reference sums
+// in double (a GroupNorm(1, C) export normalizes a single row of C x L
+// values, where f32 sums lose digits). The loop
+// reads its extents from its slots at each run, so a reshaped program (a
+// new signal length) keeps it.
 //
 //===----------------------------------------------------------------------===//
 
@@ -51,6 +59,45 @@ bool lowerBatchNorm(LowerContext &C, const ir::Node &N) {
                  {DNNL_ARG_VARIANCE, Params[3], Vec},
                  {DNNL_ARG_DST, Out, PD.dst_desc()}},
                 Reads, Out);
+  return true;
+}
+
+bool lowerInstanceNorm(LowerContext &C, const ir::Node &N) {
+  const ir::Value *X = N.input(0);
+  if (!C.isF32(X) || !C.isF32(N.input(1)) || !C.isF32(N.input(2)))
+    return false;
+  const Shape &XS = C.shapeOf(X);
+  if (XS.rank() < 2 || XS.numel() == 0)
+    return false;
+  int64_t Channels = XS[1];
+  // Scale and B of shape [C] (else the node kernel reports them).
+  auto Param = [&](size_t I) {
+    int S = C.B.plainOf(C.slotOf(N.input(I)));
+    return C.slot(S).S == Shape{Channels} ? S : -1;
+  };
+  int Scale = Param(1), Bias = Param(2);
+  if (Scale < 0 || Bias < 0)
+    return false;
+  int In = C.B.plainOf(C.slotOf(X));
+  int Out = C.defineBuffer(N.output(0));
+  double Eps = N.attrFloat("epsilon");
+  emitLoop(
+      C, {In, Scale, Bias}, Out, C.describe(N),
+      [=](Program &P) {
+        const Shape &S = P.Slots[In].S;
+        int64_t Rows = S[0] * S[1];
+        instanceNormRows(static_cast<const float *>(P.dataOf(In)),
+                         reinterpret_cast<float *>(P.bufferData(Out)), Rows,
+                         S.numel() / Rows, Channels, Eps,
+                         static_cast<const float *>(P.dataOf(Scale)),
+                         static_cast<const float *>(P.dataOf(Bias)));
+      },
+      [=](const Program &, const SlotShapes &New) {
+        const Shape &S = New[In];
+        return S.rank() >= 2 && S[1] == Channels && S.numel() > 0 &&
+               New[Out] == S && New[Scale] == Shape{Channels} &&
+               New[Bias] == Shape{Channels};
+      });
   return true;
 }
 

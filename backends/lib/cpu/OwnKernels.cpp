@@ -8,7 +8,9 @@
 // at run time. They are layout-agnostic (elementwise) or take the channel
 // block of a blocked layout (max pooling). stridedCopy makes a strided view
 // (a transpose, a slice) dense: rows of the source's innermost run, copied
-// whole when they are contiguous, gathered otherwise.
+// whole when they are contiguous, gathered otherwise. preluFloats is
+// PRelu's x < 0 ? slope * x : x with the slope broadcast by strides (oneDNN's
+// prelu differs on infinite and NaN slopes, see LowerActivation.cpp).
 //
 //===----------------------------------------------------------------------===//
 
@@ -484,6 +486,81 @@ void concatRuns(const std::vector<const float *> &Src,
         std::memcpy(To, Src[I] + O * Runs[I], Runs[I] * sizeof(float));
         To += Runs[I];
       }
+    }
+  });
+}
+
+namespace {
+
+/// PRelu over one run: Y = X < 0 ? S * X : X, the slope one value (Step 0)
+/// or a run of its own (Step 1).
+NNG_VECTOR_CLONES
+void preluRange(const float *X, const float *S, int64_t Step, float *Y,
+                int64_t N) {
+  if (Step == 0) {
+    float A = S[0];
+    for (int64_t I = 0; I < N; ++I) {
+      float V = X[I];
+      Y[I] = V < 0.0f ? A * V : V;
+    }
+    return;
+  }
+  for (int64_t I = 0; I < N; ++I) {
+    float V = X[I];
+    Y[I] = V < 0.0f ? S[I] * V : V;
+  }
+}
+
+} // namespace
+
+void preluFloats(const float *X, const float *Slope, float *Y, const Shape &XS,
+                 const Shape &SlopeShape) {
+  if (XS.numel() == 0)
+    return;
+  // X's axes with the slope's stride along each (0 where it broadcasts;
+  // the slope's shape padded with leading ones), size-1 axes dropped and
+  // neighbours that step alike merged: the last is the inner run.
+  size_t R = XS.rank(), Pad = R - SlopeShape.rank();
+  std::vector<int64_t> Sizes, Strides;
+  int64_t SlopeStride = 1;
+  for (size_t D = R; D-- > 0;) {
+    int64_t Size = XS[D];
+    int64_t SD = D < Pad ? 1 : SlopeShape[D - Pad];
+    int64_t St = SD == 1 ? 0 : SlopeStride;
+    SlopeStride *= SD;
+    if (Size == 1)
+      continue;
+    if (!Sizes.empty() &&
+        ((St == 0 && Strides.front() == 0) ||
+         (St != 0 && St == Strides.front() * Sizes.front()))) {
+      Sizes.front() *= Size;
+      continue;
+    }
+    Sizes.insert(Sizes.begin(), Size);
+    Strides.insert(Strides.begin(), St);
+  }
+  if (Sizes.empty()) { // A single element.
+    Sizes = {1};
+    Strides = {0};
+  }
+  int64_t Len = Sizes.back(), Step = Strides.back() ? 1 : 0;
+  int64_t Outer = XS.numel() / std::max<int64_t>(Len, 1);
+  // Work items: chunks of the inner runs (a long run splits too).
+  int64_t Chunk = std::min(Len, ElementGrain);
+  int64_t PerRun = (Len + Chunk - 1) / std::max<int64_t>(Chunk, 1);
+  int64_t Grain =
+      std::max<int64_t>(1, ElementGrain / std::max<int64_t>(Chunk, 1));
+  parallelFor(0, Outer * PerRun, Grain, [&](int64_t B, int64_t E) {
+    for (int64_t W = B; W < E; ++W) {
+      int64_t O = W / PerRun, C0 = W % PerRun * Chunk;
+      // The slope's offset of outer index O.
+      int64_t Off = 0, Rest = O;
+      for (size_t D = Sizes.size() - 1; D-- > 0;) {
+        Off += Rest % Sizes[D] * Strides[D];
+        Rest /= Sizes[D];
+      }
+      int64_t N = std::min(Chunk, Len - C0), At = O * Len + C0;
+      preluRange(X + At, Slope + Off + C0 * Step, Step, Y + At, N);
     }
   });
 }

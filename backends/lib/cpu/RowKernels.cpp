@@ -8,8 +8,13 @@
 // results are the same run to run and thread count to thread count; exp is
 // a vectorizable polynomial (Cephes' expf: within 2 ulp of the correctly
 // rounded result for arguments in [-86.9, 88.7]; below, where exp is under
-// 2^-125, it returns 0, above +inf). target_clones picks the AVX-512, AVX2
-// or baseline copy from the CPU at run time.
+// 2^-125, it returns 0, above +inf). InstanceNormalization's rows (a
+// channel's extent, or all of a GroupNorm(1, C) export's [1, 1, C * L])
+// are summed and normalized in double, as the reference does, in blocks of
+// a fixed size spread over the threads: a single long row is as parallel
+// as many short ones, and the sums' order never depends on the thread
+// count. target_clones picks the AVX-512, AVX2 or baseline copy from the
+// CPU at run time.
 //
 //===----------------------------------------------------------------------===//
 
@@ -20,6 +25,7 @@
 #include <bit>
 #include <cmath>
 #include <cstdint>
+#include <vector>
 
 namespace nng::backends::cpu {
 
@@ -113,6 +119,51 @@ void normalizeRow(const float *X, float *Y, int64_t N, float M, float Inv,
       Y[I] = (X[I] - M) * Inv * Scale[I];
 }
 
+/// Sum of X[0, N) in double (8 partial sums in a fixed order).
+NNG_VECTOR_CLONES
+double blockSum(const float *X, int64_t N) {
+  double Acc[8] = {};
+  int64_t I = 0;
+  for (; I + 8 <= N; I += 8)
+    for (int64_t L = 0; L < 8; ++L)
+      Acc[L] += X[I + L];
+  double S = 0;
+  for (int64_t L = 0; L < 8; ++L)
+    S += Acc[L];
+  for (; I < N; ++I)
+    S += X[I];
+  return S;
+}
+
+/// Sum of (X - M)^2 over X[0, N) in double, in the same order.
+NNG_VECTOR_CLONES
+double blockSquares(const float *X, int64_t N, double M) {
+  double Acc[8] = {};
+  int64_t I = 0;
+  for (; I + 8 <= N; I += 8)
+    for (int64_t L = 0; L < 8; ++L) {
+      double D = X[I + L] - M;
+      Acc[L] += D * D;
+    }
+  double S = 0;
+  for (int64_t L = 0; L < 8; ++L)
+    S += Acc[L];
+  for (; I < N; ++I)
+    S += (X[I] - M) * (X[I] - M);
+  return S;
+}
+
+/// Y = (X - M) * Inv * Scale + Bias over N floats, in double.
+NNG_VECTOR_CLONES
+void normalizeBlock(const float *X, float *Y, int64_t N, double M, double Inv,
+                    double Scale, double Bias) {
+  for (int64_t I = 0; I < N; ++I)
+    Y[I] = static_cast<float>((X[I] - M) * Inv * Scale + Bias);
+}
+
+/// Floats per block of an instance-normalization row.
+constexpr int64_t NormBlock = 8192;
+
 } // namespace
 
 void softmaxRows(const float *X, float *Y, int64_t Rows, int64_t Len,
@@ -143,6 +194,55 @@ void layerNormRows(const float *X, float *Y, int64_t Rows, int64_t Len,
       float Inv = 1.0f / std::sqrt(Var + Eps);
       normalizeRow(In, Y + R * Len, Len, M, Inv, Scale, Bias);
     }
+  });
+}
+
+void instanceNormRows(const float *X, float *Y, int64_t Rows, int64_t Len,
+                      int64_t Channels, double Eps, const float *Scale,
+                      const float *Bias) {
+  if (Rows <= 0 || Len <= 0)
+    return;
+  // Work items: (row, block) pairs; each pass runs over all of them, the
+  // rows' statistics between passes from the blocks' sums in order.
+  int64_t PerRow = (Len + NormBlock - 1) / NormBlock;
+  int64_t Items = Rows * PerRow;
+  int64_t Grain = std::max<int64_t>(1, NormBlock / std::min(Len, NormBlock));
+  std::vector<double> Part(Items), Mean(Rows), Inv(Rows);
+  auto Block = [&](int64_t W, auto Fn) {
+    int64_t R = W / PerRow, B0 = W % PerRow * NormBlock;
+    Fn(R, B0, std::min(NormBlock, Len - B0));
+  };
+  auto RowTotals = [&](std::vector<double> &Out) {
+    for (int64_t R = 0; R < Rows; ++R) {
+      double S = 0;
+      for (int64_t B = 0; B < PerRow; ++B)
+        S += Part[R * PerRow + B];
+      Out[R] = S / static_cast<double>(Len);
+    }
+  };
+  parallelFor(0, Items, Grain, [&](int64_t Begin, int64_t End) {
+    for (int64_t W = Begin; W < End; ++W)
+      Block(W, [&](int64_t R, int64_t B0, int64_t N) {
+        Part[W] = blockSum(X + R * Len + B0, N);
+      });
+  });
+  RowTotals(Mean);
+  parallelFor(0, Items, Grain, [&](int64_t Begin, int64_t End) {
+    for (int64_t W = Begin; W < End; ++W)
+      Block(W, [&](int64_t R, int64_t B0, int64_t N) {
+        Part[W] = blockSquares(X + R * Len + B0, N, Mean[R]);
+      });
+  });
+  RowTotals(Inv);
+  for (int64_t R = 0; R < Rows; ++R)
+    Inv[R] = 1.0 / std::sqrt(Inv[R] + Eps);
+  parallelFor(0, Items, Grain, [&](int64_t Begin, int64_t End) {
+    for (int64_t W = Begin; W < End; ++W)
+      Block(W, [&](int64_t R, int64_t B0, int64_t N) {
+        int64_t Ch = R % Channels;
+        normalizeBlock(X + R * Len + B0, Y + R * Len + B0, N, Mean[R], Inv[R],
+                       Scale[Ch], Bias[Ch]);
+      });
   });
 }
 
