@@ -7,7 +7,8 @@
 // ONNX's reference implementation the interpolation is separable: each
 // axis is resized in turn, in double, with taps (input index, weight)
 // computed once per output coordinate; indices outside the input are
-// clamped to its edge.
+// clamped to its edge. Nearest resizing of f32 is one gather with the same
+// indices (a copy of values, exact without the f64 passes).
 //
 //===----------------------------------------------------------------------===//
 
@@ -235,6 +236,48 @@ Tensor resizeAxis(KernelContext &C, const ResizeParams &P, const Tensor &Cur,
   return Next;
 }
 
+/// Nearest resizing of an f32 tensor as one gather (every output element
+/// copies the input element at its axes' source indices: what the
+/// separable f64 passes compute, without them). False when some output
+/// coordinate extrapolates (tf_crop_and_resize outside the input).
+bool nearestF32(KernelContext &C, const ResizeParams &P, const Tensor &X0) {
+  size_t R = X0.rank();
+  std::vector<std::vector<int64_t>> Src(R);
+  for (size_t D = 0; D < R; ++D)
+    for (int64_t O = 0; O < P.Out[D]; ++O) {
+      Taps T = tapsFor(C, P, D, O);
+      if (T.Extrapolate || T.W.size() != 1 || T.W[0].second != 1.0)
+        return false;
+      Src[D].push_back(T.W[0].first);
+    }
+  const Tensor X = X0.isContiguous() ? X0 : X0.contiguous();
+  Tensor &Y = C.allocOutput(0, Shape(P.Out.begin(), P.Out.end()), DType::F32);
+  if (Y.numel() == 0)
+    return true;
+  std::vector<int64_t> InStride(R, 1);
+  for (size_t D = R - 1; D-- > 0;)
+    InStride[D] = InStride[D + 1] * P.In[D + 1];
+  const float *PX = ptr<float>(X);
+  float *PY = mutPtr<float>(Y);
+  int64_t Row = P.Out[R - 1], Rows = Y.numel() / Row;
+  const std::vector<int64_t> &Last = Src[R - 1];
+  parallelFor(0, Rows, 1, [&](int64_t B, int64_t E) {
+    for (int64_t Rw = B; Rw < E; ++Rw) {
+      // The input offset of output row Rw (its coordinates on the other
+      // axes, last but one fastest).
+      int64_t Off = 0, Rest = Rw;
+      for (size_t D = R - 1; D-- > 0;) {
+        Off += Src[D][Rest % P.Out[D]] * InStride[D];
+        Rest /= P.Out[D];
+      }
+      float *Dst = PY + Rw * Row;
+      for (int64_t O = 0; O < Row; ++O)
+        Dst[O] = PX[Off + Last[O]];
+    }
+  });
+  return true;
+}
+
 } // namespace
 
 void kernelResize(KernelContext &C) {
@@ -242,6 +285,9 @@ void kernelResize(KernelContext &C) {
   if (X.dtype() == DType::Bool)
     C.fail("X must be numeric, got bool");
   ResizeParams P = resizeParams(C);
+  if (P.Mode == "nearest" && X.dtype() == DType::F32 && X.rank() > 0 &&
+      nearestF32(C, P, X))
+    return;
   Tensor Cur = toF64(X);
   for (size_t D = 0; D < X.rank(); ++D)
     Cur = resizeAxis(C, P, Cur, D);
