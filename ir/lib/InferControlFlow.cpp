@@ -4,15 +4,15 @@
 // captures are implicit inputs; inferTypes has typed them in place just
 // before, and then they are read as they are: TypedRegions.h); with a known
 // condition the taken branch's types, else each output joins both
-// branches' types (dims that differ become unknown). Loop: the body is instantiated with the loop-carried
-// types until they are stable (each round joins the body's results into
-// them, so a dim that changes between iterations becomes unknown); the
-// final values have those types and each scan output the body's type with a
-// leading dim, the iteration count: M when it is known and there is no cond
-// input (the body's condition is then ignored), else unknown. Scan: the same for its states;
-// each scan input gives the body a slice without its scan axis, and each
-// scan output gets the scan length (static when a scan input's is) at its
-// output axis.
+// branches' types (dims that differ become unknown). Loop: the body is
+// instantiated with the loop-carried types until they are stable (each round
+// joins the body's results into them, so a dim that changes between iterations
+// becomes unknown); the final values have those types and each scan output the
+// body's type with a leading dim, the iteration count: M when it is known and
+// there is no cond input (the body's condition is then ignored), else unknown.
+// Scan: the same for its states; each scan input gives the body a slice without
+// its scan axis, and each scan output gets the scan length (static when a scan
+// input's is) at its output axis.
 //
 //===----------------------------------------------------------------------===//
 

@@ -1,4 +1,5 @@
-//===- TypedRegions.h - Regions typed in place for one inference -*- C++ -*-===//
+//===- TypedRegions.h - Regions typed in place for one inference -*- C++
+//-*-===//
 //
 // Internal to ir/lib. inferTypes types a node's regions in place for its
 // input types (inferRegionTypes) and then runs the node's inference; an

@@ -119,8 +119,7 @@ TEST(ControlFlowKernels, LoopWithHugeTripCountEndsOnItsCondition) {
   // iteration, one scan row (nothing sized by M, nothing counted to it).
   std::string Text = ForText;
   Text.replace(Text.find("Loop(%m, _, %zero)"), 18, "Loop(%m, %yes, %zero)");
-  Text.replace(Text.find("  init %zero"), 0,
-               "  init %yes: bool[] = [true]\n");
+  Text.replace(Text.find("  init %zero"), 0, "  init %yes: bool[] = [true]\n");
   Text.replace(Text.find("output %go,"), 11, "output %no,");
   Text.replace(Text.find("    %f = Cast"), 0,
                "    %no = Constant() {value = tensor<bool[]> [false]}\n");

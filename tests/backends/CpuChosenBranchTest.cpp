@@ -107,7 +107,8 @@ TEST(CpuChosenBranch, RunTimeConditionKeepsTheNodeKernel) {
       output %e
     }}
     output %y
-  })", "runtime-if");
+  })",
+                                                "runtime-if");
   auto Exe = backends::getBackend("cpu").compile(*G);
   Tensor X = Tensor::fromVector<float>({1, -2, 0.5}, Shape({3}));
   for (bool C : {true, false, true}) {

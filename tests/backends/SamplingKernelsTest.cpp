@@ -234,7 +234,8 @@ std::vector<int64_t> greedyNms(const std::vector<float> &B,
                                const std::vector<float> &S, double Iou,
                                double Thr) {
   auto Area = [&](int64_t I) {
-    return (std::max(B[I * 4], B[I * 4 + 2]) - std::min(B[I * 4], B[I * 4 + 2])) *
+    return (std::max(B[I * 4], B[I * 4 + 2]) -
+            std::min(B[I * 4], B[I * 4 + 2])) *
            double(std::max(B[I * 4 + 1], B[I * 4 + 3]) -
                   std::min(B[I * 4 + 1], B[I * 4 + 3]));
   };
@@ -295,8 +296,9 @@ TEST(RefNonMaxSuppression, ManyBoxesMatchTheGreedyDefinition) {
     std::vector<int64_t> Flat;
     for (int64_t I : Want)
       Flat.insert(Flat.end(), {0, 0, I});
-    EXPECT_TENSOR(nms(f32(B, {1, N, 4}), f32(S, {1, 1, N}), N, Iou, 0.1f).run1(),
-                  i64(Flat, {static_cast<int64_t>(Want.size()), 3}))
+    EXPECT_TENSOR(
+        nms(f32(B, {1, N, 4}), f32(S, {1, 1, N}), N, Iou, 0.1f).run1(),
+        i64(Flat, {static_cast<int64_t>(Want.size()), 3}))
         << "IoU threshold " << Iou;
   }
 }

@@ -1,4 +1,5 @@
-//===- InferSamplingRecurrentSignalTest.cpp - Inference tests: resize, sampling, recurrent, signal, integer ops -===//
+//===- InferSamplingRecurrentSignalTest.cpp - Inference tests: resize, sampling,
+//recurrent, signal, integer ops -===//
 //
 // Resize (sizes, scales, unknown values, empty scales), GridSample,
 // RoiAlign, NonMaxSuppression (exact count when small values are known),

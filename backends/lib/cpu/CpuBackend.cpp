@@ -327,22 +327,23 @@ private:
       return X.run(Inputs, Outputs);
     }
     Executable *Interp = nullptr;
-    std::vector<Tensor> CutInputs;
-    if (const Cut *C = cutFor(E)) {
+    std::vector<Tensor> CutInputs; // Inputs, then the static part's outputs.
+    const Cut *C = cutFor(E);
+    if (C) {
       // The static part compiled, then the rest node by node.
       CutInputs = Inputs;
       std::vector<Tensor> Mid = C->Static->run(Inputs);
       CutInputs.insert(CutInputs.end(), Mid.begin(), Mid.end());
       if (!L->CutInterp)
-        L->CutInterp =
-            reference::makeInterpreter(C->Dynamic->clone(), chooseKernel, "cpu");
+        L->CutInterp = reference::makeInterpreter(C->Dynamic->clone(),
+                                                  chooseKernel, "cpu");
       Interp = L->CutInterp.get();
     } else {
       if (!L->Interp)
         L->Interp = reference::makeInterpreter(G->clone(), chooseKernel, "cpu");
       Interp = L->Interp.get();
     }
-    const std::vector<Tensor> &In = CutInputs.empty() ? Inputs : CutInputs;
+    const std::vector<Tensor> &In = C ? CutInputs : Inputs;
     if (!Outputs)
       return Interp->run(In);
     std::vector<Tensor> Into = *Outputs;

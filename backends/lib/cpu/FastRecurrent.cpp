@@ -103,9 +103,8 @@ bool runLSTM(KernelContext &C) {
   const Shape StateShape = Layout ? Shape{B, D, H} : Shape{D, B, H};
   Tensor X = X0.isContiguous() ? X0 : X0.contiguous(), W, R, Bias, H0, C0, P;
   if (!operand(C, 1, Shape{D, G, I}, W) || !operand(C, 2, Shape{D, G, H}, R) ||
-      !operand(C, 3, Shape{D, 2 * G}, Bias) ||
-      !operand(C, 5, StateShape, H0) || !operand(C, 6, StateShape, C0) ||
-      !operand(C, 7, Shape{D, 3 * H}, P))
+      !operand(C, 3, Shape{D, 2 * G}, Bias) || !operand(C, 5, StateShape, H0) ||
+      !operand(C, 6, StateShape, C0) || !operand(C, 7, Shape{D, 3 * H}, P))
     return false;
   std::vector<int64_t> Lens(B, S);
   if (C.hasInput(4)) {
@@ -165,7 +164,8 @@ bool runLSTM(KernelContext &C) {
                    dotF32(Rd + K * H, Hs.data(), H);
       for (int64_t J = 0; J < H; ++J) {
         float In = sigmoid(Gates[J] + (Pd ? Pd[J] * Cs[J] : 0.0f));
-        float Fg = sigmoid(Gates[2 * H + J] + (Pd ? Pd[2 * H + J] * Cs[J] : 0.0f));
+        float Fg =
+            sigmoid(Gates[2 * H + J] + (Pd ? Pd[2 * H + J] * Cs[J] : 0.0f));
         float Cand = std::tanh(Gates[3 * H + J]);
         float Cn = Fg * Cs[J] + In * Cand;
         float O = sigmoid(Gates[H + J] + (Pd ? Pd[H + J] * Cn : 0.0f));
@@ -185,7 +185,8 @@ bool runLSTM(KernelContext &C) {
   // The pairs are independent: in parallel when there is work enough
   // for a thread's wake-up (about 2^18 multiply-adds each).
   int64_t PerPair = S * G * (I + H);
-  int64_t Grain = std::max<int64_t>(1, (int64_t(1) << 18) / std::max<int64_t>(PerPair, 1));
+  int64_t Grain =
+      std::max<int64_t>(1, (int64_t(1) << 18) / std::max<int64_t>(PerPair, 1));
   parallelFor(0, D * B, Grain, [&](int64_t Begin, int64_t End) {
     for (int64_t K = Begin; K < End; ++K)
       Run(K / B, K % B);

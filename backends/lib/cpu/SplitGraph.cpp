@@ -23,10 +23,11 @@ namespace {
 
 /// A graph of Nodes (in order) whose inputs are Inputs (values of G, kept
 /// with their types) and outputs Outputs; initializers read are copied.
-std::unique_ptr<ir::Graph> buildPart(const ir::Graph &G, std::string Name,
-                                     const std::vector<const ir::Value *> &Inputs,
-                                     const std::vector<const ir::Node *> &Nodes,
-                                     const std::vector<const ir::Value *> &Outputs) {
+std::unique_ptr<ir::Graph>
+buildPart(const ir::Graph &G, std::string Name,
+          const std::vector<const ir::Value *> &Inputs,
+          const std::vector<const ir::Node *> &Nodes,
+          const std::vector<const ir::Value *> &Outputs) {
   auto P = std::make_unique<ir::Graph>();
   P->setName(std::move(Name));
   std::unordered_map<const ir::Value *, ir::Value *> Map;
@@ -51,8 +52,8 @@ std::unique_ptr<ir::Graph> buildPart(const ir::Graph &G, std::string Name,
     std::vector<std::string> Names;
     for (const ir::Value *O : N->outputs())
       Names.push_back(O->name());
-    ir::Node *C = P->addNode(N->op(), std::move(Ins), std::move(Names),
-                             N->attrs());
+    ir::Node *C =
+        P->addNode(N->op(), std::move(Ins), std::move(Names), N->attrs());
     C->setNumImplicitInputs(N->numImplicitInputs());
     for (size_t I = 0; I < N->numOutputs(); ++I) {
       C->output(I)->setType(N->output(I)->type());
@@ -66,10 +67,9 @@ std::unique_ptr<ir::Graph> buildPart(const ir::Graph &G, std::string Name,
 
 } // namespace
 
-std::optional<GraphSplit> splitAtDataDependence(const ir::Graph &G,
-                                                const std::vector<DType> &Types,
-                                                const std::vector<Shape> &Shapes,
-                                                ProgramShared &Shared) {
+std::optional<GraphSplit>
+splitAtDataDependence(const ir::Graph &G, const std::vector<DType> &Types,
+                      const std::vector<Shape> &Shapes, ProgramShared &Shared) {
   // Types and folded values at these shapes; Dynamic values have none.
   std::unordered_map<const ir::Value *, ir::TensorType> Known;
   std::unordered_map<const ir::Value *, Tensor> Values;
@@ -153,8 +153,10 @@ std::optional<GraphSplit> splitAtDataDependence(const ir::Graph &G,
   S.Static = buildPart(G, G.name() + ".static", GraphInputs, Static, Crossing);
   std::vector<const ir::Value *> DynamicInputs = GraphInputs;
   DynamicInputs.insert(DynamicInputs.end(), Crossing.begin(), Crossing.end());
-  std::vector<const ir::Value *> Outputs(G.outputs().begin(), G.outputs().end());
-  S.Dynamic = buildPart(G, G.name() + ".dynamic", DynamicInputs, Dynamic, Outputs);
+  std::vector<const ir::Value *> Outputs(G.outputs().begin(),
+                                         G.outputs().end());
+  S.Dynamic =
+      buildPart(G, G.name() + ".dynamic", DynamicInputs, Dynamic, Outputs);
   return S;
 }
 

@@ -1,4 +1,5 @@
-//===- SplitGraph.h - A graph cut where its shapes depend on data -*- C++ -*-===//
+//===- SplitGraph.h - A graph cut where its shapes depend on data -*- C++
+//-*-===//
 //
 // A detector's backbone has shapes its input's shape determines; its
 // post-processing (NonMaxSuppression, TopK of a data-dependent count,
@@ -36,9 +37,8 @@ struct GraphSplit {
 /// data-dependent shape, or when the part before the cut computes too
 /// little to be worth compiling (no convolution, product or other compute
 /// op). Shared describes the nodes.
-std::optional<GraphSplit> splitAtDataDependence(const ir::Graph &G,
-                                                const std::vector<DType> &Types,
-                                                const std::vector<Shape> &Shapes,
-                                                ProgramShared &Shared);
+std::optional<GraphSplit>
+splitAtDataDependence(const ir::Graph &G, const std::vector<DType> &Types,
+                      const std::vector<Shape> &Shapes, ProgramShared &Shared);
 
 } // namespace nng::backends::cpu

@@ -4,8 +4,8 @@
 // concrete inputs with the op's inference function (remembered for nodes
 // with regions, whose inference types a copy of them), calls the node's
 // kernel, checks what it produced against the inferred types, and frees
-// values after their last use. The loop (makeInterpreter) takes the kernel of each
-// node from a chooser, so the CPU backend runs it with its own kernels.
+// values after their last use. The loop (makeInterpreter) takes the kernel of
+// each node from a chooser, so the CPU backend runs it with its own kernels.
 //
 //===----------------------------------------------------------------------===//
 
