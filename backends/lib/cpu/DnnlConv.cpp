@@ -223,62 +223,24 @@ protected:
     int64_t G = C.attrInt("group"), Ch = X.size(1);
     if (G <= 0 || W.size(0) != Ch || Ch % G != 0)
       return nullptr;
-    int64_t MPerG = W.size(1), M = MPerG * G, CPerG = Ch / G;
+    int64_t M = W.size(1) * G;
     if (HasBias && C.in(2).shape() != Shape{M})
       return nullptr;
-    size_t R = Rank - 2;
-    std::vector<int64_t> Kernel(W.shape().begin() + 2, W.shape().end());
-    std::vector<int64_t> KS = C.attrInts("kernel_shape");
-    if (!KS.empty() && KS != Kernel)
-      return nullptr;
-    // The reference kernel's geometry; oneDNN's end padding is the
-    // transposed window's (output_padding counted in it), which makes its
-    // output extent the inferred one. Bad attributes: the reference
-    // kernel reports them.
     Shape Out = *C.OutTypes[0].staticShape();
-    ir::WindowGeometry Win = ir::transposedWindow(
-        ir::readWindowAttrs(C.N.schema(), C.N.attrs(), R, Kernel),
-        std::vector<int64_t>(X.shape().begin() + 2, X.shape().end()));
-    if (!Win.ok() ||
-        !std::equal(Win.Out.begin(), Win.Out.end(), Out.begin() + 2))
+    std::optional<DeconvGeometry> Geo =
+        deconvGeometry(C.N, X.shape(), Out, W.shape());
+    if (!Geo)
       return nullptr;
-    memory::dims PadL(R), PadR(R), DilD(R), StrD(R);
-    for (size_t D = 0; D < R; ++D) {
-      PadL[D] = Win.PadBegin[D];
-      PadR[D] = Win.PadEnd[D];
-      if (PadL[D] < 0 || PadR[D] < 0)
-        return nullptr;
-      DilD[D] = Win.Dilations[D] - 1;
-      StrD[D] = Win.Strides[D];
-    }
-    // Logical weights [G, M/G, C/G, k...] (oneDNN's goihw order) over ONNX's
-    // [G, C/G, M/G, k...] storage.
-    int64_t KN = 1;
-    for (int64_t K : Kernel)
-      KN *= K;
-    memory::dims WD{G, MPerG, CPerG}, WS{CPerG * MPerG * KN, KN, MPerG * KN};
-    int64_t Acc = 1;
-    memory::dims KSt(R);
-    for (size_t D = R; D-- > 0;) {
-      KSt[D] = Acc;
-      Acc *= Kernel[D];
-    }
-    WD.insert(WD.end(), Kernel.begin(), Kernel.end());
-    WS.insert(WS.end(), KSt.begin(), KSt.end());
-    if (G == 1) {
-      WD.erase(WD.begin());
-      WS.erase(WS.begin());
-    }
     auto P = std::make_unique<ConvPlan>();
     P->HasBias = HasBias;
     memory::desc Src = plainDesc(dimsOf(X.shape()));
-    memory::desc Wei = stridedDesc(WD, WS);
+    memory::desc Wei = Geo->Weights;
     memory::desc Dst = plainDesc(dimsOf(Out));
     memory::desc Bias = HasBias ? plainDesc({M}) : memory::desc();
-    dnnl::deconvolution_forward::desc D(dnnl::prop_kind::forward_inference,
-                                        dnnl::algorithm::deconvolution_direct,
-                                        anyLayout(Src), anyLayout(Wei), Bias,
-                                        anyLayout(Dst), StrD, DilD, PadL, PadR);
+    dnnl::deconvolution_forward::desc D(
+        dnnl::prop_kind::forward_inference,
+        dnnl::algorithm::deconvolution_direct, anyLayout(Src), anyLayout(Wei),
+        Bias, anyLayout(Dst), Geo->Strides, Geo->Dil, Geo->PadL, Geo->PadR);
     dnnl::deconvolution_forward::primitive_desc PD(D, cpuEngine());
     P->Prim = dnnl::deconvolution_forward(PD);
     setUpConvPlan(*P, PD, Src, Wei, Bias, Dst);
@@ -479,6 +441,52 @@ std::shared_ptr<DnnlKernel> makeConvTransposeKernel(const ir::Node &N) {
 
 std::shared_ptr<DnnlKernel> makeConvGradWeightKernel(const ir::Node &N) {
   return std::make_shared<ConvGradWeightKernel>(N);
+}
+
+std::optional<DeconvGeometry> deconvGeometry(const ir::Node &N, const Shape &X,
+                                             const Shape &Y, const Shape &WS) {
+  size_t Rank = X.rank(), R = Rank - 2;
+  int64_t G = N.attrInt("group"), Ch = X[1];
+  if (Rank < 3 || WS.rank() != Rank || Y.rank() != Rank || G <= 0 ||
+      WS[0] != Ch || Ch % G != 0)
+    return std::nullopt;
+  int64_t MPerG = WS[1], CPerG = Ch / G;
+  std::vector<int64_t> Kernel(WS.begin() + 2, WS.end());
+  std::vector<int64_t> KS = N.attrInts("kernel_shape");
+  if (!KS.empty() && KS != Kernel)
+    return std::nullopt;
+  ir::WindowGeometry Win = ir::transposedWindow(
+      ir::readWindowAttrs(N.schema(), N.attrs(), R, Kernel),
+      std::vector<int64_t>(X.begin() + 2, X.end()));
+  if (!Win.ok() || !std::equal(Win.Out.begin(), Win.Out.end(), Y.begin() + 2))
+    return std::nullopt;
+  DeconvGeometry Geo;
+  for (size_t D = 0; D < R; ++D) {
+    if (Win.PadBegin[D] < 0 || Win.PadEnd[D] < 0)
+      return std::nullopt;
+    Geo.PadL.push_back(Win.PadBegin[D]);
+    Geo.PadR.push_back(Win.PadEnd[D]);
+    Geo.Dil.push_back(Win.Dilations[D] - 1);
+    Geo.Strides.push_back(Win.Strides[D]);
+  }
+  // Logical weights [G, M/G, C/G, k...] over ONNX's [G, C/G, M/G, k...].
+  int64_t KN = 1;
+  for (int64_t K : Kernel)
+    KN *= K;
+  memory::dims WD{G, MPerG, CPerG}, WSt{CPerG * MPerG * KN, KN, MPerG * KN};
+  memory::dims KSt(R);
+  for (size_t D = R, Acc = 1; D-- > 0;) {
+    KSt[D] = static_cast<int64_t>(Acc);
+    Acc *= static_cast<size_t>(Kernel[D]);
+  }
+  WD.insert(WD.end(), Kernel.begin(), Kernel.end());
+  WSt.insert(WSt.end(), KSt.begin(), KSt.end());
+  if (G == 1) {
+    WD.erase(WD.begin());
+    WSt.erase(WSt.begin());
+  }
+  Geo.Weights = stridedDesc(WD, WSt);
+  return Geo;
 }
 
 } // namespace nng::backends::cpu

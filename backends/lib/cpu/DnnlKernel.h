@@ -40,6 +40,19 @@ dnnl::stream &cpuStream();
 /// dnnl dims of a shape (rank 0 becomes {1}: oneDNN has no scalars).
 dnnl::memory::dims dimsOf(const Shape &S);
 /// A row-major f32 memory descriptor of Dims.
+/// ConvTranspose N of an input of shape X into one of shape Y with weights
+/// of ONNX's [C, M/G, k...] shape WS, in oneDNN's terms (DnnlConv.cpp): the
+/// reference's window (oneDNN's end padding is the transposed window's,
+/// output_padding counted in it) and the logical [G, M/G, C/G, k...]
+/// weights described by strides over ONNX's storage (no group dim when G
+/// is 1). nullopt when the attributes or shapes disagree (the reference
+/// kernel reports them) or a padding is negative.
+struct DeconvGeometry {
+  dnnl::memory::dims PadL, PadR, Dil, Strides;
+  dnnl::memory::desc Weights;
+};
+std::optional<DeconvGeometry> deconvGeometry(const ir::Node &N, const Shape &X,
+                                             const Shape &Y, const Shape &WS);
 dnnl::memory::desc plainDesc(const dnnl::memory::dims &Dims);
 /// A f32 memory descriptor of Dims with explicit element strides.
 dnnl::memory::desc stridedDesc(const dnnl::memory::dims &Dims,

@@ -63,22 +63,6 @@ bool operand(const KernelContext &C, size_t I, const Shape &Want, Tensor &Out) {
   return true;
 }
 
-/// A . B over K floats in 8 running sums (vectorised).
-NNG_VECTOR_CLONES float dotF32(const float *__restrict A,
-                               const float *__restrict B, int64_t K) {
-  float Acc[8] = {};
-  int64_t I = 0;
-  for (; I + 8 <= K; I += 8)
-    for (int J = 0; J < 8; ++J)
-      Acc[J] += A[I + J] * B[I + J];
-  float S = 0;
-  for (int J = 0; J < 8; ++J)
-    S += Acc[J];
-  for (; I < K; ++I)
-    S += A[I] * B[I];
-  return S;
-}
-
 float sigmoid(float X) { return 1.0f / (1.0f + std::exp(-X)); }
 
 } // namespace
@@ -160,8 +144,8 @@ bool runLSTM(KernelContext &C) {
       int64_t T = Reverse ? Lens[Bb] - 1 - Step : Step;
       const float *Xt = PX + (Layout ? Bb * S + T : T * B + Bb) * I;
       for (int64_t K = 0; K < G; ++K)
-        Gates[K] = BiasSum[K] + dotF32(Wd + K * I, Xt, I) +
-                   dotF32(Rd + K * H, Hs.data(), H);
+        Gates[K] =
+            BiasSum[K] + dot(Wd + K * I, Xt, I) + dot(Rd + K * H, Hs.data(), H);
       for (int64_t J = 0; J < H; ++J) {
         float In = sigmoid(Gates[J] + (Pd ? Pd[J] * Cs[J] : 0.0f));
         float Fg =

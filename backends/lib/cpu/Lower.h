@@ -409,6 +409,11 @@ void instanceNormRows(const float *X, float *Y, int64_t Rows, int64_t Len,
                       int64_t Channels, double Eps, const float *Scale,
                       const float *Bias);
 
+/// A . B over K floats, in 16 running sums (vectorised; the order of the
+/// additions differs from a plain loop's, as any blocked product's does;
+/// OwnKernels.cpp).
+float dot(const float *__restrict A, const float *__restrict B, int64_t K);
+
 /// Y[b] = A[b] x B[b] for Batches products of an [M, K] by a [K, N] matrix,
 /// all row-major and dense, batch after batch: a row of Y is a sum of rows
 /// of B (vectorized along N), the rows split across the threads.

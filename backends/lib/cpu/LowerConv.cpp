@@ -427,62 +427,23 @@ bool lowerConvTranspose(LowerContext &C, const ir::Node &N) {
     return false;
   const Shape &XS = C.shapeOf(X), &WS = Wt->shape();
   const Shape &YS = C.shapeOf(N.output(0));
-  size_t Rank = XS.rank(), R = Rank - 2;
-  if ((Rank != 3 && Rank != 4) || WS.rank() != Rank || YS.rank() != Rank ||
-      XS.numel() == 0 || YS.numel() == 0)
+  size_t Rank = XS.rank();
+  if ((Rank != 3 && Rank != 4) || XS.numel() == 0 || YS.numel() == 0)
     return false;
-  int64_t G = N.attrInt("group"), Ch = XS[1];
-  if (G <= 0 || WS[0] != Ch || Ch % G != 0)
+  std::optional<DeconvGeometry> Geo = deconvGeometry(N, XS, YS, WS);
+  if (!Geo)
     return false;
-  int64_t MPerG = WS[1], M = MPerG * G, CPerG = Ch / G;
+  int64_t M = WS[1] * N.attrInt("group");
   if (YS[1] != M || (Bias && C.shapeOf(Bias) != Shape{M}))
     return false;
-  std::vector<int64_t> Kernel(WS.begin() + 2, WS.end());
-  std::vector<int64_t> KS = N.attrInts("kernel_shape");
-  if (!KS.empty() && KS != Kernel)
-    return false;
-  // The reference's geometry: oneDNN's end padding is the transposed
-  // window's (output_padding counted in it), which makes its output extent
-  // the inferred one. Bad attributes: the node kernel reports them.
-  ir::WindowGeometry Win = ir::transposedWindow(
-      ir::readWindowAttrs(N.schema(), N.attrs(), R, Kernel),
-      std::vector<int64_t>(XS.begin() + 2, XS.end()));
-  if (!Win.ok() || !std::equal(Win.Out.begin(), Win.Out.end(), YS.begin() + 2))
-    return false;
-  memory::dims PadL(R), PadR(R), Dil(R), Strides(R);
-  for (size_t D = 0; D < R; ++D) {
-    PadL[D] = Win.PadBegin[D];
-    PadR[D] = Win.PadEnd[D];
-    if (PadL[D] < 0 || PadR[D] < 0)
-      return false;
-    Dil[D] = Win.Dilations[D] - 1;
-    Strides[D] = Win.Strides[D];
-  }
-  // Logical weights [G, M/G, C/G, k...] (oneDNN's goiw/goihw order) over
-  // ONNX's [G, C/G, M/G, k...] storage.
-  int64_t KN = 1;
-  for (int64_t K : Kernel)
-    KN *= K;
-  memory::dims WD{G, MPerG, CPerG}, WSt{CPerG * MPerG * KN, KN, MPerG * KN};
-  int64_t Acc = 1;
-  memory::dims KSt(R);
-  for (size_t D = R; D-- > 0;) {
-    KSt[D] = Acc;
-    Acc *= Kernel[D];
-  }
-  WD.insert(WD.end(), Kernel.begin(), Kernel.end());
-  WSt.insert(WSt.end(), KSt.begin(), KSt.end());
-  if (G == 1) {
-    WD.erase(WD.begin());
-    WSt.erase(WSt.begin());
-  }
   memory::desc BiasMD = Bias ? plainDesc({M}) : memory::desc();
   using DeconvPD = dnnl::deconvolution_forward::primitive_desc;
   auto MakePD = [&](const memory::desc &SrcMD) {
     dnnl::deconvolution_forward::desc D(
         dnnl::prop_kind::forward_inference,
-        dnnl::algorithm::deconvolution_direct, SrcMD, anyF32(WD), BiasMD,
-        anyF32(dimsOf(YS)), Strides, Dil, PadL, PadR);
+        dnnl::algorithm::deconvolution_direct, SrcMD,
+        anyF32(Geo->Weights.dims()), BiasMD, anyF32(dimsOf(YS)), Geo->Strides,
+        Geo->Dil, Geo->PadL, Geo->PadR);
     dnnl::primitive_attr Attr;
     Attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
     return DeconvPD(D, Attr, cpuEngine());
@@ -512,7 +473,7 @@ bool lowerConvTranspose(LowerContext &C, const ir::Node &N) {
     Reads.push_back(B);
   }
   emitPrimitive(C, N, dnnl::deconvolution_forward(*PD), *PD, std::move(Args),
-                Reads, Out, {{*Wt, stridedDesc(WD, WSt)}});
+                Reads, Out, {{*Wt, Geo->Weights}});
   return true;
 }
 

@@ -277,9 +277,6 @@ void batchedFewRows(const float *A, const float *B, float *Y, int64_t Batches,
   });
 }
 
-namespace {
-/// A . B over K floats, in 16 running sums (vectorised; the order of the
-/// additions differs from a plain loop's, as any blocked product's does).
 NNG_VECTOR_CLONES float dot(const float *__restrict A,
                             const float *__restrict B, int64_t K) {
   float Acc[16] = {};
@@ -294,7 +291,6 @@ NNG_VECTOR_CLONES float dot(const float *__restrict A,
     S += A[I] * B[I];
   return S;
 }
-} // namespace
 
 void batchedFewRowsTransB(const float *A, const float *Bt, float *Y,
                           int64_t Batches, int64_t M, int64_t K, int64_t N) {
