@@ -8,7 +8,8 @@
 // backend at shapes that take each branch (nested Ifs too: the inner one
 // tests a value of the outer branch), with no node kernel in the schedule,
 // and a new shape compiled (not reshaped: it may take the other branch).
-// An If on a run-time condition keeps its node kernel.
+// An If on a run-time condition keeps its node kernel; one decided by an
+// integer scalar input compiles per value of that input (ValueGuards.h).
 //
 //===----------------------------------------------------------------------===//
 
@@ -95,9 +96,12 @@ TEST(CpuChosenBranch, ShapeTestIfsCompileIntoOneSchedule) {
 
 TEST(CpuChosenBranch, RunTimeConditionKeepsTheNodeKernel) {
   REQUIRE_ONEDNN();
+  // The condition is computed from x's data: no value to compile for.
   std::unique_ptr<ir::Graph> G = ir::parseGraph(R"(graph "runtime-if" {
-    input %c: bool[]
     input %x: f32[3]
+    init %zero: f32[] = [0]
+    %s = ReduceSum(%x) {keepdims = 0}
+    %c = Greater(%s, %zero)
     %h = Relu(%x)
     %y = If(%c) {then_branch = graph {
       %t = Concat(%h, %x) {axis = 0}
@@ -110,15 +114,70 @@ TEST(CpuChosenBranch, RunTimeConditionKeepsTheNodeKernel) {
   })",
                                                 "runtime-if");
   auto Exe = backends::getBackend("cpu").compile(*G);
-  Tensor X = Tensor::fromVector<float>({1, -2, 0.5}, Shape({3}));
-  for (bool C : {true, false, true}) {
-    Tensor Cond = Tensor::empty(Shape{}, DType::Bool);
-    Cond.data<bool>()[0] = C;
-    std::vector<Tensor> In = {Cond, X};
+  for (float Sign : {1.0f, -1.0f, 1.0f}) {
+    std::vector<Tensor> In = {
+        Tensor::fromVector<float>({Sign, -2 * Sign, 0.5f * Sign}, Shape({3}))};
     std::vector<Tensor> Want = backends::runReference(*G, In);
     std::vector<Tensor> Got = Exe->run(In);
     ASSERT_EQ(Got.size(), 1u);
-    EXPECT_TRUE(closeTo(Got[0], Want[0])) << "condition " << C;
+    EXPECT_TRUE(closeTo(Got[0], Want[0])) << "sign " << Sign;
+    EXPECT_FALSE(backends::cpuExecutableStats(*Exe)->Compiled)
+        << "the branch is chosen at run time, node by node";
+  }
+}
+
+/// y = If(sr == 16000, concat(relu(x), x), -x): Silero VAD's If on its
+/// sample rate input, with branches of different lengths.
+const char *SampleRateIfText = R"(graph "rate-if" {
+  input %x: f32[N]
+  input %sr: i64[]
+  init %rate: i64[] = [16000]
+  %c = Equal(%sr, %rate)
+  %h = Relu(%x)
+  %y = If(%c) {then_branch = graph {
+    %t = Concat(%h, %x) {axis = 0}
+    output %t
+  }, else_branch = graph {
+    %e = Mul(%x, %x)
+    output %e
+  }}
+  %z = Tanh(%y)
+  output %z
+})";
+
+TEST(CpuValueGuards, AnIntegerInputDecidingAnIfCompilesPerValue) {
+  REQUIRE_ONEDNN();
+  std::unique_ptr<ir::Graph> G = ir::parseGraph(SampleRateIfText, "rate-if");
+  auto Exe = backends::getBackend("cpu").compile(*G);
+  auto Run = [&](int64_t N, int64_t Rate) {
+    std::vector<Tensor> In = {rnd(Shape({N}), static_cast<unsigned>(7 + N)),
+                              Tensor::scalar<int64_t>(Rate)};
+    std::vector<Tensor> Want = backends::runReference(*G, In);
+    std::vector<Tensor> Got = Exe->run(In);
+    ASSERT_EQ(Got.size(), 1u);
+    EXPECT_TRUE(closeTo(Got[0], Want[0])) << "N " << N << ", sr " << Rate;
+  };
+  // Two rates, two lengths: each compiled with its branch in place.
+  for (int64_t Rate : {16000, 8000, 16000, 8000})
+    for (int64_t N : {3, 5}) {
+      Run(N, Rate);
+      backends::CpuExecutableStats S = *backends::cpuExecutableStats(*Exe);
+      ASSERT_TRUE(S.Compiled) << "sr " << Rate << " ran node by node";
+      EXPECT_TRUE(S.Fallbacks.empty()) << S.Fallbacks.front();
+      ASSERT_FALSE(S.Stages.empty());
+      EXPECT_EQ(S.Stages.front().Name, "values");
+      EXPECT_EQ(S.Stages.front().Decided,
+                "%sr = " + std::to_string(Rate) +
+                    " (compiled as constants: they decide an If)");
+    }
+  EXPECT_EQ(backends::cpuExecutableStats(*Exe)->Specializations, 4)
+      << "one program per (length, rate), kept";
+  // Up to 4 values are compiled; past them a signature runs the graph
+  // itself (node by node here), still right.
+  for (int64_t Rate : {1, 2, 3, 16000}) {
+    Run(3, Rate);
+    EXPECT_EQ(backends::cpuExecutableStats(*Exe)->Compiled, Rate != 3)
+        << "sr " << Rate;
   }
 }
 

@@ -32,6 +32,12 @@
 // f16 graphs compile as the same graph in f32 (WidenHalf.h), with Casts at
 // their inputs and outputs.
 //
+// An input that is an integer scalar deciding an If's condition (Silero
+// VAD's sample rate) is part of the signature by its value, for a few
+// values (ValueGuards.h): each is compiled as a constant, so the If is
+// lowered as the branch it takes and the whole graph compiles, instead of
+// running node by node around a branch decided at run time.
+//
 //===----------------------------------------------------------------------===//
 
 #include "nngraph/backends/cpu/CpuBackend.h"
@@ -39,6 +45,7 @@
 #include "DnnlKernel.h"
 #include "Lower.h"
 #include "SplitGraph.h"
+#include "ValueGuards.h"
 #include "WidenHalf.h"
 #include "nngraph/backends/cpu/KernelJit.h"
 #include "nngraph/ir/FusedRegion.h"
@@ -132,7 +139,8 @@ NodeKernel chooseKernel(const ir::Node &N) {
 class CompiledExecutable final : public Executable {
 public:
   explicit CompiledExecutable(std::unique_ptr<ir::Graph> Graph)
-      : G(std::move(Graph)), MaxLanes(std::max(1, usableCpus().Count)) {
+      : G(std::move(Graph)), Guards(*G),
+        MaxLanes(std::max(1, usableCpus().Count)) {
     for (const ir::Value *In : G->inputs())
       if (!In->type().isStatic())
         Shared.ShapesVary = true;
@@ -230,6 +238,10 @@ private:
   struct Entry {
     std::vector<DType> Types;
     std::vector<Shape> Shapes;
+    /// The guarded inputs' values (ValueGuards.h) and the graph compiled
+    /// for them; empty and G when the program serves any values.
+    std::vector<int64_t> Values;
+    const ir::Graph *Source = nullptr;
     int Threads = 1; ///< The threads its primitives were made for.
     std::unique_ptr<Program> P;
     std::unique_ptr<Program> Exact; ///< Without speculation, when needed.
@@ -402,7 +414,10 @@ private:
     auto Start = std::chrono::steady_clock::now();
     Shared.Arena = L.Arena; // The lane's, for the programs compiled now.
     std::unique_ptr<Program> P =
-        compileProgram(*G, E.Types, E.Shapes, Shared, Speculate);
+        compileProgram(*E.Source, E.Types, E.Shapes, Shared, Speculate);
+    if (!E.Values.empty())
+      P->Stats.Stages.insert(P->Stats.Stages.begin(),
+                             {"values", 0.0, Guards.describe(E.Values)});
     LastCompileMs = std::chrono::duration<double, std::milli>(
                         std::chrono::steady_clock::now() - Start)
                         .count();
@@ -425,7 +440,7 @@ private:
     for (size_t I = L.Cache.size(); I-- > 0;) {
       Entry &Old = *L.Cache[I];
       if (!Old.P || Old.Exact || Old.Types != E.Types ||
-          Old.Threads != E.Threads)
+          Old.Threads != E.Threads || Old.Source != E.Source)
         continue;
       bool SameRanks = true;
       for (size_t J = 0; J < E.Shapes.size() && SameRanks; ++J)
@@ -435,7 +450,7 @@ private:
       std::lock_guard<std::mutex> Lock(CompileMu);
       auto Start = std::chrono::steady_clock::now();
       bool Broken = false;
-      std::string Why = Old.P->reshape(*G, Shared, E.Shapes, Broken);
+      std::string Why = Old.P->reshape(*E.Source, Shared, E.Shapes, Broken);
       if (!Why.empty()) {
         ReshapeRefusal = Why;
         if (Broken)
@@ -461,17 +476,24 @@ private:
   }
 
   Entry &lookup(Lane &L, const std::vector<Tensor> &Inputs, int Threads) {
+    // A program compiled for these values, else one that serves any.
+    std::vector<int64_t> Values = Guards.valuesOf(Inputs);
+    size_t Found = L.Cache.size();
     for (size_t I = L.Cache.size(); I-- > 0;) {
       Entry &E = *L.Cache[I];
-      bool Same = E.Threads == Threads;
+      bool Same = E.Threads == Threads &&
+                  (E.Values.empty() || E.Values == Values);
       for (size_t J = 0; J < Inputs.size() && Same; ++J)
         Same = E.Types[J] == Inputs[J].dtype() &&
                E.Shapes[J] == Inputs[J].shape();
-      if (!Same)
-        continue;
-      if (I + 1 != L.Cache.size())
-        std::rotate(L.Cache.begin() + I, L.Cache.begin() + I + 1,
-                    L.Cache.end());
+      if (Same && (Found == L.Cache.size() || E.Values == Values))
+        Found = I;
+      if (Same && E.Values == Values)
+        break;
+    }
+    if (Found != L.Cache.size()) {
+      std::rotate(L.Cache.begin() + Found, L.Cache.begin() + Found + 1,
+                  L.Cache.end());
       return *L.Cache.back();
     }
     auto E = std::make_unique<Entry>();
@@ -479,6 +501,14 @@ private:
     for (const Tensor &T : Inputs) {
       E->Types.push_back(T.dtype());
       E->Shapes.push_back(T.shape());
+    }
+    E->Source = G.get();
+    if (!Values.empty()) {
+      std::lock_guard<std::mutex> Lock(CompileMu);
+      if (const ir::Graph *S = Guards.graphFor(Values, Inputs)) {
+        E->Source = S;
+        E->Values = std::move(Values);
+      }
     }
     if (!reshapeInto(L, *E)) {
       E->P = timedCompile(L, *E, /*Speculate=*/true);
@@ -492,6 +522,8 @@ private:
   }
 
   std::unique_ptr<ir::Graph> G;
+  /// Inputs compiled by value; its graphs under CompileMu.
+  ValueGuards Guards;
   /// Compile-time state of every lane, and the counters: under CompileMu.
   ProgramShared Shared;
   bool CutTried = false;
