@@ -111,6 +111,23 @@ TEST(RefBinary, Pow) {
                 f32({NaN, 1}));
 }
 
+TEST(RefBinary, PowOfTwoIsTheRoundedDoublePow) {
+  // f32 x ** 2 is computed as x * x: bit for bit the double pow rounded,
+  // at the edges too (signed zeros, infinities, NaN, overflow, subnormal
+  // squares that flush to zero or stay subnormal), by a scalar exponent of
+  // any float dtype.
+  std::vector<float> Xs = {0.0f,   -0.0f, 1.5f,    -3.25f, 1e20f,  -1e20f,
+                           1e-23f, 3e-20f, 1.7e19f, 1.2345678f, Inf, -Inf,
+                           NaN,    -7.0f};
+  std::vector<float> Want;
+  for (float X : Xs)
+    Want.push_back(static_cast<float>(std::pow(double(X), 2.0)));
+  int64_t N = static_cast<int64_t>(Xs.size());
+  EXPECT_TENSOR(binary(OpKind::Pow, f32(Xs, {2, N / 2}), f32({2}, {})),
+                f32(Want, {2, N / 2}));
+  EXPECT_TENSOR(binary(OpKind::Pow, f32(Xs), f64({2}, {1})), f32(Want));
+}
+
 TEST(RefBinary, Mod) {
   // ONNX examples: fmod = 0 takes the divisor's sign, fmod = 1 the
   // dividend's.

@@ -262,6 +262,50 @@ TEST(RefShape, Pad) {
                 f32({1, 2, 2, 1, 2, 2, 3, 4, 4}, {3, 3}));
 }
 
+TEST(RefShape, PadEveryAxisMatchesTheDefinition) {
+  // Three axes padded and cropped in each mode, from a transposed input,
+  // against the definition written out per element: an output index reads
+  // index o - pad_begin of each axis, reflected, clamped or the constant.
+  Tensor X = iota(Shape{4, 3, 2}).permute({2, 1, 0}); // [2, 3, 4], strided.
+  std::vector<int64_t> Pads = {1, -1, 2, 0, 2, 1};
+  int64_t Dims[3] = {2, 3, 4}, Out[3];
+  for (int D = 0; D < 3; ++D)
+    Out[D] = Dims[D] + Pads[D] + Pads[D + 3];
+  for (const char *Mode : {"constant", "reflect", "edge"}) {
+    std::vector<float> Want;
+    for (int64_t A = 0; A < Out[0]; ++A)
+      for (int64_t B = 0; B < Out[1]; ++B)
+        for (int64_t C = 0; C < Out[2]; ++C) {
+          int64_t O[3] = {A, B, C}, P[3];
+          bool Constant = false;
+          for (int D = 0; D < 3; ++D) {
+            int64_t N = Dims[D];
+            P[D] = O[D] - Pads[D];
+            if (P[D] >= 0 && P[D] < N)
+              continue;
+            if (std::string(Mode) == "constant")
+              Constant = true;
+            else if (std::string(Mode) == "edge")
+              P[D] = P[D] < 0 ? 0 : N - 1;
+            else
+              P[D] = P[D] < 0 ? -P[D] : 2 * (N - 1) - P[D];
+          }
+          // X[a, b, c] = iota's element [c, b, a] = c * 6 + b * 2 + a.
+          Want.push_back(Constant ? 7.5f
+                                  : static_cast<float>(P[2] * 6 + P[1] * 2 +
+                                                       P[0]));
+        }
+    EXPECT_TENSOR(OpTest(OpKind::Pad)
+                      .in(X)
+                      .constIn(i64(Pads))
+                      .constIn(f32({7.5f}, {}))
+                      .attr("mode", Mode)
+                      .run1(),
+                  f32(Want, {Out[0], Out[1], Out[2]}))
+        << Mode;
+  }
+}
+
 TEST(RefShape, ShapeSize) {
   Tensor X = Tensor::empty(Shape{2, 3, 4}, DType::F16);
   EXPECT_TENSOR(OpTest(OpKind::Shape).in(X).run1(), i64({2, 3, 4}));

@@ -15,6 +15,7 @@
 
 #include "FastKernels.h"
 #include "Lower.h"
+#include "VectorMath.h"
 #include "nngraph/runtime/Parallel.h"
 
 #include <algorithm>
@@ -63,7 +64,62 @@ bool operand(const KernelContext &C, size_t I, const Shape &Want, Tensor &Out) {
   return true;
 }
 
-float sigmoid(float X) { return 1.0f / (1.0f + std::exp(-X)); }
+/// Gates[k] = Bias[k] + W[k] . X + R[k] . Hs for the G rows of W [G, I] and
+/// R [G, H]: four rows at a time, so each multiply-add has an accumulator
+/// of its own (one dot product at a time waits on its adds).
+NNG_VECTOR_CLONES void gateProducts(const float *__restrict W,
+                                    const float *__restrict X, int64_t I,
+                                    const float *__restrict R,
+                                    const float *__restrict Hs, int64_t H,
+                                    const float *__restrict Bias,
+                                    float *__restrict Gates, int64_t G) {
+  int64_t K = 0;
+  for (; K + 4 <= G; K += 4) {
+    float Acc[4][16] = {};
+    int64_t C = 0;
+    for (; C + 16 <= I; C += 16)
+      for (int Row = 0; Row < 4; ++Row)
+        for (int J = 0; J < 16; ++J)
+          Acc[Row][J] += W[(K + Row) * I + C + J] * X[C + J];
+    for (; C < I; ++C)
+      for (int Row = 0; Row < 4; ++Row)
+        Acc[Row][0] += W[(K + Row) * I + C] * X[C];
+    C = 0;
+    for (; C + 16 <= H; C += 16)
+      for (int Row = 0; Row < 4; ++Row)
+        for (int J = 0; J < 16; ++J)
+          Acc[Row][J] += R[(K + Row) * H + C + J] * Hs[C + J];
+    for (; C < H; ++C)
+      for (int Row = 0; Row < 4; ++Row)
+        Acc[Row][0] += R[(K + Row) * H + C] * Hs[C];
+    for (int Row = 0; Row < 4; ++Row) {
+      float S = Bias[K + Row];
+      for (int J = 0; J < 16; ++J)
+        S += Acc[Row][J];
+      Gates[K + Row] = S;
+    }
+  }
+  for (; K < G; ++K)
+    Gates[K] = Bias[K] + dot(W + K * I, X, I) + dot(R + K * H, Hs, H);
+}
+
+/// One step's cell update from the gates (i, o, f, c rows of H each) and
+/// the peepholes (P: i, o, f; zeros when the node has none), in place on
+/// the state Cs and Hs.
+NNG_VECTOR_CLONES void cellUpdate(const float *__restrict Gates,
+                                  const float *__restrict P,
+                                  float *__restrict Cs, float *__restrict Hs,
+                                  int64_t H) {
+  for (int64_t J = 0; J < H; ++J) {
+    float In = sigmoidFloat(Gates[J] + P[J] * Cs[J]);
+    float Fg = sigmoidFloat(Gates[2 * H + J] + P[2 * H + J] * Cs[J]);
+    float Cand = tanhFloat(Gates[3 * H + J]);
+    float Cn = Fg * Cs[J] + In * Cand;
+    float O = sigmoidFloat(Gates[H + J] + P[H + J] * Cn);
+    Cs[J] = Cn;
+    Hs[J] = O * tanhFloat(Cn);
+  }
+}
 
 } // namespace
 
@@ -131,7 +187,8 @@ bool runLSTM(KernelContext &C) {
   auto Run = [&](int64_t Dd, int64_t Bb) {
     const bool Reverse = Dir == "reverse" || Dd == 1;
     const float *Wd = PW + Dd * G * I, *Rd = PR + Dd * G * H;
-    const float *Pd = PP ? PP + Dd * 3 * H : nullptr;
+    std::vector<float> NoPeepholes(PP ? 0 : 3 * H, 0.0f);
+    const float *Pd = PP ? PP + Dd * 3 * H : NoPeepholes.data();
     std::vector<float> Hs(H, 0.0f), Cs(H, 0.0f), Gates(G), BiasSum(G, 0.0f);
     if (PB)
       for (int64_t K = 0; K < G; ++K)
@@ -143,19 +200,9 @@ bool runLSTM(KernelContext &C) {
     for (int64_t Step = 0; Step < Lens[Bb]; ++Step) {
       int64_t T = Reverse ? Lens[Bb] - 1 - Step : Step;
       const float *Xt = PX + (Layout ? Bb * S + T : T * B + Bb) * I;
-      for (int64_t K = 0; K < G; ++K)
-        Gates[K] =
-            BiasSum[K] + dot(Wd + K * I, Xt, I) + dot(Rd + K * H, Hs.data(), H);
-      for (int64_t J = 0; J < H; ++J) {
-        float In = sigmoid(Gates[J] + (Pd ? Pd[J] * Cs[J] : 0.0f));
-        float Fg =
-            sigmoid(Gates[2 * H + J] + (Pd ? Pd[2 * H + J] * Cs[J] : 0.0f));
-        float Cand = std::tanh(Gates[3 * H + J]);
-        float Cn = Fg * Cs[J] + In * Cand;
-        float O = sigmoid(Gates[H + J] + (Pd ? Pd[H + J] * Cn : 0.0f));
-        Cs[J] = Cn;
-        Hs[J] = O * std::tanh(Cn);
-      }
+      gateProducts(Wd, Xt, I, Rd, Hs.data(), H, BiasSum.data(), Gates.data(),
+                   G);
+      cellUpdate(Gates.data(), Pd, Cs.data(), Hs.data(), H);
       if (Y)
         std::copy_n(Hs.data(), H, YAt(T, Dd, Bb));
     }

@@ -41,4 +41,21 @@ inline float expFloat(float X) {
   return X == X ? Y : X;
 }
 
+/// 1 / (1 + exp(-X)) without calls (vectorizable); NaN stays NaN.
+inline float sigmoidFloat(float X) { return 1.0f / (1.0f + expFloat(-X)); }
+
+/// tanh(X) without calls (vectorizable), within a few ulp: an odd series
+/// near 0 (where 1 - e^-2|x| would cancel), else (1 - e) / (1 + e) with
+/// e = exp(-2|x|). NaN stays NaN, tanh(+-inf) = +-1, tanh(-0) = -0.
+inline float tanhFloat(float X) {
+  float A = X < 0 ? -X : X;
+  float X2 = X * X;
+  float Series =
+      X * (1.0f + X2 * (-1.0f / 3 + X2 * (2.0f / 15 + X2 * (-17.0f / 315))));
+  float E = expFloat(-2.0f * A);
+  float T = (1.0f - E) / (1.0f + E);
+  T = X < 0 ? -T : T;
+  return A < 0.125f ? Series : T;
+}
+
 } // namespace nng::backends::cpu

@@ -324,28 +324,73 @@ void kernelPad(KernelContext &C) {
     for (int64_t I = 0; I < Y.numel(); ++I)
       std::memcpy(Dst + I * Y.elementSize(), Vc.rawData(), Y.elementSize());
   }
-  gatherPositions(X, Y,
-                  [&](const std::vector<int64_t> &O, std::vector<int64_t> &S) {
-                    for (size_t D = 0; D < R; ++D) {
-                      int64_t N = X.shape()[D], P = O[D] - Pads[D];
-                      if (P < 0 || P >= N) {
-                        if (Mode == "constant")
-                          return false;
-                        if (Mode == "edge" || N == 1) {
-                          P = P < 0 ? 0 : N - 1;
-                        } else {
-                          // Reflect without repeating the edge, periodically
-                          // like numpy.
-                          int64_t Period = 2 * (N - 1);
-                          P = ((P % Period) + Period) % Period;
-                          if (P >= N)
-                            P = Period - P;
-                        }
-                      }
-                      S[D] = P;
-                    }
-                    return true;
-                  });
+  if (Y.numel() == 0)
+    return;
+  // Each axis's source index per output index (-1: the constant), then rows
+  // of the last axis copied through its map.
+  std::vector<std::vector<int64_t>> Map(R);
+  for (size_t D = 0; D < R; ++D) {
+    int64_t N = X.shape()[D];
+    for (int64_t O = 0; O < Out[D]; ++O) {
+      int64_t P = O - Pads[D];
+      if (P < 0 || P >= N) {
+        if (Mode == "constant") {
+          P = -1;
+        } else if (Mode == "edge" || N == 1) {
+          P = P < 0 ? 0 : N - 1;
+        } else {
+          // Reflect without repeating the edge, periodically like numpy.
+          int64_t Period = 2 * (N - 1);
+          P = ((P % Period) + Period) % Period;
+          if (P >= N)
+            P = Period - P;
+        }
+      }
+      Map[D].push_back(P);
+    }
+  }
+  if (!isNumeric(X.dtype()) && X.dtype() != DType::Bool) {
+    gatherPositions(
+        X, Y, [&](const std::vector<int64_t> &O, std::vector<int64_t> &S) {
+          for (size_t D = 0; D < R; ++D)
+            if ((S[D] = Map[D][O[D]]) < 0)
+              return false;
+          return true;
+        });
+    return;
+  }
+  Tensor Xc = X.contiguous();
+  const char *Src = static_cast<const char *>(Xc.rawData());
+  char *Dst = static_cast<char *>(Y.rawData());
+  size_t Elem = Y.elementSize();
+  if (R == 0) {
+    std::memcpy(Dst, Src, Elem);
+    return;
+  }
+  int64_t Inner = Out[R - 1], InnerIn = X.shape()[R - 1];
+  const std::vector<int64_t> &Last = Map[R - 1];
+  std::vector<int64_t> Idx(R, 0); // Over the outer axes.
+  for (int64_t Row = 0, Rows = Y.numel() / Inner; Row < Rows; ++Row) {
+    int64_t SrcRow = 0;
+    bool Constant = false;
+    for (size_t D = 0; D + 1 < R; ++D) {
+      int64_t P = Map[D][Idx[D]];
+      Constant |= P < 0;
+      SrcRow = SrcRow * X.shape()[D] + (P < 0 ? 0 : P);
+    }
+    if (!Constant) {
+      const char *From = Src + SrcRow * InnerIn * Elem;
+      char *To = Dst + Row * Inner * Elem;
+      for (int64_t O = 0; O < Inner; ++O)
+        if (Last[O] >= 0)
+          std::memcpy(To + O * Elem, From + Last[O] * Elem, Elem);
+    }
+    for (size_t D = R - 1; D-- > 0;) { // Next row: the outer index.
+      if (++Idx[D] < Out[D])
+        break;
+      Idx[D] = 0;
+    }
+  }
 }
 
 void kernelShape(KernelContext &C) {
