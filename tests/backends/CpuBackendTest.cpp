@@ -473,6 +473,38 @@ TEST(CpuBackend, Reduce) {
             .expect(Expect::Fallback));
 }
 
+TEST(CpuBackend, ReduceIsAnOwnLoopInTheSchedule) {
+  REQUIRE_ONEDNN();
+  // Silero VAD's mean over the frequencies of its spectrogram, and a sum
+  // over two axes: own loops of the schedule (no fallback step), at two
+  // lengths of the symbolic axis.
+  auto G = std::make_unique<ir::Graph>();
+  G->setName("reduce");
+  ir::Value *X = G->addInput(
+      "x", ir::TensorType(DType::F32,
+                          {ir::Dim(1), ir::Dim(129), ir::Dim::symbol("T")}));
+  ir::AttrMap Mean;
+  Mean.set("axes", Ints{1});
+  G->addOutput(add(*G, ir::OpKind::ReduceMean, {X}, "mean", Mean));
+  ir::AttrMap Sum;
+  Sum.set("keepdims", int64_t(0));
+  G->addOutput(add(*G, ir::OpKind::ReduceSum,
+                   {X, G->addInitializer("axes", i64({0, -1}))}, "sum", Sum));
+  ir::inferTypes(*G);
+  auto Exe = backends::getBackend("cpu").compile(*G);
+  for (int64_t T : {8, 3, 8}) {
+    std::vector<Tensor> In = {rnd({1, 129, T}, static_cast<unsigned>(T))};
+    std::vector<Tensor> Want = backends::runReference(*G, In);
+    std::vector<Tensor> Got = Exe->run(In);
+    ASSERT_EQ(Got.size(), 2u);
+    for (size_t I = 0; I < 2; ++I)
+      EXPECT_TRUE(closeTo(Got[I], Want[I])) << "T " << T << ", output " << I;
+    backends::CpuExecutableStats S = *backends::cpuExecutableStats(*Exe);
+    EXPECT_TRUE(S.Fallbacks.empty()) << S.Fallbacks.front();
+    EXPECT_EQ(S.OwnKernels, 2) << "T " << T;
+  }
+}
+
 TEST(CpuBackend, BatchNormalization) {
   REQUIRE_ONEDNN();
   using ir::OpKind;

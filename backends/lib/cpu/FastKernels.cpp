@@ -142,9 +142,8 @@ double sumRun(const float *P, int64_t N) {
   return S;
 }
 
-/// Reduces the contiguous f32 X over the axes flagged in Reduced into Y
-/// (contiguous, its element count the product of the kept extents); Scale
-/// multiplies each double sum (1/count for a mean).
+} // namespace
+
 void reduceF32(const Tensor &X, const std::vector<bool> &Reduced, Tensor &Y,
                bool Mean) {
   // Merge adjacent axes of the same kind, dropping size-1 axes.
@@ -230,8 +229,6 @@ void reduceF32(const Tensor &X, const std::vector<bool> &Reduced, Tensor &Y,
       Out[I] = static_cast<float>(Accum[I] / Div);
   });
 }
-
-} // namespace
 
 /// Smaller reductions stay on oneDNN, which is fast enough there and rounds
 /// as before (its f32 sums differ from these double ones by float rounding,

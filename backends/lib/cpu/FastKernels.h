@@ -15,6 +15,12 @@ namespace nng::backends::cpu {
 // does not handle, bad attributes), and the caller's fallback kernel runs;
 // the kernel table (KernelTable.def) says which op uses which.
 
+/// Reduces the contiguous f32 X over the axes flagged in Reduced into Y
+/// (contiguous, its element count the product of the kept extents), summing
+/// in double; Mean divides each sum by the count.
+void reduceF32(const Tensor &X, const std::vector<bool> &Reduced, Tensor &Y,
+               bool Mean);
+
 /// ReduceSum / ReduceMean over any axes of a large f32 tensor.
 bool runReduceSum(reference::KernelContext &C);
 bool runReduceMean(reference::KernelContext &C);

@@ -161,6 +161,8 @@ bool lowerActivation(LowerContext &C, const ir::Node &N);
 bool lowerPRelu(LowerContext &C, const ir::Node &N);
 bool lowerEltwise(LowerContext &C, const ir::Node &N);
 bool lowerConcat(LowerContext &C, const ir::Node &N);
+/// ReduceSum / ReduceMean of f32 as an own loop (LowerReduce.cpp).
+bool lowerReduce(LowerContext &C, const ir::Node &N);
 bool lowerMatMul(LowerContext &C, const ir::Node &N);
 /// nng.Attention as the backend's own flash-attention loop
 /// (LowerAttention.cpp).

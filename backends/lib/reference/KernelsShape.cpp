@@ -381,9 +381,15 @@ void kernelPad(KernelContext &C) {
     if (!Constant) {
       const char *From = Src + SrcRow * InnerIn * Elem;
       char *To = Dst + Row * Inner * Elem;
-      for (int64_t O = 0; O < Inner; ++O)
+      // Runs of consecutive sources (the unpadded middle) as one copy.
+      for (int64_t O = 0, Run; O < Inner; O += Run) {
+        for (Run = 1; O + Run < Inner && Last[O] >= 0 &&
+                      Last[O + Run] == Last[O] + Run;
+             ++Run)
+          ;
         if (Last[O] >= 0)
-          std::memcpy(To + O * Elem, From + Last[O] * Elem, Elem);
+          std::memcpy(To + O * Elem, From + Last[O] * Elem, Run * Elem);
+      }
     }
     for (size_t D = R - 1; D-- > 0;) { // Next row: the outer index.
       if (++Idx[D] < Out[D])
