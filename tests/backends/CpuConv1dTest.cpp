@@ -116,6 +116,22 @@ TEST(CpuConv1d, ConvTasNetLayersAreOneDnnPrimitives) {
   EXPECT_GE(S->OwnKernels, 2) << "the depthwise convolutions' own loops";
 }
 
+TEST(CpuConv1d, LongDepthwiseSplitsAcrossThreads) {
+  REQUIRE_ONEDNN();
+  // Enough rows and length for the depthwise loop to split its rows
+  // between threads: each chunk must use its own channels' weights.
+  auto G = std::make_unique<ir::Graph>();
+  G->setName("long-depthwise");
+  ir::Value *X = signalInput(*G, "x", 40);
+  G->addOutput(add(*G, ir::OpKind::Conv,
+                   {X, G->addInitializer("w", rnd({40, 1, 3}, 1)),
+                    G->addInitializer("b", rnd({40}, 2))},
+                   "y", convAttrs({16, 16}, {1}, {16}, 40)));
+  ir::inferTypes(*G);
+  auto Exe = backends::getBackend("cpu").compile(*G);
+  expectMatches(*G, *Exe, {rnd({3, 40, 6000}, 3)});
+}
+
 TEST(CpuConv1d, NaNAndInfinitiesPropagateAsInTheReference) {
   REQUIRE_ONEDNN();
   std::unique_ptr<ir::Graph> G = convStack();

@@ -114,14 +114,15 @@ std::optional<DepthwiseTail> depthwiseAfter(LowerContext &C, const ir::Value *Y,
 }
 
 /// Y[r, t] = Bias[c] + sum_k W[c, k] * X[r, t * Stride + k * Dil - Pad]
-/// (zero outside X) for each of Rows rows r (channel c = r % Channels) of
-/// length L in, Out out.
+/// (zero outside X) for the rows r in [Begin, End) (channel c = r %
+/// Channels) of length L in, Out out.
 NNG_VECTOR_CLONES void depthwiseRows(const float *X, const float *W,
-                                     const float *Bias, float *Y, int64_t Rows,
+                                     const float *Bias, float *Y,
+                                     int64_t Begin, int64_t End,
                                      int64_t Channels, int64_t L, int64_t Out,
                                      int64_t K, int64_t Stride, int64_t Dil,
                                      int64_t Pad) {
-  for (int64_t R = 0; R < Rows; ++R) {
+  for (int64_t R = Begin; R < End; ++R) {
     int64_t Ch = R % Channels;
     const float *XR = X + R * L, *WR = W + Ch * K;
     float *YR = Y + R * Out;
@@ -171,8 +172,8 @@ bool lowerDepthwise1d(LowerContext &C, const ir::Node &N,
         int64_t Grain = std::max<int64_t>(
             1, (int64_t(1) << 15) / std::max<int64_t>(Len * K, 1));
         parallelFor(0, Rows, Grain, [&](int64_t Begin, int64_t End) {
-          depthwiseRows(PX + Begin * L, PW, PB, PY + Begin * Len, End - Begin,
-                        XS[1], L, Len, K, Stride, Dil, Pad);
+          depthwiseRows(PX, PW, PB, PY, Begin, End, XS[1], L, Len, K, Stride,
+                        Dil, Pad);
         });
       },
       [=](const Program &, const SlotShapes &New) {
