@@ -221,7 +221,10 @@ namespace {
 /// The verifier's walk over a kernel.
 class Verifier {
 public:
-  explicit Verifier(const Kernel &K) : K(K) {}
+  Verifier(const Kernel &K, int *FailedInst) : K(K), FailedInst(FailedInst) {
+    if (FailedInst)
+      *FailedInst = -1;
+  }
 
   void run() {
     if (!validName(K.Name))
@@ -267,6 +270,8 @@ private:
     throw Error(ErrorKind::Verify, "kernel IR: " + Msg);
   }
   [[noreturn]] void failAt(int Idx, const std::string &Msg) const {
+    if (FailedInst)
+      *FailedInst = Idx;
     fail("kernel @" + K.Name + ", instruction " + std::to_string(Idx) + " (" +
          std::string(opName(K.Insts[Idx].Opcode)) + "): " + Msg);
   }
@@ -385,13 +390,18 @@ private:
   }
 
   const Kernel &K;
+  int *FailedInst; ///< Where failAt reports the instruction, or null.
   std::vector<int> Stored, Defined, Used;
   int LoopBlock = -1; ///< The loop block being walked, or -1.
 };
 
 } // namespace
 
-void verifyKernel(const Kernel &K) { Verifier(K).run(); }
+void verifyKernel(const Kernel &K) { Verifier(K, nullptr).run(); }
+
+void verifyKernel(const Kernel &K, int *FailedInst) {
+  Verifier(K, FailedInst).run();
+}
 
 // --- KernelBuilder -----------------------------------------------------------
 

@@ -41,7 +41,8 @@
 // order; max/min reductions propagate NaN like max/min; an empty reduction
 // gives 0 (add), -inf / INT_MIN (max), +inf / INT_MAX (min).
 //
-// Text form (printKernel; deterministic, the JIT cache key):
+// Text form (printKernel; deterministic, the JIT cache key; parseKernel reads
+// it back exactly):
 //
 //   kernel @softmax(%x: f32[d0, d1] in, %y: f32[d0, d1] out) domain [d0, d1] {
 //     %m = reduce.max d1 {
@@ -272,9 +273,22 @@ private:
 /// Checks every invariant of K (types, scopes, buffer use, stores); throws
 /// Error (kind Verify) saying what is wrong where.
 void verifyKernel(const Kernel &K);
+/// Like verifyKernel; before throwing, sets *FailedInst to the index of the
+/// instruction at fault, or -1 when the fault is not one instruction's.
+void verifyKernel(const Kernel &K, int *FailedInst);
 
 /// The text form of K (see the top of this file); deterministic.
 std::string printKernel(const Kernel &K);
+
+/// Parses the text form (printKernel's output; '#' starts a comment) into
+/// a verified kernel: printKernel(parseKernel(printKernel(K))) equals
+/// printKernel(K). Errors are Error(Parse) "NAME:LINE:COL: error: ..."
+/// (what was expected, an unknown op, a wrong operand count, an undefined
+/// value, a type mismatch, a number out of range) with the source line and
+/// a caret, or Error(Verify) from verifyKernel for a kernel that reads
+/// well but breaks a rule of the IR. BufferName names the text in messages.
+Kernel parseKernel(std::string_view Text,
+                   std::string_view BufferName = "<string>");
 
 /// Element strides (buffer-major: Strides[B * Rank + D]) of every buffer
 /// along every domain dim for domain sizes Sizes: 0 where a buffer
