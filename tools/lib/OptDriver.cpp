@@ -15,6 +15,7 @@
 
 #include "nngraph/tools/OptDriver.h"
 #include "CommandLine.h"
+#include "OptKernelIR.h"
 #include "Progress.h"
 #include "nngraph/backends/cpu/KernelJit.h"
 #include "nngraph/backends/kernel/RegionKernel.h"
@@ -61,6 +62,9 @@ struct OptOptions {
   std::vector<std::string> DebugOnly;
   int CheckNumerics = 0; ///< Trials; 0 is off.
   bool Quiet = false;
+  bool KernelIR = false; ///< The input is kernel IR (OptKernelIR.h).
+  KernelIROptions Kernel;
+  std::string KernelSizes; ///< --kernel-sizes, comma-separated.
 };
 
 /// Short pass listing for --help's footer.
@@ -178,6 +182,25 @@ void describeOptions(CLI::App &App, OptOptions &O) {
                  "--debug-only=fold-conv-bn")
       ->delimiter(',')
       ->option_text("PASS[,PASS]");
+  App.add_flag("--kernel-ir", O.KernelIR,
+               "Read the input as one kernel in the kernel IR's text form "
+               "(what --emit kernel prints), verify it and print it again "
+               "(no passes: -p and -O are refused). Errors name "
+               "FILE:LINE:COL.\n"
+               "  e.g. nngraph-opt --kernel-ir softmax.kir");
+  App.add_option("--kernel-sizes", O.KernelSizes,
+                 "With --kernel-ir: run the kernel on the kernel interpreter "
+                 "over a domain of these sizes (one per dim, "
+                 "comma-separated) and print each output after it as a "
+                 "comment line '# %NAME: TYPE[SHAPE] = [V, ...]'.\n"
+                 "  e.g. nngraph-opt --kernel-ir softmax.kir "
+                 "--kernel-sizes=2,3 --kernel-input=x=1,2,3,4,5,6")
+      ->option_text("D0[,D1...]");
+  App.add_option("--kernel-input", O.Kernel.Inputs,
+                 "With --kernel-sizes: the values of input buffer NAME, "
+                 "row-major over its own axes (repeat per input).")
+      ->allow_extra_args(false)
+      ->option_text("NAME=V[,V...]");
   addQuietFlag(App, O.Quiet);
   App.add_flag("--check-numerics{1}", O.CheckNumerics,
                "Run the graph on the reference backend before and after "
@@ -501,6 +524,52 @@ int runOptDriver(const std::vector<std::string> &Args, std::istream &In,
       ir::printOpReference(Out);
     Out.flush();
     return ExitSuccess;
+  }
+
+  if (O.KernelIR || !O.KernelSizes.empty() || !O.Kernel.Inputs.empty()) {
+    if (!O.KernelIR || O.OptLevel >= 0 || !O.Pipeline.empty()) {
+      Err << ToolName
+          << ": error: --kernel-sizes and --kernel-input need --kernel-ir, "
+             "which takes no -p or -O\n";
+      return ExitUsageError;
+    }
+    std::istringstream Sizes(O.KernelSizes);
+    for (std::string Size; std::getline(Sizes, Size, ',');) {
+      size_t End = 0;
+      long long Value = -1;
+      try {
+        Value = std::stoll(Size, &End);
+      } catch (const std::exception &) {
+        End = std::string::npos;
+      }
+      O.Kernel.Sizes.push_back(Value);
+      if (End != Size.size() || Value < 0) {
+        Err << ToolName << ": error: --kernel-sizes: '" << Size
+            << "' is not a size (a non-negative integer)\n";
+        return ExitUsageError;
+      }
+    }
+    try {
+      std::string Text;
+      if (O.Input == "-") {
+        std::ostringstream SS;
+        SS << In.rdbuf();
+        Text = SS.str();
+      } else {
+        Text = frontend::readFile(O.Input);
+      }
+      std::string Result =
+          runKernelIR(Text, O.Input == "-" ? "<stdin>" : O.Input, O.Kernel);
+      if (O.Output != "-") {
+        frontend::writeFileAtomic(O.Output, Result);
+        return ExitSuccess;
+      }
+      Out << Result;
+      Out.flush();
+      return Out ? ExitSuccess : ExitInputError;
+    } catch (const std::exception &E) {
+      return reportError(Err, E);
+    }
   }
 
   passes::PassManager PM;

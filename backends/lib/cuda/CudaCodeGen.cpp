@@ -18,6 +18,10 @@
 #include <cstring>
 #include <sstream>
 
+// Every op of KernelOps.def has a case in expr(): a new op without one
+// does not compile.
+#pragma GCC diagnostic error "-Wswitch"
+
 namespace nng::backends::cuda {
 
 using namespace kernel;
@@ -273,10 +277,13 @@ private:
       return A(0) + " >= " + A(1);
     case Op::Select:
       return A(0) + " ? " + A(1) + " : " + A(2);
-    default:
-      fail(ErrorKind::Internal, "renderCuda: instruction ", Idx,
-           " is not an expression");
+    case Op::Reduce:
+    case Op::Loop:
+    case Op::Store:
+      break; // Structure: block().
     }
+    fail(ErrorKind::Internal, "renderCuda: instruction ", Idx,
+         " is not an expression");
   }
 
   void block(int Blk, const std::string &Ind, bool Inner) {

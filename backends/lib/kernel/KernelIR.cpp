@@ -1,9 +1,10 @@
 //===- KernelIR.cpp - Kernel IR: names, builder, verifier, strides --------===//
 //
-// The kernel IR's op and type names, the KernelBuilder (which checks types
-// and scopes as instructions are added), the verifier (every invariant of a
-// finished kernel) and the run-time stride helpers shared by the
-// interpreter and the JIT.
+// The kernel IR's op table (KernelOps.def: names, operand counts, type
+// rules) and type names, the type rules' checks, the KernelBuilder (which
+// checks types and scopes as instructions are added), the verifier (every
+// invariant of a finished kernel) and the run-time stride helpers shared by
+// the interpreter and the JIT.
 //
 //===----------------------------------------------------------------------===//
 
@@ -31,88 +32,47 @@ std::string_view scalarTypeName(ScalarType T) {
   return "?";
 }
 
+namespace {
+
+/// One row of the op table.
+struct OpInfo {
+  std::string_view Mnemonic;
+  int Arity;
+  TypeRule Rule;
+};
+
+constexpr OpInfo OpTable[] = {
+#define KERNEL_OP(Enum, Mnemonic, Arity, Rule)                                 \
+  {Mnemonic, Arity, TypeRule::Rule},
+#include "nngraph/backends/kernel/KernelOps.def"
+};
+
+constexpr size_t NumOps = sizeof(OpTable) / sizeof(OpTable[0]);
+
+} // namespace
+
+bool isKnownOp(Op O) { return static_cast<size_t>(O) < NumOps; }
+
 std::string_view opName(Op O) {
-  switch (O) {
-  case Op::Const:
-    return "const";
-  case Op::Load:
-    return "load";
-  case Op::Dim:
-    return "dim";
-  case Op::Index:
-    return "index";
-  case Op::Neg:
-    return "neg";
-  case Op::Abs:
-    return "abs";
-  case Op::Exp:
-    return "exp";
-  case Op::Log:
-    return "log";
-  case Op::Tanh:
-    return "tanh";
-  case Op::Erf:
-    return "erf";
-  case Op::Sqrt:
-    return "sqrt";
-  case Op::Rsqrt:
-    return "rsqrt";
-  case Op::Sigmoid:
-    return "sigmoid";
-  case Op::Not:
-    return "not";
-  case Op::Cast:
-    return "cast";
-  case Op::Add:
-    return "add";
-  case Op::Sub:
-    return "sub";
-  case Op::Mul:
-    return "mul";
-  case Op::Div:
-    return "div";
-  case Op::Min:
-    return "min";
-  case Op::Max:
-    return "max";
-  case Op::Pow:
-    return "pow";
-  case Op::And:
-    return "and";
-  case Op::Or:
-    return "or";
-  case Op::Eq:
-    return "eq";
-  case Op::Ne:
-    return "ne";
-  case Op::Lt:
-    return "lt";
-  case Op::Le:
-    return "le";
-  case Op::Gt:
-    return "gt";
-  case Op::Ge:
-    return "ge";
-  case Op::Select:
-    return "select";
-  case Op::Reduce:
-    return "reduce";
-  case Op::Loop:
-    return "loop";
-  case Op::Store:
-    return "store";
-  }
-  return "?";
+  return isKnownOp(O) ? OpTable[static_cast<size_t>(O)].Mnemonic : "?";
 }
 
 int opArity(Op O) {
-  if (O >= Op::Neg && O <= Op::Cast)
-    return 1;
-  if (O >= Op::Add && O <= Op::Ge)
-    return 2;
-  if (O == Op::Select)
-    return 3;
-  return 0;
+  return isKnownOp(O) ? OpTable[static_cast<size_t>(O)].Arity : 0;
+}
+
+TypeRule opTypeRule(Op O) {
+  return isKnownOp(O) ? OpTable[static_cast<size_t>(O)].Rule
+                      : TypeRule::Structure;
+}
+
+bool opNamed(std::string_view Name, Op &Out) {
+  for (size_t I = 0; I < NumOps; ++I)
+    if (OpTable[I].Mnemonic == Name) {
+      Out = static_cast<Op>(I);
+      return true;
+    }
+  return false;
 }
 
 std::string_view reduceKindName(ReduceKind K) {
@@ -125,6 +85,15 @@ std::string_view reduceKindName(ReduceKind K) {
     return "min";
   }
   return "?";
+}
+
+bool reduceKindNamed(std::string_view Name, ReduceKind &Out) {
+  for (ReduceKind K : {ReduceKind::Add, ReduceKind::Max, ReduceKind::Min})
+    if (reduceKindName(K) == Name) {
+      Out = K;
+      return true;
+    }
+  return false;
 }
 
 int BufferParam::axisOf(int D) const {
@@ -177,72 +146,85 @@ bool validName(std::string_view N) {
                       [](char C) { return C >= '0' && C <= '9'; });
 }
 
-/// Checks one instruction's types given its operands' (shared by the
-/// builder and the verifier); returns an empty string or what is wrong.
-std::string typeError(const Kernel &K, const Inst &I) {
+} // namespace
+
+ScalarType exprResultType(const Kernel &K, const Inst &I) {
+  auto T = [&](int J) { return K.Insts[I.Operands[J]].Type; };
+  switch (opTypeRule(I.Opcode)) {
+  case TypeRule::Numeric:
+  case TypeRule::Logic:
+    return T(0);
+  case TypeRule::FloatMath:
+    return ScalarType::F32;
+  case TypeRule::Compare:
+    return ScalarType::Bool;
+  case TypeRule::Select:
+    return T(1);
+  case TypeRule::Cast:
+  case TypeRule::Leaf:
+  case TypeRule::Structure:
+    break;
+  }
+  return I.Type;
+}
+
+std::string instTypeError(const Kernel &K, const Inst &I) {
   auto T = [&](int J) { return K.Insts[I.Operands[J]].Type; };
   auto Name = [](ScalarType S) { return std::string(scalarTypeName(S)); };
   int Arity = opArity(I.Opcode);
-  switch (I.Opcode) {
-  case Op::Neg:
-  case Op::Abs:
-    if (T(0) == ScalarType::Bool)
-      return "needs an f32 or i32 operand, got bool";
-    return T(0) == I.Type ? "" : "result type differs from the operand's";
-  case Op::Not:
-    return T(0) == ScalarType::Bool && I.Type == ScalarType::Bool
-               ? ""
-               : "needs a bool operand, got " + Name(T(0));
-  case Op::Cast:
-    return "";
-  case Op::Add:
-  case Op::Sub:
-  case Op::Mul:
-  case Op::Div:
-  case Op::Min:
-  case Op::Max:
+  switch (opTypeRule(I.Opcode)) {
+  case TypeRule::Numeric:
+    if (Arity == 1) {
+      if (T(0) == ScalarType::Bool)
+        return "needs an f32 or i32 operand, got bool";
+      return T(0) == I.Type ? "" : "result type differs from the operand's";
+    }
     if (T(0) != T(1) || T(0) == ScalarType::Bool)
       return "needs two f32 or two i32 operands, got " + Name(T(0)) + " and " +
              Name(T(1));
     return T(0) == I.Type ? "" : "result type differs from the operands'";
-  case Op::And:
-  case Op::Or:
+  case TypeRule::Logic:
+    if (Arity == 1)
+      return T(0) == ScalarType::Bool && I.Type == ScalarType::Bool
+                 ? ""
+                 : "needs a bool operand, got " + Name(T(0));
     return T(0) == ScalarType::Bool && T(1) == ScalarType::Bool
                ? ""
                : "needs two bool operands";
-  case Op::Eq:
-  case Op::Ne:
-  case Op::Lt:
-  case Op::Le:
-  case Op::Gt:
-  case Op::Ge:
+  case TypeRule::Compare:
     if (T(0) != T(1) || T(0) == ScalarType::Bool)
       return "compares two f32 or two i32 values, got " + Name(T(0)) + " and " +
              Name(T(1));
     return I.Type == ScalarType::Bool ? "" : "a comparison gives bool";
-  case Op::Select:
+  case TypeRule::Select:
     if (T(0) != ScalarType::Bool)
       return "needs a bool condition, got " + Name(T(0));
     if (T(1) != T(2))
       return "selects between values of different types (" + Name(T(1)) + ", " +
              Name(T(2)) + ")";
     return T(1) == I.Type ? "" : "result type differs from the operands'";
-  default:
-    break;
-  }
-  if (Arity >= 1) { // The f32-only math functions and pow.
+  case TypeRule::FloatMath:
     for (int J = 0; J < Arity; ++J)
       if (T(J) != ScalarType::F32)
         return "needs f32 operands, got " + Name(T(J));
     return I.Type == ScalarType::F32 ? "" : "gives f32";
+  case TypeRule::Cast:
+  case TypeRule::Leaf:
+  case TypeRule::Structure:
+    break;
   }
   return "";
 }
 
+namespace {
+
 /// The verifier's walk over a kernel.
 class Verifier {
 public:
-  explicit Verifier(const Kernel &K) : K(K) {}
+  Verifier(const Kernel &K, int *FailedInst) : K(K), FailedInst(FailedInst) {
+    if (FailedInst)
+      *FailedInst = -1;
+  }
 
   void run() {
     if (!validName(K.Name))
@@ -288,6 +270,8 @@ private:
     throw Error(ErrorKind::Verify, "kernel IR: " + Msg);
   }
   [[noreturn]] void failAt(int Idx, const std::string &Msg) const {
+    if (FailedInst)
+      *FailedInst = Idx;
     fail("kernel @" + K.Name + ", instruction " + std::to_string(Idx) + " (" +
          std::string(opName(K.Insts[Idx].Opcode)) + "): " + Msg);
   }
@@ -396,9 +380,9 @@ private:
         break;
       }
       default:
-        if (Arity == 0)
+        if (!isKnownOp(I.Opcode))
           failAt(Idx, "unknown op");
-        if (std::string E = typeError(K, I); !E.empty())
+        if (std::string E = instTypeError(K, I); !E.empty())
           failAt(Idx, E);
       }
       Defined[Idx] = Blk;
@@ -406,13 +390,18 @@ private:
   }
 
   const Kernel &K;
+  int *FailedInst; ///< Where failAt reports the instruction, or null.
   std::vector<int> Stored, Defined, Used;
   int LoopBlock = -1; ///< The loop block being walked, or -1.
 };
 
 } // namespace
 
-void verifyKernel(const Kernel &K) { Verifier(K).run(); }
+void verifyKernel(const Kernel &K) { Verifier(K, nullptr).run(); }
+
+void verifyKernel(const Kernel &K, int *FailedInst) {
+  Verifier(K, FailedInst).run();
+}
 
 // --- KernelBuilder -----------------------------------------------------------
 
@@ -532,9 +521,8 @@ Value KernelBuilder::unary(Op O, Value A) {
   Inst I;
   I.Opcode = O;
   I.Operands[0] = A.Id;
-  ScalarType T = K.Insts[A.Id].Type;
-  I.Type = (O == Op::Neg || O == Op::Abs || O == Op::Not) ? T : ScalarType::F32;
-  if (std::string E = typeError(K, I); !E.empty())
+  I.Type = exprResultType(K, I);
+  if (std::string E = instTypeError(K, I); !E.empty())
     fail(std::string(opName(O)) + ": " + E);
   return {append(I)};
 }
@@ -548,10 +536,8 @@ Value KernelBuilder::binary(Op O, Value A, Value B) {
   I.Opcode = O;
   I.Operands[0] = A.Id;
   I.Operands[1] = B.Id;
-  I.Type = O >= Op::Eq    ? ScalarType::Bool
-           : O == Op::Pow ? ScalarType::F32
-                          : K.Insts[A.Id].Type;
-  if (std::string E = typeError(K, I); !E.empty())
+  I.Type = exprResultType(K, I);
+  if (std::string E = instTypeError(K, I); !E.empty())
     fail(std::string(opName(O)) + ": " + E);
   return {append(I)};
 }
@@ -565,8 +551,8 @@ Value KernelBuilder::select(Value C, Value A, Value B) {
   I.Operands[0] = C.Id;
   I.Operands[1] = A.Id;
   I.Operands[2] = B.Id;
-  I.Type = K.Insts[A.Id].Type;
-  if (std::string E = typeError(K, I); !E.empty())
+  I.Type = exprResultType(K, I);
+  if (std::string E = instTypeError(K, I); !E.empty())
     fail("select: " + E);
   return {append(I)};
 }

@@ -113,13 +113,14 @@ private:
            << operand(V.Operands[0]) << "\n";
         break;
       default: {
+        // An expression: its mnemonic and operands from the op table.
         // Operands first: define() assigns this instruction's number.
         std::string Ops;
         for (int J = 0; J < opArity(V.Opcode); ++J)
           Ops += (J ? ", " : "") + operand(V.Operands[J]);
         OS << Indent << "%" << define(I) << " = " << opName(V.Opcode) << " "
            << Ops;
-        if (V.Opcode == Op::Cast)
+        if (opTypeRule(V.Opcode) == TypeRule::Cast)
           OS << " : " << scalarTypeName(V.Type);
         OS << "\n";
       }

@@ -6,7 +6,9 @@
 // 0 when it is not finite as in the reference, then the sum of exp; Layer
 // normalization: mean, then variance) and then that loop. Values are
 // emitted on demand per block, so an elementwise prologue is recomputed in
-// each reduction and in the loop instead of being stored.
+// each reduction and in the loop instead of being stored. Which graph ops
+// a region holds and what each becomes is one table (RegionOps): a region
+// can hold a node when its op has a row there and the row accepts it.
 //
 //===----------------------------------------------------------------------===//
 
@@ -44,83 +46,12 @@ bool lastAxis(const ir::Node &N, int64_t Default) {
   fail(ErrorKind::Unsupported, "fused region: ", What);
 }
 
-} // namespace
-
-bool regionCanHoldElementwise(const ir::Node &N) {
-  if (N.numOutputs() != 1 || !isF32(N.output(0)))
-    return false;
-  for (size_t I = 0; I < N.numInputs(); ++I)
-    if (N.hasInput(I) && !isF32(N.input(I)))
-      return false;
-  switch (N.op()) {
-  case OpKind::Add:
-  case OpKind::Sub:
-  case OpKind::Mul:
-  case OpKind::Div:
-  case OpKind::Pow:
-  case OpKind::Max:
-  case OpKind::Min:
-  case OpKind::Sum:
-  case OpKind::Mean:
-  case OpKind::Neg:
-  case OpKind::Abs:
-  case OpKind::Exp:
-  case OpKind::Log:
-  case OpKind::Sqrt:
-  case OpKind::Reciprocal:
-  case OpKind::Tanh:
-  case OpKind::Erf:
-  case OpKind::Sigmoid:
-  case OpKind::Relu:
-  case OpKind::LeakyRelu:
-  case OpKind::HardSigmoid:
-  case OpKind::HardSwish:
-  case OpKind::Identity:
-    return N.numInputs() >= 1;
-  case OpKind::Gelu: {
-    const std::string &A = N.attrString("approximate");
-    return A == "none" || A == "tanh";
-  }
-  case OpKind::Clip:
-    // Bounds must be constants (the pass copies scalar initializers into
-    // the body); a run-time bound is not an elementwise operand here.
-    for (size_t I = 1; I < N.numInputs(); ++I)
-      if (N.hasInput(I) && !N.input(I)->isInitializer())
-        return false;
-    return true;
-  default:
-    return false;
-  }
-}
-
-bool regionCanHoldTranspose(const ir::Node &N) {
-  return N.op() == OpKind::Transpose && isF32(N.input(0)) &&
-         isF32(N.output(0)) && rankOf(N.input(0)) > 0;
-}
-
-bool regionCanHoldRowReduction(const ir::Node &N) {
-  switch (N.op()) {
-  case OpKind::Softmax:
-  case OpKind::LogSoftmax:
-    return isF32(N.input(0)) && isF32(N.output(0)) && lastAxis(N, -1);
-  case OpKind::LayerNormalization:
-    for (size_t I = 1; I < N.numOutputs(); ++I)
-      if (N.output(I) && N.output(I)->hasUses())
-        return false;
-    for (size_t I = 0; I < N.numInputs(); ++I)
-      if (N.hasInput(I) && !isF32(N.input(I)))
-        return false;
-    // Scale and B over the last axis only.
-    for (size_t I = 1; I < N.numInputs(); ++I)
-      if (N.hasInput(I) && rankOf(N.input(I)) != 1)
-        return false;
-    return isF32(N.output(0)) && lastAxis(N, -1);
-  default:
-    return false;
-  }
-}
-
-namespace {
+/// Where a graph op stands in a region.
+enum class Role : uint8_t {
+  Elementwise,  ///< An expression of its operands at each point.
+  Transpose,    ///< Of a value from outside: its loads become permuted.
+  RowReduction, ///< Reductions over the last axis, then an expression.
+};
 
 /// The translation of one region body.
 class Translator {
@@ -130,11 +61,18 @@ public:
 
   RegionKernel run();
 
+  // For the rows of RegionOps.
+  KernelBuilder &builder() { return *B; }
+  /// The value of V at the current point (or row) of the open block.
+  Value emit(const ir::Value *V);
+  /// Starts a block: values are emitted again in it.
+  void newBlock() { Memo.clear(); }
+  int outRank() const { return OutRank; }
+  Value RowA, RowB; ///< The reduction's row scalars.
+
 private:
   void findReduction();
   void planDomain();
-  /// The value of V at the current point (or row) of the open block.
-  Value emit(const ir::Value *V);
   Value emitNode(const ir::Node &N);
   Value emitReductionResult(const ir::Node &N);
   void emitRowScalars();
@@ -162,8 +100,280 @@ private:
   std::unique_ptr<KernelBuilder> B;
   std::unordered_map<const ir::Value *, int> InputBuffer;
   std::unordered_map<const ir::Value *, Value> Memo; ///< Of the open block.
-  Value RowA, RowB; ///< The reduction's row scalars.
 };
+
+/// What a row of RegionOps emits with: the builder and node N's operands.
+struct NodeEmit {
+  Translator &T;
+  const ir::Node &N;
+  KernelBuilder &B;
+
+  NodeEmit(Translator &T, const ir::Node &N) : T(T), N(N), B(T.builder()) {}
+  Value arg(size_t I) { return T.emit(N.input(I)); }
+  Value f(float X) { return B.constF32(X); }
+  /// Op O folded over every operand, left to right.
+  Value fold(Op O) {
+    Value Acc = arg(0);
+    for (size_t I = 1; I < N.numInputs(); ++I)
+      Acc = B.binary(O, Acc, arg(I));
+    return Acc;
+  }
+  /// ONNX HardSigmoid: max(0, min(1, alpha x + beta)).
+  Value hardSigmoid(Value X, float Alpha, float Beta) {
+    Value Y = B.add(B.mul(X, f(Alpha)), f(Beta));
+    return B.max(f(0.0f), B.min(f(1.0f), Y));
+  }
+};
+
+/// One row of the region table: a graph op a fused region can hold.
+struct RegionOp {
+  OpKind Kind;
+  Role R;
+  /// What N needs beyond its role's checks (f32 operands and result).
+  bool (*Accepts)(const ir::Node &N);
+  /// Elementwise: N's value at the current point; row reduction: its result
+  /// from the row scalars and its input; Transpose: null (an access).
+  Value (*Emit)(NodeEmit &E);
+  /// Row reductions: the reductions before the loop, setting RowA / RowB.
+  void (*RowScalars)(Translator &T, const ir::Node &N);
+};
+
+bool hasOperand(const ir::Node &N) { return N.numInputs() >= 1; }
+
+/// Softmax's row scalars: RowA the maximum (0 when it is not finite, as in
+/// the reference), RowB the sum of exp(x - RowA); returns that sum.
+Value softmaxRowScalars(Translator &T, const ir::Node &R) {
+  KernelBuilder &B = T.builder();
+  const ir::Value *X = R.input(0);
+  T.newBlock();
+  B.beginReduce(ReduceKind::Max);
+  Value M = B.endReduce(T.emit(X), "max");
+  T.newBlock();
+  Value Finite = B.binary(Op::Lt, B.unary(Op::Abs, M), B.constF32(INFINITY));
+  T.RowA = B.select(Finite, M, B.constF32(0.0f));
+  B.beginReduce(ReduceKind::Add);
+  Value S = B.endReduce(B.exp(B.sub(T.emit(X), T.RowA)), "sum");
+  T.newBlock();
+  T.RowB = S;
+  return S;
+}
+
+/// The table. Elementwise rows keep their node's numerics (the reference
+/// kernels'): NaN stays NaN through Relu and Clip.
+const RegionOp RegionOps[] = {
+    {OpKind::Add, Role::Elementwise, hasOperand,
+     [](NodeEmit &E) { return E.B.add(E.arg(0), E.arg(1)); }, nullptr},
+    {OpKind::Sub, Role::Elementwise, hasOperand,
+     [](NodeEmit &E) { return E.B.sub(E.arg(0), E.arg(1)); }, nullptr},
+    {OpKind::Mul, Role::Elementwise, hasOperand,
+     [](NodeEmit &E) { return E.B.mul(E.arg(0), E.arg(1)); }, nullptr},
+    {OpKind::Div, Role::Elementwise, hasOperand,
+     [](NodeEmit &E) { return E.B.div(E.arg(0), E.arg(1)); }, nullptr},
+    {OpKind::Pow, Role::Elementwise, hasOperand,
+     [](NodeEmit &E) { return E.B.binary(Op::Pow, E.arg(0), E.arg(1)); },
+     nullptr},
+    {OpKind::Max, Role::Elementwise, hasOperand,
+     [](NodeEmit &E) { return E.fold(Op::Max); }, nullptr},
+    {OpKind::Min, Role::Elementwise, hasOperand,
+     [](NodeEmit &E) { return E.fold(Op::Min); }, nullptr},
+    {OpKind::Sum, Role::Elementwise, hasOperand,
+     [](NodeEmit &E) { return E.fold(Op::Add); }, nullptr},
+    {OpKind::Mean, Role::Elementwise, hasOperand,
+     [](NodeEmit &E) {
+       return E.B.div(E.fold(Op::Add),
+                      E.f(static_cast<float>(E.N.numInputs())));
+     },
+     nullptr},
+    {OpKind::Neg, Role::Elementwise, hasOperand,
+     [](NodeEmit &E) { return E.B.neg(E.arg(0)); }, nullptr},
+    {OpKind::Abs, Role::Elementwise, hasOperand,
+     [](NodeEmit &E) { return E.B.unary(Op::Abs, E.arg(0)); }, nullptr},
+    {OpKind::Exp, Role::Elementwise, hasOperand,
+     [](NodeEmit &E) { return E.B.exp(E.arg(0)); }, nullptr},
+    {OpKind::Log, Role::Elementwise, hasOperand,
+     [](NodeEmit &E) { return E.B.unary(Op::Log, E.arg(0)); }, nullptr},
+    {OpKind::Sqrt, Role::Elementwise, hasOperand,
+     [](NodeEmit &E) { return E.B.unary(Op::Sqrt, E.arg(0)); }, nullptr},
+    {OpKind::Reciprocal, Role::Elementwise, hasOperand,
+     [](NodeEmit &E) { return E.B.div(E.f(1.0f), E.arg(0)); }, nullptr},
+    {OpKind::Tanh, Role::Elementwise, hasOperand,
+     [](NodeEmit &E) { return E.B.unary(Op::Tanh, E.arg(0)); }, nullptr},
+    {OpKind::Erf, Role::Elementwise, hasOperand,
+     [](NodeEmit &E) { return E.B.unary(Op::Erf, E.arg(0)); }, nullptr},
+    {OpKind::Sigmoid, Role::Elementwise, hasOperand,
+     [](NodeEmit &E) { return E.B.unary(Op::Sigmoid, E.arg(0)); }, nullptr},
+    {OpKind::Identity, Role::Elementwise, hasOperand,
+     [](NodeEmit &E) { return E.arg(0); }, nullptr},
+    {OpKind::Relu, Role::Elementwise, hasOperand,
+     [](NodeEmit &E) { return E.B.max(E.arg(0), E.f(0.0f)); }, nullptr},
+    {OpKind::LeakyRelu, Role::Elementwise, hasOperand,
+     [](NodeEmit &E) {
+       Value X = E.arg(0);
+       Value Neg = E.B.binary(Op::Lt, X, E.f(0.0f));
+       return E.B.select(Neg, E.B.mul(X, E.f(E.N.attrFloat("alpha"))), X);
+     },
+     nullptr},
+    // Bounds must be constants (the pass copies scalar initializers into
+    // the body); a run-time bound is not an elementwise operand here. The
+    // reference: x < lo ? lo : (x > hi ? hi : x).
+    {OpKind::Clip, Role::Elementwise,
+     [](const ir::Node &N) {
+       for (size_t I = 1; I < N.numInputs(); ++I)
+         if (N.hasInput(I) && !N.input(I)->isInitializer())
+           return false;
+       return true;
+     },
+     [](NodeEmit &E) {
+       Value X = E.arg(0);
+       if (E.N.hasInput(1)) {
+         Value Lo = E.arg(1);
+         X = E.B.select(E.B.binary(Op::Lt, X, Lo), Lo, X);
+       }
+       if (E.N.hasInput(2)) {
+         Value Hi = E.arg(2);
+         X = E.B.select(E.B.binary(Op::Gt, X, Hi), Hi, X);
+       }
+       return X;
+     },
+     nullptr},
+    {OpKind::HardSigmoid, Role::Elementwise, hasOperand,
+     [](NodeEmit &E) {
+       return E.hardSigmoid(E.arg(0), E.N.attrFloat("alpha"),
+                            E.N.attrFloat("beta"));
+     },
+     nullptr},
+    {OpKind::HardSwish, Role::Elementwise, hasOperand,
+     [](NodeEmit &E) {
+       Value X = E.arg(0);
+       return E.B.mul(X, E.hardSigmoid(X, 1.0f / 6.0f, 0.5f));
+     },
+     nullptr},
+    {OpKind::Gelu, Role::Elementwise,
+     [](const ir::Node &N) {
+       const std::string &A = N.attrString("approximate");
+       return A == "none" || A == "tanh";
+     },
+     [](NodeEmit &E) {
+       KernelBuilder &B = E.B;
+       Value X = E.arg(0);
+       Value Inner;
+       if (E.N.attrString("approximate") == "tanh") {
+         // tanh(sqrt(2 / pi) * (x + 0.044715 x^3))
+         Value X3 = B.mul(B.mul(X, X), X);
+         Value T = B.add(X, B.mul(E.f(0.044715f), X3));
+         Inner = B.unary(Op::Tanh, B.mul(E.f(0.7978845608028654f), T));
+       } else {
+         Inner = B.unary(Op::Erf, B.mul(X, E.f(0.7071067811865476f)));
+       }
+       return B.mul(B.mul(E.f(0.5f), X), B.add(E.f(1.0f), Inner));
+     },
+     nullptr},
+    {OpKind::Transpose, Role::Transpose,
+     [](const ir::Node &N) { return rankOf(N.input(0)) > 0; }, nullptr,
+     nullptr},
+    {OpKind::Softmax, Role::RowReduction,
+     [](const ir::Node &N) { return lastAxis(N, -1); },
+     [](NodeEmit &E) {
+       Value X = E.arg(0);
+       return E.B.div(E.B.exp(E.B.sub(X, E.T.RowA)), E.T.RowB);
+     },
+     [](Translator &T, const ir::Node &N) { softmaxRowScalars(T, N); }},
+    {OpKind::LogSoftmax, Role::RowReduction,
+     [](const ir::Node &N) { return lastAxis(N, -1); },
+     [](NodeEmit &E) {
+       Value X = E.arg(0);
+       return E.B.sub(X, E.T.RowB);
+     },
+     [](Translator &T, const ir::Node &N) {
+       Value S = softmaxRowScalars(T, N);
+       KernelBuilder &B = T.builder();
+       T.RowB = B.add(T.RowA, B.unary(Op::Log, S)); // x - (max + log(sum)).
+     }},
+    // Mean and inverse deviation as row scalars; Scale and B over the last
+    // axis only, the other outputs unused.
+    {OpKind::LayerNormalization, Role::RowReduction,
+     [](const ir::Node &N) {
+       for (size_t I = 1; I < N.numOutputs(); ++I)
+         if (N.output(I) && N.output(I)->hasUses())
+           return false;
+       for (size_t I = 1; I < N.numInputs(); ++I)
+         if (N.hasInput(I) && (!isF32(N.input(I)) || rankOf(N.input(I)) != 1))
+           return false;
+       return lastAxis(N, -1);
+     },
+     [](NodeEmit &E) {
+       KernelBuilder &B = E.B;
+       Value X = E.arg(0);
+       Value Y = B.mul(B.sub(X, E.T.RowA), E.T.RowB);
+       Y = B.mul(Y, E.arg(1));
+       if (E.N.hasInput(2))
+         Y = B.add(Y, E.arg(2));
+       return Y;
+     },
+     [](Translator &T, const ir::Node &R) {
+       KernelBuilder &B = T.builder();
+       const ir::Value *X = R.input(0);
+       Value N = B.cast(B.dimSize(T.outRank() - 1), ScalarType::F32);
+       T.newBlock();
+       B.beginReduce(ReduceKind::Add);
+       Value Sum = B.endReduce(T.emit(X), "sum");
+       T.newBlock();
+       T.RowA = B.div(Sum, N); // Mean.
+       B.beginReduce(ReduceKind::Add);
+       Value D = B.sub(T.emit(X), T.RowA);
+       Value Sq = B.endReduce(B.mul(D, D), "sumsq");
+       T.newBlock();
+       float Eps = R.attrFloat("epsilon");
+       T.RowB = B.unary(Op::Rsqrt, B.add(B.div(Sq, N), B.constF32(Eps)));
+     }},
+};
+
+/// N's row in RegionOps when it has one and the row accepts N (f32
+/// operands and result, and what the row asks), else null.
+const RegionOp *regionOpFor(const ir::Node &N) {
+  const RegionOp *Row = nullptr;
+  for (const RegionOp &R : RegionOps)
+    if (R.Kind == N.op())
+      Row = &R;
+  if (!Row)
+    return nullptr;
+  switch (Row->R) {
+  case Role::Elementwise:
+    if (N.numOutputs() != 1 || !isF32(N.output(0)))
+      return nullptr;
+    for (size_t I = 0; I < N.numInputs(); ++I)
+      if (N.hasInput(I) && !isF32(N.input(I)))
+        return nullptr;
+    break;
+  case Role::Transpose:
+  case Role::RowReduction:
+    if (!isF32(N.input(0)) || !isF32(N.output(0)))
+      return nullptr;
+    break;
+  }
+  return Row->Accepts(N) ? Row : nullptr;
+}
+
+bool holds(const ir::Node &N, Role R) {
+  const RegionOp *Row = regionOpFor(N);
+  return Row && Row->R == R;
+}
+
+} // namespace
+
+bool regionCanHoldElementwise(const ir::Node &N) {
+  return holds(N, Role::Elementwise);
+}
+
+bool regionCanHoldTranspose(const ir::Node &N) {
+  return holds(N, Role::Transpose);
+}
+
+bool regionCanHoldRowReduction(const ir::Node &N) {
+  return holds(N, Role::RowReduction);
+}
+
+namespace {
 
 void Translator::findReduction() {
   for (const auto &N : Body.nodes()) {
@@ -329,149 +539,20 @@ Value Translator::emit(const ir::Value *V) {
 }
 
 Value Translator::emitNode(const ir::Node &N) {
-  auto Arg = [&](size_t I) { return emit(N.input(I)); };
-  auto F = [&](float X) { return B->constF32(X); };
-  auto Fold = [&](Op O) {
-    Value Acc = Arg(0);
-    for (size_t I = 1; I < N.numInputs(); ++I)
-      Acc = B->binary(O, Acc, Arg(I));
-    return Acc;
-  };
-  auto HardSigmoid = [&](Value X, float Alpha, float Beta) {
-    Value Y = B->add(B->mul(X, F(Alpha)), F(Beta));
-    return B->max(F(0.0f), B->min(F(1.0f), Y));
-  };
-  switch (N.op()) {
-  case OpKind::Add:
-    return B->add(Arg(0), Arg(1));
-  case OpKind::Sub:
-    return B->sub(Arg(0), Arg(1));
-  case OpKind::Mul:
-    return B->mul(Arg(0), Arg(1));
-  case OpKind::Div:
-    return B->div(Arg(0), Arg(1));
-  case OpKind::Pow:
-    return B->binary(Op::Pow, Arg(0), Arg(1));
-  case OpKind::Max:
-    return Fold(Op::Max);
-  case OpKind::Min:
-    return Fold(Op::Min);
-  case OpKind::Sum:
-    return Fold(Op::Add);
-  case OpKind::Mean:
-    return B->div(Fold(Op::Add), F(static_cast<float>(N.numInputs())));
-  case OpKind::Neg:
-    return B->neg(Arg(0));
-  case OpKind::Abs:
-    return B->unary(Op::Abs, Arg(0));
-  case OpKind::Exp:
-    return B->exp(Arg(0));
-  case OpKind::Log:
-    return B->unary(Op::Log, Arg(0));
-  case OpKind::Sqrt:
-    return B->unary(Op::Sqrt, Arg(0));
-  case OpKind::Reciprocal:
-    return B->div(F(1.0f), Arg(0));
-  case OpKind::Tanh:
-    return B->unary(Op::Tanh, Arg(0));
-  case OpKind::Erf:
-    return B->unary(Op::Erf, Arg(0));
-  case OpKind::Sigmoid:
-    return B->unary(Op::Sigmoid, Arg(0));
-  case OpKind::Identity:
-    return Arg(0);
-  case OpKind::Relu:
-    return B->max(Arg(0), F(0.0f)); // NaN stays NaN.
-  case OpKind::LeakyRelu: {
-    Value X = Arg(0);
-    Value Neg = B->binary(Op::Lt, X, F(0.0f));
-    return B->select(Neg, B->mul(X, F(N.attrFloat("alpha"))), X);
-  }
-  case OpKind::Clip: {
-    // The reference: x < lo ? lo : (x > hi ? hi : x); NaN stays NaN.
-    Value X = Arg(0);
-    if (N.hasInput(1)) {
-      Value Lo = Arg(1);
-      X = B->select(B->binary(Op::Lt, X, Lo), Lo, X);
-    }
-    if (N.hasInput(2)) {
-      Value Hi = Arg(2);
-      X = B->select(B->binary(Op::Gt, X, Hi), Hi, X);
-    }
-    return X;
-  }
-  case OpKind::HardSigmoid:
-    return HardSigmoid(Arg(0), N.attrFloat("alpha"), N.attrFloat("beta"));
-  case OpKind::HardSwish: {
-    Value X = Arg(0);
-    return B->mul(X, HardSigmoid(X, 1.0f / 6.0f, 0.5f));
-  }
-  case OpKind::Gelu: {
-    Value X = Arg(0);
-    Value Inner;
-    if (N.attrString("approximate") == "tanh") {
-      // tanh(sqrt(2 / pi) * (x + 0.044715 x^3))
-      Value X3 = B->mul(B->mul(X, X), X);
-      Value T = B->add(X, B->mul(F(0.044715f), X3));
-      Inner = B->unary(Op::Tanh, B->mul(F(0.7978845608028654f), T));
-    } else {
-      Inner = B->unary(Op::Erf, B->mul(X, F(0.7071067811865476f)));
-    }
-    return B->mul(B->mul(F(0.5f), X), B->add(F(1.0f), Inner));
-  }
-  default:
+  const RegionOp *Row = regionOpFor(N);
+  if (!Row || Row->R != Role::Elementwise)
     unsupported(N.describe() + " cannot be part of a fused region");
-  }
+  NodeEmit E(*this, N);
+  return Row->Emit(E);
 }
 
 void Translator::emitRowScalars() {
-  const ir::Node &R = *Reduction;
-  const ir::Value *X = R.input(0);
-  if (R.op() == OpKind::LayerNormalization) {
-    Value N = B->cast(B->dimSize(OutRank - 1), ScalarType::F32);
-    Memo.clear();
-    B->beginReduce(ReduceKind::Add);
-    Value Sum = B->endReduce(emit(X), "sum");
-    Memo.clear();
-    RowA = B->div(Sum, N); // Mean.
-    B->beginReduce(ReduceKind::Add);
-    Value D = B->sub(emit(X), RowA);
-    Value Sq = B->endReduce(B->mul(D, D), "sumsq");
-    Memo.clear();
-    float Eps = R.attrFloat("epsilon");
-    RowB = B->unary(Op::Rsqrt, B->add(B->div(Sq, N), B->constF32(Eps)));
-    return;
-  }
-  // Softmax / LogSoftmax: the reference's maximum is 0 when not finite.
-  Memo.clear();
-  B->beginReduce(ReduceKind::Max);
-  Value M = B->endReduce(emit(X), "max");
-  Memo.clear();
-  Value Finite = B->binary(Op::Lt, B->unary(Op::Abs, M), B->constF32(INFINITY));
-  RowA = B->select(Finite, M, B->constF32(0.0f));
-  B->beginReduce(ReduceKind::Add);
-  Value S = B->endReduce(B->exp(B->sub(emit(X), RowA)), "sum");
-  Memo.clear();
-  RowB = S;
-  if (R.op() == OpKind::LogSoftmax)
-    RowB = B->add(RowA, B->unary(Op::Log, S)); // x - (max + log(sum)).
+  regionOpFor(*Reduction)->RowScalars(*this, *Reduction);
 }
 
 Value Translator::emitReductionResult(const ir::Node &R) {
-  Value X = emit(R.input(0));
-  switch (R.op()) {
-  case OpKind::Softmax:
-    return B->div(B->exp(B->sub(X, RowA)), RowB);
-  case OpKind::LogSoftmax:
-    return B->sub(X, RowB);
-  default: { // LayerNormalization.
-    Value Y = B->mul(B->sub(X, RowA), RowB);
-    Y = B->mul(Y, emit(R.input(1)));
-    if (R.hasInput(2))
-      Y = B->add(Y, emit(R.input(2)));
-    return Y;
-  }
-  }
+  NodeEmit E(*this, R);
+  return regionOpFor(R)->Emit(E);
 }
 
 RegionKernel Translator::run() {

@@ -41,7 +41,8 @@
 // order; max/min reductions propagate NaN like max/min; an empty reduction
 // gives 0 (add), -inf / INT_MIN (max), +inf / INT_MAX (min).
 //
-// Text form (printKernel; deterministic, the JIT cache key):
+// Text form (printKernel; deterministic, the JIT cache key; parseKernel reads
+// it back exactly):
 //
 //   kernel @softmax(%x: f32[d0, d1] in, %y: f32[d0, d1] out) domain [d0, d1] {
 //     %m = reduce.max d1 {
@@ -92,58 +93,41 @@ enum class ScalarType : uint8_t { F32, I32, Bool };
 /// "f32", "i32", "bool".
 std::string_view scalarTypeName(ScalarType T);
 
-/// The operations of a kernel body.
+/// The operations of a kernel body, one per row of KernelOps.def (which
+/// documents each).
 enum class Op : uint8_t {
-  // Leaves.
-  Const, ///< A constant (f32, i32 or bool).
-  Load,  ///< The element of an input buffer at the current point.
-  Dim,   ///< The run-time size of domain dim `I` (i32; wraps past 2^31).
-  Index, ///< The current index along domain dim `I` (i32); the inner dim's
-         ///< only inside loops and reductions.
-  // Unary.
-  Neg,
-  Abs,
-  Exp, ///< f32 only, like the other math functions.
-  Log,
-  Tanh,
-  Erf,
-  Sqrt,
-  Rsqrt,   ///< 1 / sqrt(x).
-  Sigmoid, ///< 1 / (1 + exp(-x)).
-  Not,     ///< bool only.
-  Cast,    ///< To the instruction's type.
-  // Binary.
-  Add,
-  Sub,
-  Mul,
-  Div,
-  Min,
-  Max,
-  Pow, ///< f32 only (ONNX Pow: negative base with an integral exponent).
-  And, ///< bool only.
-  Or,  ///< bool only.
-  Eq,  ///< Comparisons of two f32 or two i32 values give bool.
-  Ne,
-  Lt,
-  Le,
-  Gt,
-  Ge,
-  // Ternary.
-  Select, ///< select cond, a, b.
-  // Structure.
-  Reduce, ///< A reduction over the inner dimension (a nested block).
-  Loop,   ///< A loop over the inner dimension (a nested block).
-  Store,  ///< store %out, value.
+#define KERNEL_OP(Enum, Mnemonic, Arity, Rule) Enum,
+#include "nngraph/backends/kernel/KernelOps.def"
 };
 
-/// The text name of an op ("add", "reduce", ...).
+/// The operand / result type rule of an op (KernelOps.def explains each).
+enum class TypeRule : uint8_t {
+  Leaf,
+  Numeric,
+  FloatMath,
+  Logic,
+  Compare,
+  Cast,
+  Select,
+  Structure,
+};
+
+/// The text name of an op ("add", "reduce", ...); "?" outside the table.
 std::string_view opName(Op O);
 /// Operand count of an expression op (0 for leaves and structure).
 int opArity(Op O);
+/// The type rule of an op (Structure outside the table).
+TypeRule opTypeRule(Op O);
+/// True when O is a row of the op table.
+bool isKnownOp(Op O);
+/// The op whose mnemonic is Name (reductions: "reduce"), if any.
+bool opNamed(std::string_view Name, Op &Out);
 
 /// How a reduction combines.
 enum class ReduceKind : uint8_t { Add, Max, Min };
 std::string_view reduceKindName(ReduceKind K);
+/// The reduction kind named Name ("add", "max", "min"), if any.
+bool reduceKindNamed(std::string_view Name, ReduceKind &Out);
 
 /// How a buffer's run-time strides arise.
 enum class Layout : uint8_t {
@@ -213,6 +197,15 @@ public:
   int bufferNamed(std::string_view Name) const;
 };
 
+/// The result type that the type rule of expression instruction I of K
+/// gives it from its operands' types (Numeric and Logic: the first
+/// operand's, FloatMath: f32, Compare: bool, Select: the second operand's,
+/// Cast: I.Type).
+ScalarType exprResultType(const Kernel &K, const Inst &I);
+/// What is wrong with the types of expression instruction I of K (its
+/// operands' and its own, by the op's type rule), or an empty string.
+std::string instTypeError(const Kernel &K, const Inst &I);
+
 /// A value under construction (an instruction index).
 struct Value {
   int Id = -1;
@@ -280,9 +273,22 @@ private:
 /// Checks every invariant of K (types, scopes, buffer use, stores); throws
 /// Error (kind Verify) saying what is wrong where.
 void verifyKernel(const Kernel &K);
+/// Like verifyKernel; before throwing, sets *FailedInst to the index of the
+/// instruction at fault, or -1 when the fault is not one instruction's.
+void verifyKernel(const Kernel &K, int *FailedInst);
 
 /// The text form of K (see the top of this file); deterministic.
 std::string printKernel(const Kernel &K);
+
+/// Parses the text form (printKernel's output; '#' starts a comment) into
+/// a verified kernel: printKernel(parseKernel(printKernel(K))) equals
+/// printKernel(K). Errors are Error(Parse) "NAME:LINE:COL: error: ..."
+/// (what was expected, an unknown op, a wrong operand count, an undefined
+/// value, a type mismatch, a number out of range) with the source line and
+/// a caret, or Error(Verify) from verifyKernel for a kernel that reads
+/// well but breaks a rule of the IR. BufferName names the text in messages.
+Kernel parseKernel(std::string_view Text,
+                   std::string_view BufferName = "<string>");
 
 /// Element strides (buffer-major: Strides[B * Rank + D]) of every buffer
 /// along every domain dim for domain sizes Sizes: 0 where a buffer

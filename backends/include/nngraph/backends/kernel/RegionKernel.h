@@ -12,7 +12,8 @@
 // in every block that needs them); a row reduction (Softmax, LogSoftmax,
 // LayerNormalization over the last axis) becomes reductions over the inner
 // axis followed by the loop storing the outputs. regionCanHold says which
-// nodes the translator takes, so the pass that forms regions asks it.
+// nodes the translator takes (both come from one table of graph ops in
+// RegionKernel.cpp), so the pass that forms regions asks it.
 //
 //===----------------------------------------------------------------------===//
 #pragma once
