@@ -181,4 +181,34 @@ TEST(CpuValueGuards, AnIntegerInputDecidingAnIfCompilesPerValue) {
   }
 }
 
+TEST(CpuValueGuards, ADataDependentGraphStillRunsPerValue) {
+  REQUIRE_ONEDNN();
+  // Compiled for a value, the graph's NonZero still makes it run node by
+  // node (no program): the value's entry must serve that too.
+  std::unique_ptr<ir::Graph> G = ir::parseGraph(R"(graph "nonzero-if" {
+    input %x: f32[N]
+    input %k: i64[]
+    init %one: i64[] = [1]
+    %c = Equal(%k, %one)
+    %y = If(%c) {then_branch = graph {
+      %t = Relu(%x)
+      output %t
+    }, else_branch = graph {
+      %e = Neg(%x)
+      output %e
+    }}
+    %nz = NonZero(%y)
+    output %nz
+  })",
+                                                "nonzero-if");
+  auto Exe = backends::getBackend("cpu").compile(*G);
+  for (int64_t K : {1, 0, 1}) {
+    std::vector<Tensor> In = {rnd(Shape({7}), 5), Tensor::scalar<int64_t>(K)};
+    std::vector<Tensor> Want = backends::runReference(*G, In);
+    std::vector<Tensor> Got = Exe->run(In);
+    ASSERT_EQ(Got.size(), 1u);
+    EXPECT_TRUE(Got[0].equals(Want[0])) << "k " << K;
+  }
+}
+
 } // namespace

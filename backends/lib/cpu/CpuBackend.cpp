@@ -415,7 +415,7 @@ private:
     Shared.Arena = L.Arena; // The lane's, for the programs compiled now.
     std::unique_ptr<Program> P =
         compileProgram(*E.Source, E.Types, E.Shapes, Shared, Speculate);
-    if (!E.Values.empty())
+    if (P && !E.Values.empty()) // (Null: node by node.)
       P->Stats.Stages.insert(P->Stats.Stages.begin(),
                              {"values", 0.0, Guards.describe(E.Values)});
     LastCompileMs = std::chrono::duration<double, std::milli>(

@@ -63,8 +63,11 @@ ValueGuards::ValueGuards(const ir::Graph &G) : G(G) {
 std::vector<int64_t>
 ValueGuards::valuesOf(const std::vector<rt::Tensor> &In) const {
   std::vector<int64_t> Values;
-  for (size_t I : Inputs)
+  for (size_t I : Inputs) {
+    if (!In[I].defined() || In[I].numel() != 1)
+      return {}; // (An absent optional input: the graph serves it.)
     Values.push_back(In[I].getFlatInt(0));
+  }
   return Values;
 }
 

@@ -35,7 +35,8 @@ public:
   explicit ValueGuards(const ir::Graph &G);
 
   bool empty() const { return Inputs.empty(); }
-  /// The guarded inputs' values in Inputs (empty when there are none).
+  /// The guarded inputs' values in Inputs (empty when there are none, or
+  /// one is absent).
   std::vector<int64_t> valuesOf(const std::vector<rt::Tensor> &Inputs) const;
   /// The graph compiled for Values (made on first use from In's tensors),
   /// or null once MaxValues others have been made.
