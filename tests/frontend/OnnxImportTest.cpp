@@ -323,18 +323,18 @@ TEST(OnnxImport, UnknownAttributeIsAnError) {
 TEST(OnnxImport, AllUnsupportedOperatorsReportedAtOnce) {
   onnx::ModelProto M = makeModel();
   addInput(M, "x", {int64_t(3)});
-  addNode(M, "Bernoulli", {"x"}, {"a"}, "bern_0");
+  addNode(M, "TfIdfVectorizer", {"x"}, {"a"}, "tfidf_0");
   addNode(M, "ImageDecoder", {"a", "x"}, {"b"}, "dec_0");
-  addNode(M, "Bernoulli", {"b"}, {"c"}, "bern_1");
+  addNode(M, "TfIdfVectorizer", {"b"}, {"c"}, "tfidf_1");
   addNode(M, "Relu", {"c"}, {"d"}, "relu");
-  addNode(M, "Bernoulli", {"d"}, {"e"}, "bern_2");
-  addNode(M, "Bernoulli", {"e"}, {"f"}, "bern_3");
+  addNode(M, "TfIdfVectorizer", {"d"}, {"e"}, "tfidf_2");
+  addNode(M, "TfIdfVectorizer", {"e"}, {"f"}, "tfidf_3");
   addOutput(M, "f", {int64_t(3)});
   ErrorKind K;
   std::string Msg = importError(M, &K);
   EXPECT_EQ(K, ErrorKind::Unsupported);
   EXPECT_NE(Msg.find("2 operator types (5 nodes)"), std::string::npos) << Msg;
-  EXPECT_NE(Msg.find("Bernoulli x4 (nodes 'bern_0', 'bern_1', 'bern_2', ...)"),
+  EXPECT_NE(Msg.find("TfIdfVectorizer x4 (nodes 'tfidf_0', 'tfidf_1', 'tfidf_2', ...)"),
             std::string::npos)
       << Msg;
   EXPECT_NE(Msg.find("ImageDecoder x1 (node 'dec_0')"), std::string::npos) << Msg;

@@ -31,15 +31,6 @@ int64_t checkedIndex(const KernelContext &C, int64_t V, int64_t N,
   return V < 0 ? V + N : V;
 }
 
-/// splitmix64: a well-mixed 64-bit hash, the counter-based generator of
-/// Dropout.
-uint64_t splitMix(uint64_t X) {
-  X += 0x9e3779b97f4a7c15ULL;
-  X = (X ^ (X >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  X = (X ^ (X >> 27)) * 0x94d049bb133111ebULL;
-  return X ^ (X >> 31);
-}
-
 } // namespace
 
 void kernelGather(KernelContext &C) {
