@@ -1,7 +1,8 @@
 //===- FastKernels.h - f32 loops of the cpu backend (internal) -*- C++ -*-===//
 //
 // Loops the cpu backend prefers to both oneDNN and the reference kernel
-// for some f32 ops (FastKernels.cpp, FastPool.cpp, FastRecurrent.cpp) and
+// for some ops (FastKernels.cpp, FastPool.cpp, FastRecurrent.cpp,
+// FastRoiAlign.cpp, FastScatter.cpp) and
 // for linear (de)quantization (QuantKernels.cpp).
 //
 //===----------------------------------------------------------------------===//
@@ -28,6 +29,11 @@ bool runFastMaxPoolGrad(reference::KernelContext &C);
 /// per tensor or per axis (QuantKernels.cpp).
 bool runQuantizeLinear(reference::KernelContext &C);
 bool runDequantizeLinear(reference::KernelContext &C);
+/// RoiAlign on f32 feature maps (FastRoiAlign.cpp).
+bool runRoiAlign(reference::KernelContext &C);
+/// ScatterElements without a reduction, any numeric dtype
+/// (FastScatter.cpp).
+bool runScatterElements(reference::KernelContext &C);
 /// LSTM on f32 with its default activations (FastRecurrent.cpp).
 bool runLSTM(reference::KernelContext &C);
 
