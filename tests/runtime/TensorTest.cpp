@@ -4,6 +4,7 @@
 #include "nngraph/runtime/Parallel.h"
 #include "nngraph/runtime/Tensor.h"
 
+#include <algorithm>
 #include <atomic>
 #include <cstdio>
 #include <fstream>
@@ -219,6 +220,27 @@ TEST(Tensor, ConvertsBetweenDTypes) {
   Tensor Bo = T.to(DType::Bool);
   EXPECT_EQ(Bo.toIntVector(), (std::vector<int64_t>{1, 1, 0}));
   EXPECT_TRUE(T.equals(H.to(DType::F32)));
+}
+
+TEST(Tensor, LargeBlocksAreReusedZeroed) {
+  // A freed block of 1 MiB is handed out again for the same size (the
+  // allocator's cache), and a tensor made on it is zero-filled again.
+  constexpr int64_t N = 1 << 18;
+  const void *First;
+  {
+    Tensor A = Tensor::empty({N}, DType::F32);
+    First = A.rawData();
+    float *P = A.data<float>();
+    for (int64_t I = 0; I < N; ++I)
+      P[I] = 1.0f;
+  }
+  Tensor B = Tensor::empty({N}, DType::F32);
+  EXPECT_EQ(B.rawData(), First);
+  const float *P = B.data<float>();
+  EXPECT_EQ(std::count(P, P + N, 0.0f), N);
+  // Another size does not take it.
+  Tensor C = Tensor::empty({N + 16}, DType::F32);
+  EXPECT_NE(C.rawData(), First);
 }
 
 TEST(Tensor, ZeroSize) {
