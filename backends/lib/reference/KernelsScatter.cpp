@@ -247,8 +247,9 @@ void kernelNonZero(KernelContext &C) {
   Shape S = X.rank() == 0 ? Shape{1} : X.shape();
   int64_t R = static_cast<int64_t>(S.rank());
   std::vector<int64_t> Hits;
+  std::vector<double> V = X.toDoubleVector();
   for (int64_t I = 0; I < X.numel(); ++I)
-    if (X.getFlat(I) != 0)
+    if (V[static_cast<size_t>(I)] != 0)
       Hits.push_back(I);
   int64_t N = static_cast<int64_t>(Hits.size());
   Tensor &Y = C.allocOutput(0, Shape{R, N}, DType::I64);
