@@ -2,7 +2,7 @@
 //
 // Loops the cpu backend prefers to both oneDNN and the reference kernel
 // for some ops (FastKernels.cpp, FastPool.cpp, FastRecurrent.cpp,
-// FastRoiAlign.cpp, FastScatter.cpp) and
+// FastRoiAlign.cpp, FastScatter.cpp, FastCompare.cpp) and
 // for linear (de)quantization (QuantKernels.cpp).
 //
 //===----------------------------------------------------------------------===//
@@ -31,6 +31,12 @@ bool runQuantizeLinear(reference::KernelContext &C);
 bool runDequantizeLinear(reference::KernelContext &C);
 /// RoiAlign on f32 feature maps (FastRoiAlign.cpp).
 bool runRoiAlign(reference::KernelContext &C);
+/// The comparisons of dense f32 tensors (FastCompare.cpp).
+bool runEqual(reference::KernelContext &C);
+bool runLess(reference::KernelContext &C);
+bool runLessOrEqual(reference::KernelContext &C);
+bool runGreater(reference::KernelContext &C);
+bool runGreaterOrEqual(reference::KernelContext &C);
 /// ScatterElements without a reduction, any numeric dtype
 /// (FastScatter.cpp).
 bool runScatterElements(reference::KernelContext &C);
