@@ -21,31 +21,33 @@ namespace nng::backends::cpu {
 
 namespace {
 
-/// Writes Upd's elements (of type T) into Y at the rows Idx gives along
-/// Axis; indices already checked and wrapped (Ind, in Idx's order).
+/// Writes Upd's elements (of type T) into Y at the rows Ind gives along
+/// Axis (in Upd's order; already checked to lie in [-N, N), N the axis'
+/// extent; negative ones count from the end).
 template <typename T>
-void scatterRows(const Tensor &Upd, Tensor &Y, const std::vector<int64_t> &Ind,
+void scatterRows(const Tensor &Upd, Tensor &Y, const int64_t *Ind,
                  int64_t Axis) {
   const Shape &IS = Upd.shape();
   int64_t R = static_cast<int64_t>(IS.rank());
   std::vector<int64_t> YSt = contiguousStrides(Y.shape());
   const T *PU = static_cast<const T *>(Upd.rawData());
   T *PY = static_cast<T *>(Y.rawData());
-  int64_t Inner = IS[R - 1], Rows = IS.numel() / Inner;
+  int64_t Inner = IS[R - 1], Rows = IS.numel() / Inner, N = Y.size(Axis);
+  auto Wrap = [N](int64_t J) { return J < 0 ? J + N : J; };
   // Output offset of each row's first element without the axis' term, by
   // an odometer over the outer axes of the indices' shape.
   std::vector<int64_t> Pos(static_cast<size_t>(R - 1), 0);
   int64_t Base = 0, InnerSt = YSt[R - 1];
   for (int64_t Row = 0; Row < Rows; ++Row) {
-    const int64_t *IR = Ind.data() + Row * Inner;
+    const int64_t *IR = Ind + Row * Inner;
     const T *U = PU + Row * Inner;
     if (Axis == R - 1) {
       for (int64_t I = 0; I < Inner; ++I)
-        PY[Base + IR[I] * InnerSt] = U[I];
+        PY[Base + Wrap(IR[I]) * InnerSt] = U[I];
     } else {
       int64_t AxisSt = YSt[Axis];
       for (int64_t I = 0; I < Inner; ++I)
-        PY[Base + IR[I] * AxisSt + I * InnerSt] = U[I];
+        PY[Base + Wrap(IR[I]) * AxisSt + I * InnerSt] = U[I];
     }
     for (int64_t D = R - 2; D >= 0; --D) {
       int64_t St = D == Axis ? 0 : YSt[D];
@@ -81,14 +83,20 @@ bool runScatterElements(reference::KernelContext &C) {
   for (int64_t D = 0; D < R; ++D)
     if (D != Axis && Idx.size(D) > Data.size(D))
       return false;
-  std::vector<int64_t> Ind = Idx.toIntVector();
-  int64_t N = Data.size(Axis);
-  for (int64_t &V : Ind) {
-    if (V < -N || V >= N)
-      return false; // The reference kernel names the bad index.
-    if (V < 0)
-      V += N;
+  // Dense i64 indices are read where they lie (torchvision's are as large
+  // as the pooled features), others as a copy.
+  std::vector<int64_t> Copy;
+  const int64_t *Ind;
+  if (Idx.dtype() == DType::I64 && Idx.isContiguous()) {
+    Ind = static_cast<const int64_t *>(Idx.rawData());
+  } else {
+    Copy = Idx.toIntVector();
+    Ind = Copy.data();
   }
+  int64_t N = Data.size(Axis);
+  for (int64_t I = 0; I < Idx.numel(); ++I)
+    if (Ind[I] < -N || Ind[I] >= N)
+      return false; // The reference kernel names the bad index.
   Tensor &Y = C.allocOutput(0, Data.shape(), Data.dtype());
   Y.copyFrom(Data);
   if (Idx.numel() == 0)
