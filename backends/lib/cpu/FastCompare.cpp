@@ -42,7 +42,7 @@ template <typename Pred> bool compareF32(reference::KernelContext &C, Pred P) {
       return false;
   }
   const Tensor &Big = ScalarA ? B : A;
-  Tensor &Y = C.allocOutput(0, Big.shape(), DType::Bool);
+  Tensor &Y = allocDenseOutput(C, 0, Big.shape(), DType::Bool);
   const float *PA = static_cast<const float *>(A.rawData());
   const float *PB = static_cast<const float *>(B.rawData());
   bool *PY = static_cast<bool *>(Y.rawData());

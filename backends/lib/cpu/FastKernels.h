@@ -12,6 +12,13 @@
 
 namespace nng::backends::cpu {
 
+/// Output I of shape S and dtype T for a loop that writes every element:
+/// the caller's planned buffer (KernelContext::Preset) as it is, else new
+/// memory from the cpu allocator; neither is zero-filled, unlike
+/// allocOutput's.
+Tensor &allocDenseOutput(reference::KernelContext &C, size_t I, const Shape &S,
+                         DType T);
+
 // Each returns false when it does not serve C (another dtype, a layout it
 // does not handle, bad attributes), and the caller's fallback kernel runs;
 // the kernel table (KernelTable.def) says which op uses which.

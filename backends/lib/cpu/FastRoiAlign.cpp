@@ -205,7 +205,7 @@ bool runRoiAlign(reference::KernelContext &C) {
       return false;
   Tensor Src = X.contiguous();
   const float *PX = static_cast<const float *>(Src.rawData());
-  Tensor &Y = C.allocOutput(0, Shape{NR, Ch, OH, OW}, DType::F32);
+  Tensor &Y = allocDenseOutput(C, 0, Shape{NR, Ch, OH, OW}, DType::F32);
   float *PY = static_cast<float *>(Y.rawData());
   int64_t Blocks = (Ch + ChannelBlock - 1) / ChannelBlock;
   parallelFor(0, NR * Blocks, 1, [&](int64_t Begin, int64_t End) {

@@ -93,11 +93,11 @@ bool runScatterElements(reference::KernelContext &C) {
     Copy = Idx.toIntVector();
     Ind = Copy.data();
   }
-  int64_t N = Data.size(Axis);
-  for (int64_t I = 0; I < Idx.numel(); ++I)
+  int64_t N = Data.size(Axis), Count = Idx.numel();
+  for (int64_t I = 0; I < Count; ++I)
     if (Ind[I] < -N || Ind[I] >= N)
       return false; // The reference kernel names the bad index.
-  Tensor &Y = C.allocOutput(0, Data.shape(), Data.dtype());
+  Tensor &Y = allocDenseOutput(C, 0, Data.shape(), Data.dtype());
   Y.copyFrom(Data);
   if (Idx.numel() == 0)
     return true;
