@@ -229,8 +229,8 @@ void inferNonZero(InferContext &C) {
   Dim Count = Dim::unknown();
   if (const Tensor *V = C.inputValue(0)) {
     int64_t N = 0;
-    for (int64_t I = 0; I < V->numel(); ++I)
-      N += V->getFlat(I) != 0;
+    for (double E : V->toDoubleVector())
+      N += E != 0;
     Count = Dim(N);
   }
   Dim Rank = X.hasRank() ? Dim(std::max<int64_t>(X.rank(), 1)) : Dim::unknown();

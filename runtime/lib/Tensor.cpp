@@ -102,6 +102,70 @@ void Tensor::checkType(DType T) const {
 }
 
 namespace {
+/// The rows of a copy between two strided views of one shape: the axes
+/// merged where both views step through them as through one, the last
+/// (merged) axis the row; forEach visits every row's first element in
+/// both views, advancing an odometer (no division per element).
+struct StridedRows {
+  std::vector<int64_t> Sizes, SrcSt, DstSt; ///< The outer (merged) axes.
+  int64_t Inner = 1, InnerSrc = 0, InnerDst = 0;
+
+  StridedRows(const Shape &Sh, const Strides &S, const Strides &D) {
+    for (size_t A = 0; A < Sh.rank(); ++A) {
+      if (Sh[A] == 1)
+        continue;
+      if (!Sizes.empty() && SrcSt.back() == S[A] * Sh[A] &&
+          DstSt.back() == D[A] * Sh[A]) {
+        Sizes.back() *= Sh[A];
+        SrcSt.back() = S[A];
+        DstSt.back() = D[A];
+        continue;
+      }
+      Sizes.push_back(Sh[A]);
+      SrcSt.push_back(S[A]);
+      DstSt.push_back(D[A]);
+    }
+    if (!Sizes.empty()) {
+      Inner = Sizes.back(), InnerSrc = SrcSt.back(), InnerDst = DstSt.back();
+      Sizes.pop_back(), SrcSt.pop_back(), DstSt.pop_back();
+    }
+  }
+
+  template <typename Fn> void forEach(Fn &&F) const {
+    size_t R = Sizes.size();
+    std::vector<int64_t> Idx(R, 0);
+    int64_t SOff = 0, DOff = 0;
+    while (true) {
+      F(SOff, DOff);
+      size_t A = R;
+      while (A > 0) {
+        --A;
+        SOff += SrcSt[A], DOff += DstSt[A];
+        if (++Idx[A] < Sizes[A])
+          break;
+        SOff -= Idx[A] * SrcSt[A], DOff -= Idx[A] * DstSt[A];
+        Idx[A] = 0;
+        if (A == 0)
+          return;
+      }
+      if (R == 0)
+        return;
+    }
+  }
+};
+
+/// One row of a same-dtype copy of elements of type T (by bits).
+template <typename T>
+void copyRow(char *Dst, const char *Src, const StridedRows &Rows) {
+  for (int64_t I = 0; I < Rows.Inner; ++I) {
+    T V;
+    std::memcpy(&V, Src + I * Rows.InnerSrc * static_cast<int64_t>(sizeof(T)),
+                sizeof(T));
+    std::memcpy(Dst + I * Rows.InnerDst * static_cast<int64_t>(sizeof(T)), &V,
+                sizeof(T));
+  }
+}
+
 /// Element offset of flat row-major position I in a strided view.
 int64_t stridedOffset(const Shape &Sh, const Strides &St, int64_t I) {
   int64_t Off = 0;
@@ -168,18 +232,44 @@ void Tensor::setFlat(int64_t I, double V) {
   });
 }
 
+namespace {
+/// The elements of T in row-major order, each converted by Conv (one
+/// dtype dispatch, rows walked by an odometer).
+template <typename R, typename ConvFn>
+std::vector<R> flatValues(const Tensor &T, ConvFn Conv) {
+  std::vector<R> Out(static_cast<size_t>(T.numel()));
+  if (Out.empty())
+    return Out;
+  const char *Base = static_cast<const char *>(T.rawData());
+  StridedRows Rows(T.shape(), T.strides(), contiguousStrides(T.shape()));
+  visitDType(T.dtype(), [&](auto Tag) {
+    using E = typename decltype(Tag)::type;
+    Rows.forEach([&](int64_t SOff, int64_t DOff) {
+      for (int64_t I = 0; I < Rows.Inner; ++I) {
+        E V;
+        std::memcpy(&V,
+                    Base + (SOff + I * Rows.InnerSrc) *
+                               static_cast<int64_t>(sizeof(E)),
+                    sizeof(E));
+        Out[static_cast<size_t>(DOff + I * Rows.InnerDst)] = Conv(V);
+      }
+    });
+  });
+  return Out;
+}
+} // namespace
+
 std::vector<int64_t> Tensor::toIntVector() const {
-  std::vector<int64_t> R(static_cast<size_t>(numel()));
-  for (int64_t I = 0; I < numel(); ++I)
-    R[I] = getFlatInt(I);
-  return R;
+  return flatValues<int64_t>(*this, [](auto V) -> int64_t {
+    if constexpr (std::is_integral_v<decltype(V)>)
+      return static_cast<int64_t>(V);
+    else
+      return static_cast<int64_t>(toDouble(V));
+  });
 }
 
 std::vector<double> Tensor::toDoubleVector() const {
-  std::vector<double> R(static_cast<size_t>(numel()));
-  for (int64_t I = 0; I < numel(); ++I)
-    R[I] = getFlat(I);
-  return R;
+  return flatValues<double>(*this, [](auto V) { return toDouble(V); });
 }
 
 std::vector<std::string> Tensor::toStrings() const {
@@ -281,15 +371,42 @@ void Tensor::copyFrom(const Tensor &Src) {
       std::memcpy(rawData(), Src.rawData(), nbytes());
     return;
   }
-  int64_t N = numel();
+  if (numel() == 0)
+    return;
   char *Dst = static_cast<char *>(rawData());
   const char *SrcBase = static_cast<const char *>(Src.rawData());
-  if (Src.dtype() == Type && !isNumeric(Type)) {
-    // str handles, strided: move elements by size.
+  StridedRows Rows(Sh, Src.St, St);
+  if (Src.dtype() == Type) {
+    // Same dtype (str handles included): rows of elements moved by size,
+    // a whole row at once where both sides are dense along it.
     size_t ES = elementSize();
-    for (int64_t I = 0; I < N; ++I)
-      std::memcpy(Dst + stridedOffset(Sh, St, I) * ES,
-                  SrcBase + stridedOffset(Src.Sh, Src.St, I) * ES, ES);
+    bool Dense = Rows.InnerSrc == 1 && Rows.InnerDst == 1;
+    Rows.forEach([&](int64_t SOff, int64_t DOff) {
+      const char *S = SrcBase + SOff * static_cast<int64_t>(ES);
+      char *D = Dst + DOff * static_cast<int64_t>(ES);
+      if (Dense) {
+        std::memcpy(D, S, static_cast<size_t>(Rows.Inner) * ES);
+        return;
+      }
+      switch (ES) {
+      case 1:
+        copyRow<uint8_t>(D, S, Rows);
+        break;
+      case 2:
+        copyRow<uint16_t>(D, S, Rows);
+        break;
+      case 4:
+        copyRow<uint32_t>(D, S, Rows);
+        break;
+      case 8:
+        copyRow<uint64_t>(D, S, Rows);
+        break;
+      default:
+        for (int64_t I = 0; I < Rows.Inner; ++I)
+          std::memcpy(D + I * Rows.InnerDst * static_cast<int64_t>(ES),
+                      S + I * Rows.InnerSrc * static_cast<int64_t>(ES), ES);
+      }
+    });
     return;
   }
   NNG_CHECK_KIND(isNumeric(Type) && isNumeric(Src.dtype()), Unsupported,
@@ -301,17 +418,19 @@ void Tensor::copyFrom(const Tensor &Src) {
     using D = typename decltype(DTag)::type;
     visitDType(Src.dtype(), [&](auto STag) {
       using S = typename decltype(STag)::type;
-      for (int64_t I = 0; I < N; ++I) {
-        S V;
-        std::memcpy(&V, SrcBase + stridedOffset(Src.Sh, Src.St, I) * sizeof(S),
-                    sizeof(S));
-        D X;
-        if constexpr (std::is_same_v<D, S>)
-          X = V;
-        else
-          X = fromDouble<D>(toDouble(V));
-        std::memcpy(Dst + stridedOffset(Sh, St, I) * sizeof(D), &X, sizeof(D));
-      }
+      Rows.forEach([&](int64_t SOff, int64_t DOff) {
+        for (int64_t I = 0; I < Rows.Inner; ++I) {
+          S V;
+          std::memcpy(&V,
+                      SrcBase + (SOff + I * Rows.InnerSrc) *
+                                    static_cast<int64_t>(sizeof(S)),
+                      sizeof(S));
+          D X = fromDouble<D>(toDouble(V));
+          std::memcpy(Dst + (DOff + I * Rows.InnerDst) *
+                                static_cast<int64_t>(sizeof(D)),
+                      &X, sizeof(D));
+        }
+      });
     });
   });
 }

@@ -204,6 +204,32 @@ TEST(RefResize, EmptyScalesAndIntegers) {
   EXPECT_TENSOR(bySizes(f32({1, 2}), {0}).run1(), f32({}, {0}));
 }
 
+TEST(RefResize, ByOneIsACopy) {
+  // Every mode and most coordinate modes map a resize by 1 to the input
+  // (a strided view is read as it lies); align_corners on one axis of one
+  // pixel and a half-pixel scale of 1 with other sizes still interpolate.
+  Tensor X = f32({1.5f, -2, std::nanf(""), INFINITY, 0.25f, -0.f}, {1, 2, 3});
+  for (const char *Mode : {"nearest", "linear", "cubic"}) {
+    EXPECT_TENSOR(byScales(X, {1, 1, 1}).attr("mode", Mode).run1(), X);
+    EXPECT_TENSOR(
+        bySizes(X.permute({0, 2, 1}), {1, 3, 2}).attr("mode", Mode).run1(),
+        X.permute({0, 2, 1}).contiguous());
+  }
+  EXPECT_TENSOR(bySizes(i32({3, -7, 12}), {3}).attr("mode", "linear").run1(),
+                i32({3, -7, 12}));
+  // Not a copy: a crop of the same size.
+  EXPECT_TENSOR_TOL(
+      OpTest(OpKind::Resize)
+          .in(f32({1, 2, 3, 4}))
+          .in(f32({0.25f, 1.0f}))
+          .none()
+          .in(i64({4}))
+          .attr("coordinate_transformation_mode", "tf_crop_and_resize")
+          .attr("mode", "linear")
+          .run1(),
+      f32({1.75f, 2.5f, 3.25f, 4.0f}), 1e-5);
+}
+
 TEST(RefResize, Errors) {
   EXPECT_FAILS(
       OpTest(OpKind::Resize).in(f32({1, 2})).none().in(f32({2})).in(i64({4})),

@@ -4,6 +4,7 @@
 #include "nngraph/runtime/Parallel.h"
 #include "nngraph/runtime/Tensor.h"
 
+#include <algorithm>
 #include <atomic>
 #include <cstdio>
 #include <fstream>
@@ -142,6 +143,64 @@ TEST(Tensor, ViewsShareStorage) {
   EXPECT_THROW(T.broadcastTo({3, 3}), Error);
 }
 
+/// The elements of a view by index, row-major (the oracle of the copies).
+static std::vector<double> byIndex(const Tensor &T) {
+  std::vector<double> R;
+  std::vector<int64_t> Idx(T.rank(), 0);
+  for (int64_t I = 0; I < T.numel(); ++I) {
+    R.push_back(T.getDouble(Idx));
+    for (size_t D = T.rank(); D-- > 0;)
+      if (++Idx[D] < T.shape()[D])
+        break;
+      else
+        Idx[D] = 0;
+  }
+  return R;
+}
+
+TEST(Tensor, StridedCopiesAndReads) {
+  // Views of a 4-d tensor: permuted, sliced with steps and reversed,
+  // broadcast (stride 0), size-1 axes; copied into contiguous tensors of
+  // the same and of other dtypes, into strided destinations, and read.
+  std::vector<float> V(2 * 3 * 4 * 5);
+  for (size_t I = 0; I < V.size(); ++I)
+    V[I] = static_cast<float>(I) - 50.5f;
+  Tensor T = Tensor::fromVector<float>(V, {2, 3, 4, 5});
+  std::vector<Tensor> Views = {
+      T,
+      T.permute({3, 1, 0, 2}),
+      T.permute({0, 1, 3, 2}),
+      T.slice(3, 1, 5, 2).slice(1, 0, 3, 2),
+      Tensor(T.storage(), {2, 3, 4, 5}, {60, 20, -5, 1}, 15, DType::F32),
+      T.slice(0, 1, 2).permute({2, 0, 3, 1}),
+      Tensor::fromVector<float>({1, 2, 3}, {3, 1}).broadcastTo({2, 3, 4}),
+      T.reshape({6, 1, 20}).slice(2, 2, 18, 3)};
+  for (size_t K = 0; K < Views.size(); ++K) {
+    SCOPED_TRACE("view " + std::to_string(K));
+    const Tensor &X = Views[K];
+    std::vector<double> Want = byIndex(X);
+    EXPECT_EQ(X.toDoubleVector(), Want);
+    std::vector<int64_t> WantInts;
+    for (double D : Want)
+      WantInts.push_back(static_cast<int64_t>(D));
+    EXPECT_EQ(X.toIntVector(), WantInts);
+    EXPECT_EQ(byIndex(X.contiguous()), Want);
+    EXPECT_EQ(byIndex(X.to(DType::F64)), Want);
+    EXPECT_EQ(X.to(DType::I32).toIntVector(), WantInts);
+    // Into a strided destination: a transposed view of a fresh tensor.
+    std::vector<int64_t> Perm(X.rank());
+    for (size_t D = 0; D < X.rank(); ++D)
+      Perm[D] = static_cast<int64_t>(X.rank() - 1 - D);
+    Shape RevShape(std::vector<int64_t>(X.shape().dims().rbegin(),
+                                        X.shape().dims().rend()));
+    for (DType DT : {DType::F32, DType::F64}) {
+      Tensor Dst = Tensor::empty(RevShape, DT).permute(Perm);
+      Dst.copyFrom(X);
+      EXPECT_EQ(byIndex(Dst), Want);
+    }
+  }
+}
+
 TEST(Tensor, ViewOutsideStorageIsRejected) {
   auto S = Storage::allocate(16);
   EXPECT_THROW(Tensor(S, {5}, {1}, 0, DType::F32), Error);
@@ -161,6 +220,27 @@ TEST(Tensor, ConvertsBetweenDTypes) {
   Tensor Bo = T.to(DType::Bool);
   EXPECT_EQ(Bo.toIntVector(), (std::vector<int64_t>{1, 1, 0}));
   EXPECT_TRUE(T.equals(H.to(DType::F32)));
+}
+
+TEST(Tensor, LargeBlocksAreReusedZeroed) {
+  // A freed block of 1 MiB is handed out again for the same size (the
+  // allocator's cache), and a tensor made on it is zero-filled again.
+  constexpr int64_t N = 1 << 18;
+  const void *First;
+  {
+    Tensor A = Tensor::empty({N}, DType::F32);
+    First = A.rawData();
+    float *P = A.data<float>();
+    for (int64_t I = 0; I < N; ++I)
+      P[I] = 1.0f;
+  }
+  Tensor B = Tensor::empty({N}, DType::F32);
+  EXPECT_EQ(B.rawData(), First);
+  const float *P = B.data<float>();
+  EXPECT_EQ(std::count(P, P + N, 0.0f), N);
+  // Another size does not take it.
+  Tensor C = Tensor::empty({N + 16}, DType::F32);
+  EXPECT_NE(C.rawData(), First);
 }
 
 TEST(Tensor, ZeroSize) {

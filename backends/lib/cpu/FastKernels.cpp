@@ -18,6 +18,7 @@
 #include "FastKernels.h"
 #include "DnnlKernel.h"
 #include "nngraph/ir/ViewGeometry.h"
+#include "nngraph/runtime/Allocator.h"
 
 #include <cstring>
 
@@ -314,6 +315,26 @@ bool runTranspose(KernelContext &C) {
   Tensor &Y = C.allocOutput(0, V.shape(), DType::F32);
   copyStridedF32(V, Y);
   return true;
+}
+
+Tensor &allocDenseOutput(KernelContext &C, size_t I, const Shape &S, DType T) {
+  if (C.Outputs.size() <= I)
+    C.Outputs.resize(I + 1);
+  if (I < C.Preset.size() && C.Preset[I].defined() &&
+      C.Preset[I].dtype() == T && C.Preset[I].shape() == S &&
+      C.Preset[I].isContiguous()) {
+    C.Outputs[I] = C.Preset[I];
+    return C.Outputs[I];
+  }
+  S.validate();
+  size_t Bytes =
+      std::max<size_t>(static_cast<size_t>(S.numel()) * dtypeSize(T), 1);
+  Allocator &A = cpuAllocator();
+  std::shared_ptr<Storage> St =
+      Storage::wrap(A.allocate(Bytes), Bytes,
+                    [&A, Bytes](void *P) { A.deallocate(P, Bytes); });
+  C.Outputs[I] = Tensor(std::move(St), S, contiguousStrides(S), 0, T);
+  return C.Outputs[I];
 }
 
 bool runReduceSum(KernelContext &C) { return runReduce(C, false); }

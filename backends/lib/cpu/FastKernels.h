@@ -1,7 +1,8 @@
 //===- FastKernels.h - f32 loops of the cpu backend (internal) -*- C++ -*-===//
 //
 // Loops the cpu backend prefers to both oneDNN and the reference kernel
-// for some f32 ops (FastKernels.cpp, FastPool.cpp, FastRecurrent.cpp) and
+// for some ops (FastKernels.cpp, FastPool.cpp, FastRecurrent.cpp,
+// FastRoiAlign.cpp, FastScatter.cpp, FastCompare.cpp) and
 // for linear (de)quantization (QuantKernels.cpp).
 //
 //===----------------------------------------------------------------------===//
@@ -10,6 +11,13 @@
 #include "../reference/Interpreter.h"
 
 namespace nng::backends::cpu {
+
+/// Output I of shape S and dtype T for a loop that writes every element:
+/// the caller's planned buffer (KernelContext::Preset) as it is, else new
+/// memory from the cpu allocator; neither is zero-filled, unlike
+/// allocOutput's.
+Tensor &allocDenseOutput(reference::KernelContext &C, size_t I, const Shape &S,
+                         DType T);
 
 // Each returns false when it does not serve C (another dtype, a layout it
 // does not handle, bad attributes), and the caller's fallback kernel runs;
@@ -34,6 +42,17 @@ bool runFastMaxPoolGrad(reference::KernelContext &C);
 /// per tensor or per axis (QuantKernels.cpp).
 bool runQuantizeLinear(reference::KernelContext &C);
 bool runDequantizeLinear(reference::KernelContext &C);
+/// RoiAlign on f32 feature maps (FastRoiAlign.cpp).
+bool runRoiAlign(reference::KernelContext &C);
+/// The comparisons of dense f32 tensors (FastCompare.cpp).
+bool runEqual(reference::KernelContext &C);
+bool runLess(reference::KernelContext &C);
+bool runLessOrEqual(reference::KernelContext &C);
+bool runGreater(reference::KernelContext &C);
+bool runGreaterOrEqual(reference::KernelContext &C);
+/// ScatterElements without a reduction, any numeric dtype
+/// (FastScatter.cpp).
+bool runScatterElements(reference::KernelContext &C);
 /// LSTM on f32 with its default activations (FastRecurrent.cpp).
 bool runLSTM(reference::KernelContext &C);
 

@@ -10,6 +10,7 @@
 
 #include "KernelUtils.h"
 
+#include <algorithm>
 #include <cstring>
 
 namespace nng::backends::reference {
@@ -107,9 +108,14 @@ void kernelConstantOfShape(KernelContext &C) {
     Value = A->t().contiguous();
   }
   Tensor &Y = C.allocOutput(0, Shape(Dims), Value.dtype());
+  // allocOutput's memory is zero-filled: a zero value needs no writes.
+  size_t ES = Y.elementSize();
+  const char *PV = static_cast<const char *>(Value.rawData());
+  if (std::all_of(PV, PV + ES, [](char B) { return B == 0; }))
+    return;
   char *PY = static_cast<char *>(Y.rawData());
   for (int64_t I = 0; I < Y.numel(); ++I)
-    std::memcpy(PY + I * Y.elementSize(), Value.rawData(), Y.elementSize());
+    std::memcpy(PY + I * ES, PV, ES);
 }
 
 void kernelConstant(KernelContext &C) {

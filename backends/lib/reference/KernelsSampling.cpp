@@ -310,8 +310,10 @@ public:
       return false; // IoU 0 with every box.
     auto [B0, B1] = range(A);
     for (size_t B = B0; B <= B1; ++B)
-      for (int64_t J : Buckets[B])
-        if (!(iou(A, Corners[J]) <= Thr))
+      for (const auto &[J, First] : Buckets[B])
+        // A kept box lies in every bucket its rows reach: compared once,
+        // in the first bucket both boxes reach.
+        if (B == std::max(B0, First) && !(iou(A, Corners[J]) <= Thr))
           return true;
     return false;
   }
@@ -326,7 +328,7 @@ public:
       return; // Suppresses nothing.
     auto [B0, B1] = range(A);
     for (size_t B = B0; B <= B1; ++B)
-      Buckets[B].push_back(I);
+      Buckets[B].push_back({I, B0});
   }
 
 private:
@@ -343,7 +345,8 @@ private:
   const std::vector<BoxCorners> &Corners;
   double Thr;
   std::vector<int64_t> All; ///< Plain mode: every kept box, in order.
-  std::vector<std::vector<int64_t>> Buckets;
+  /// Per bucket: the kept boxes reaching it, with their first bucket.
+  std::vector<std::vector<std::pair<int64_t, size_t>>> Buckets;
   double Y0 = 0, Scale = 0;
 };
 

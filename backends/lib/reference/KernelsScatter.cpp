@@ -247,9 +247,10 @@ void kernelNonZero(KernelContext &C) {
   Shape S = X.rank() == 0 ? Shape{1} : X.shape();
   int64_t R = static_cast<int64_t>(S.rank());
   std::vector<int64_t> Hits;
-  for (int64_t I = 0; I < X.numel(); ++I)
-    if (X.getFlat(I) != 0)
-      Hits.push_back(I);
+  std::vector<double> V = X.toDoubleVector();
+  for (size_t I = 0; I < V.size(); ++I)
+    if (V[I] != 0)
+      Hits.push_back(static_cast<int64_t>(I));
   int64_t N = static_cast<int64_t>(Hits.size());
   Tensor &Y = C.allocOutput(0, Shape{R, N}, DType::I64);
   int64_t *PY = mutPtr<int64_t>(Y);
