@@ -344,7 +344,8 @@ void describeOptions(CLI::App &App, Options &O) {
   App.add_option("--atol", O.Atol, "Absolute tolerance; default 1e-7.");
   addQuietFlag(App, O.Quiet, "of the per-test lines, only FAIL lines print");
   App.add_option("--pipeline", O.Pipeline,
-                 "Run these passes (or a preset: O0, O1, O2) on each model "
+                 "Run these passes (or a level: O0, O1, O2, the -O pipeline "
+                 "for --backend) on each model "
                  "before it runs; a model that fails to import is skipped. "
                  "Summaries add node totals before and after.")
       ->type_name("PIPELINE");
@@ -495,7 +496,7 @@ int runConformanceDriver(const std::vector<std::string> &Args,
     if (!O.Pipeline.empty()) {
       // Checks every pass name and option before any test runs.
       passes::PassManager PM;
-      PM.addPipeline(resolvePipeline(O.Pipeline));
+      PM.addPipeline(passes::resolvePipeline(O.Pipeline, O.Backend));
     }
     Tests = discover(O.Dirs, O.Filter);
     if (O.Isolate) {
