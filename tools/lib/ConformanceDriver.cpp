@@ -17,6 +17,7 @@
 
 #include "nngraph/tools/ConformanceDriver.h"
 #include "CommandLine.h"
+#include "CommonOptions.h"
 #include "Conformance.h"
 #include "Progress.h"
 #include "nngraph/backends/Backend.h"
@@ -303,10 +304,7 @@ void describeOptions(CLI::App &App, Options &O) {
                  "pytorch-operator under " +
                      std::string(DefaultRoot) + ".")
       ->option_text("DIR...");
-  App.add_option("--backend", O.Backend,
-                 "Backend to run on; default "
-                 "'reference'.")
-      ->option_text("NAME");
+  addBackendOption(App, O.Backend, "Backend to run on");
   App.add_option("--filter", O.Filter,
                  "Run only tests whose name ('node/test_abs') matches REGEX.\n"
                  "  e.g. --filter 'node/test_conv'")
@@ -466,7 +464,6 @@ int runConformanceDriver(const std::vector<std::string> &Args,
   std::vector<TestCase> Tests;
   std::string Exe;
   try {
-    backends::getBackend(O.Backend);
     // The compiled-in default is the source tree's list, else the installed
     // one (share/nngraph/conformance/skips.txt); without either, no skips.
     std::error_code Ec;
