@@ -48,19 +48,9 @@ py::dict statistics(const passes::PassManager &PM) {
   return D;
 }
 
-/// "O2" and "-O2" name the presets; anything else is a pipeline string.
-std::string expandPipeline(const std::string &Pipeline) {
-  std::string_view P = Pipeline;
-  if (P.size() >= 2 && P[0] == '-' && P[1] == 'O')
-    P.remove_prefix(1);
-  if (P.size() == 2 && P[0] == 'O' && P[1] >= '0' && P[1] <= '9')
-    return passes::presetPipeline(P[1] - '0'); // Checks the level.
-  return Pipeline;
-}
-
 py::dict optimize(Model &M, const std::string &Pipeline) {
   passes::PassManager PM;
-  PM.addPipeline(expandPipeline(Pipeline));
+  PM.addPipeline(passes::resolvePipeline(Pipeline));
   std::unique_ptr<ir::Graph> G = M.Graph->clone();
   {
     py::gil_scoped_release NoGil;

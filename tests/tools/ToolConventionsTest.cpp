@@ -6,7 +6,8 @@
 // three tiny ONNX test folders, quantize calibration over three batches) and
 // not at all with --quiet; --quiet also drops informational lines but never
 // the output; nngraph-onnx-conformance --json - prints a report that parses
-// and has the documented fields.
+// and has the documented fields; the shared options (-O, --backend, --dim,
+// --threads) have one help text and refuse a bad value alike on every tool.
 //
 //===----------------------------------------------------------------------===//
 
@@ -131,6 +132,52 @@ TEST_F(ToolConventionsTest, EveryHelpListsTheExitStatusesAndQuiet) {
             std::string::npos);
   EXPECT_NE(Bench.Out.find("; 4 --vs-ort and the outputs differ"),
             std::string::npos);
+}
+
+TEST_F(ToolConventionsTest, SharedOptionsSayAndCheckTheSameEverywhere) {
+  struct Shared {
+    const char *Option, *Bad, *Help, *Message;
+    std::vector<const char *> Tools;
+  };
+  const std::vector<Shared> All = {
+      {"-O",
+       "3",
+       "Optimize with the -O pipeline LEVEL",
+       "-O: Value 3 not in range 0 to 2",
+       {"nngraph-opt", "nngraph-run", "nngraph-bench"}},
+      {"--backend",
+       "no-such-backend",
+       "(reference",
+       "--backend: unknown backend 'no-such-backend' (available: reference",
+       {"nngraph-run", "nngraph-bench", "nngraph-quantize",
+        "nngraph-onnx-conformance"}},
+      {"--dim",
+       "N",
+       "Value of a symbolic dim of the model's inputs",
+       "--dim: bad dim binding 'N': expected NAME=VALUE",
+       {"nngraph-run", "nngraph-bench", "nngraph-inspect", "nngraph-quantize"}},
+      {"--threads",
+       "0",
+       "Threads of the parallel loops and oneDNN",
+       "--threads: Value 0 not in range 1 to 4096",
+       {"nngraph-run", "nngraph-bench"}},
+  };
+  for (const Shared &S : All)
+    for (const char *Name : S.Tools) {
+      Result Help = runTool(Name, {"--help"});
+      EXPECT_NE(Help.Out.find(S.Help), std::string::npos)
+          << Name << " " << S.Option;
+      // The model does not exist: status 2 (not 1) shows that the value
+      // was refused when the command line was parsed.
+      std::vector<std::string> Args = {path("absent.onnx"), S.Option, S.Bad};
+      if (std::string_view(Name) == "nngraph-quantize")
+        Args.insert(Args.end(), {"-o", path("out.onnx")});
+      Result R = runTool(Name, Args);
+      EXPECT_EQ(R.Status, 2) << Name << " " << S.Option << "\n" << R.Err;
+      EXPECT_NE(R.Err.find(S.Message), std::string::npos)
+          << Name << " " << S.Option << "\n"
+          << R.Err;
+    }
 }
 
 TEST_F(ToolConventionsTest, ConformanceProgressIsPlainLinesOnStderr) {

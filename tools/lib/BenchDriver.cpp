@@ -16,18 +16,18 @@
 #include "nngraph/tools/BenchDriver.h"
 #include "BenchShapes.h"
 #include "CommandLine.h"
-#include "nngraph/tools/CpuStatsReport.h"
+#include "CommonOptions.h"
 #include "OrtPeer.h"
 #include "Progress.h"
 #include "RunSetup.h"
 #include "nngraph/backends/Backend.h"
 #include "nngraph/frontend/ModelIO.h"
 #include "nngraph/passes/PassManager.h"
-#include "nngraph/passes/Pipelines.h"
 #include "nngraph/runtime/BuildConfig.h"
 #include "nngraph/runtime/BuildInfo.h"
 #include "nngraph/runtime/Error.h"
 #include "nngraph/runtime/Parallel.h"
+#include "nngraph/tools/CpuStatsReport.h"
 #include "nngraph/tools/InputData.h"
 
 #include <nlohmann/json.hpp>
@@ -62,7 +62,7 @@ constexpr const char *ToolName = "nngraph-bench";
 struct BenchOptions {
   std::string Model;
   std::string Backend = NNGRAPH_HAVE_ONEDNN ? "cpu" : "reference";
-  std::vector<std::string> DimTexts;
+  DimBindings Dims; ///< --dim, bound as parsed.
   std::string InputsPath;
   uint64_t Seed = 0;
   int OptLevel = 2;
@@ -91,14 +91,9 @@ void describeOptions(CLI::App &App, BenchOptions &O) {
                  "Model to measure: .nng (text format) or .onnx.\n"
                  "  e.g. nngraph-bench examples/models/small_cnn.nng")
       ->required();
-  App.add_option("--backend", O.Backend,
-                 std::string("Backend to run on; default '") + O.Backend +
-                     "'.\n  e.g. nngraph-bench model.onnx --backend reference")
-      ->option_text("NAME");
-  App.add_option("--dim", O.DimTexts,
-                 "Value of a symbolic dim (repeatable); unbound dims are 1.\n"
-                 "  e.g. nngraph-bench model.onnx --dim N=8")
-      ->option_text("NAME=VALUE");
+  addBackendOption(App, O.Backend, "Backend to run on",
+                   "nngraph-bench model.onnx --backend reference");
+  addDimOption(App, O.Dims, "", "nngraph-bench model.onnx --dim N=8");
   CLI::Option *Seed =
       App.add_option("--input-seed", O.Seed,
                      "Seed of the pseudo-random inputs (as nngraph-run's); "
@@ -110,16 +105,9 @@ void describeOptions(CLI::App &App, BenchOptions &O) {
                      "named after it) instead of pseudo-random inputs.")
           ->excludes(Seed)
           ->option_text("FILE.npz");
-  App.add_option("-O", O.OptLevel,
-                 "Optimize with nngraph-opt's preset LEVEL first (0-2); "
-                 "default 2, as nngraph-run.")
-      ->check(CLI::Range(0, passes::MaxOptLevel))
-      ->option_text("LEVEL");
-  App.add_option("--threads", O.Threads,
-                 "Threads of nngraph (and ONNX Runtime's intra-op threads); "
-                 "default NNGRAPH_NUM_THREADS, else OMP_NUM_THREADS, else 2.")
-      ->check(CLI::Range(1, 4096))
-      ->option_text("T");
+  addOptLevelOption(App, O.OptLevel,
+                    "run before compiling; default 2, as nngraph-run");
+  addThreadsOption(App, O.Threads, "also ONNX Runtime's intra-op threads");
   App.add_option("--warmup", O.Warmup,
                  "Untimed runs after compiling, per engine; default 2.")
       ->check(CLI::Range(0, 1000000))
@@ -565,15 +553,12 @@ int runBenchDriver(const std::vector<std::string> &Args, std::ostream &Out,
   R.RssBefore = memoryBytes("VmRSS");
   if (O.Threads > 0)
     nng::setNumThreads(O.Threads);
-  DimBindings Dims;
+  DimBindings &Dims = O.Dims;
   try {
-    for (const std::string &D : O.DimTexts)
-      parseDimBinding(D, Dims);
     for (const std::string &D : O.DimRangeTexts)
       R.Shapes.Ranges.push_back(parseDimRange(D));
     R.Shapes.File = O.ShapesPath;
     R.Shapes.ShapeSeed = O.ShapeSeed;
-    backends::getBackend(O.Backend); // Throws listing the known ones.
   } catch (const Error &E) {
     printError(Err, ToolName, E);
     return ExitUsageError;

@@ -44,8 +44,9 @@ struct Options {
   double Rtol = 1e-3, Atol = 1e-7;
   bool Quiet = false;
   std::string RunOne; ///< Hidden: run one test folder, print its result.
-  /// Passes run on each imported model before it runs ("O0".."O2" name a
-  /// preset); with it, a model that fails to import is skipped.
+  /// Passes run on each imported model before it runs ("O2", "-O2" or "2"
+  /// name the -O pipeline for Backend: passes::resolvePipeline); with it, a
+  /// model that fails to import is skipped.
   std::string Pipeline;
 };
 
@@ -71,9 +72,6 @@ using SkipList = std::map<std::string, std::string>;
 
 /// "PASS", "FAIL" or "SKIP".
 const char *statusName(Status S);
-/// The pass pipeline --pipeline P stands for: a preset's passes for "O0",
-/// "O1" or "O2", else P itself.
-std::string resolvePipeline(const std::string &P);
 /// S on one line, for the per-test report.
 std::string oneLine(std::string S);
 /// Reads the skip file: "OP[, OP...]: reason" lines, '#' comments.

@@ -38,15 +38,6 @@ const char *statusName(Status S) {
   return S == Status::Pass ? "PASS" : S == Status::Fail ? "FAIL" : "SKIP";
 }
 
-/// The pass pipeline --pipeline P stands for: a preset's passes for "O0",
-/// "O1" or "O2", else P itself.
-std::string resolvePipeline(const std::string &P) {
-  if (P.size() == 2 && P[0] == 'O' && P[1] >= '0' &&
-      P[1] <= static_cast<char>('0' + passes::MaxOptLevel))
-    return passes::presetPipeline(P[1] - '0');
-  return P;
-}
-
 /// One line, for the per-test report.
 std::string oneLine(std::string S) {
   for (size_t P; (P = S.find('\n')) != std::string::npos;)
@@ -522,7 +513,7 @@ Outcome runTest(const TestCase &T, const SkipList &Skips, const Options &O) {
       }
       R.NodesBefore = static_cast<long>(G->numNodes());
       passes::PassManager PM;
-      PM.addPipeline(resolvePipeline(O.Pipeline));
+      PM.addPipeline(passes::resolvePipeline(O.Pipeline, O.Backend));
       PM.run(*G);
       R.NodesAfter = static_cast<long>(G->numNodes());
     }

@@ -17,6 +17,7 @@
 
 #include "nngraph/tools/ConformanceDriver.h"
 #include "CommandLine.h"
+#include "CommonOptions.h"
 #include "Conformance.h"
 #include "Progress.h"
 #include "nngraph/backends/Backend.h"
@@ -303,10 +304,7 @@ void describeOptions(CLI::App &App, Options &O) {
                  "pytorch-operator under " +
                      std::string(DefaultRoot) + ".")
       ->option_text("DIR...");
-  App.add_option("--backend", O.Backend,
-                 "Backend to run on; default "
-                 "'reference'.")
-      ->option_text("NAME");
+  addBackendOption(App, O.Backend, "Backend to run on");
   App.add_option("--filter", O.Filter,
                  "Run only tests whose name ('node/test_abs') matches REGEX.\n"
                  "  e.g. --filter 'node/test_conv'")
@@ -344,7 +342,8 @@ void describeOptions(CLI::App &App, Options &O) {
   App.add_option("--atol", O.Atol, "Absolute tolerance; default 1e-7.");
   addQuietFlag(App, O.Quiet, "of the per-test lines, only FAIL lines print");
   App.add_option("--pipeline", O.Pipeline,
-                 "Run these passes (or a preset: O0, O1, O2) on each model "
+                 "Run these passes (or a level: O0, O1, O2, the -O pipeline "
+                 "for --backend) on each model "
                  "before it runs; a model that fails to import is skipped. "
                  "Summaries add node totals before and after.")
       ->type_name("PIPELINE");
@@ -465,7 +464,6 @@ int runConformanceDriver(const std::vector<std::string> &Args,
   std::vector<TestCase> Tests;
   std::string Exe;
   try {
-    backends::getBackend(O.Backend);
     // The compiled-in default is the source tree's list, else the installed
     // one (share/nngraph/conformance/skips.txt); without either, no skips.
     std::error_code Ec;
@@ -495,7 +493,7 @@ int runConformanceDriver(const std::vector<std::string> &Args,
     if (!O.Pipeline.empty()) {
       // Checks every pass name and option before any test runs.
       passes::PassManager PM;
-      PM.addPipeline(resolvePipeline(O.Pipeline));
+      PM.addPipeline(passes::resolvePipeline(O.Pipeline, O.Backend));
     }
     Tests = discover(O.Dirs, O.Filter);
     if (O.Isolate) {

@@ -16,6 +16,7 @@
 
 #include "nngraph/tools/InspectDriver.h"
 #include "CommandLine.h"
+#include "CommonOptions.h"
 #include "Progress.h"
 #include "nngraph/frontend/ModelIO.h"
 #include "nngraph/ir/ShapeInference.h"
@@ -36,7 +37,7 @@ constexpr const char *ToolName = "nngraph-inspect";
 
 struct InspectOptions {
   std::string Model;
-  std::vector<std::string> DimTexts;
+  DimBindings Dims; ///< --dim, bound as parsed.
   bool Json = false;
   bool Quiet = false;
 };
@@ -200,10 +201,7 @@ void describeOptions(CLI::App &App, InspectOptions &O) {
                  "Model to inspect: .nng (text format) or .onnx.\n"
                  "  e.g. nngraph-inspect resnet50.onnx --dim N=8")
       ->required();
-  App.add_option("--dim", O.DimTexts,
-                 "Value of a symbolic dim (repeatable); unbound dims are 1.\n"
-                 "  e.g. nngraph-inspect model.onnx --dim N=8")
-      ->option_text("NAME=VALUE");
+  addDimOption(App, O.Dims, "", "nngraph-inspect model.onnx --dim N=8");
   App.add_flag("--json", O.Json,
                "Print one JSON object instead of text.\n"
                "  e.g. nngraph-inspect model.onnx --json");
@@ -333,14 +331,7 @@ int runInspectDriver(const std::vector<std::string> &Args, std::ostream &Out,
   describeOptions(App, O);
   if (auto Status = parseCommandLine(App, Args, Out, Err))
     return *Status;
-  DimBindings Dims;
-  try {
-    for (const std::string &D : O.DimTexts)
-      parseDimBinding(D, Dims);
-  } catch (const Error &E) {
-    printError(Err, ToolName, E);
-    return ExitUsageError;
-  }
+  DimBindings &Dims = O.Dims;
   // Quick runs print no progress lines into logs.
   Progress P(Err, ToolName, O.Quiet, std::chrono::milliseconds(1000));
   try {

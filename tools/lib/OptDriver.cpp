@@ -15,6 +15,7 @@
 
 #include "nngraph/tools/OptDriver.h"
 #include "CommandLine.h"
+#include "CommonOptions.h"
 #include "OptKernelIR.h"
 #include "Progress.h"
 #include "nngraph/backends/cpu/KernelJit.h"
@@ -139,13 +140,10 @@ void describeOptions(CLI::App &App, OptOptions &O) {
                  "before anything runs.\n"
                  "  e.g. nngraph-opt model.nng -p shape-infer,dce")
       ->option_text("PIPELINE");
-  App.add_option("-O", O.OptLevel,
-                 "Run preset LEVEL before -p's passes: -O0 nothing, -O1 "
-                 "canonicalize,cse,dce, -O2 the full fusion pipeline "
-                 "(--list-passes shows each preset).\n"
-                 "  e.g. nngraph-opt model.onnx -O2 -o model.opt.onnx")
-      ->check(CLI::Range(0, passes::MaxOptLevel))
-      ->option_text("LEVEL");
+  addOptLevelOption(App, O.OptLevel,
+                    "run before -p's passes, for the cpu backend where this "
+                    "build has it",
+                    "nngraph-opt model.onnx -O2 -o model.opt.onnx");
   App.add_flag("--list-passes", O.ListPasses,
                "Print every registered pass with its summary and options "
                "(type, default, help), and the presets, then exit.\n"

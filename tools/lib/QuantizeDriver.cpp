@@ -21,6 +21,7 @@
 
 #include "nngraph/tools/QuantizeDriver.h"
 #include "CommandLine.h"
+#include "CommonOptions.h"
 #include "Progress.h"
 #include "nngraph/backends/Inputs.h"
 #include "nngraph/frontend/ModelIO.h"
@@ -59,7 +60,8 @@ struct QuantizeCli {
   bool Sensitivity = false;
   int64_t KeepSensitive = 0;
   double TargetSqnr = 0;
-  std::vector<std::string> KeepFloat, DimTexts;
+  std::vector<std::string> KeepFloat;
+  DimBindings Dims; ///< --dim, bound as parsed.
   int64_t BatchSize = 8, RandomSamples = 0;
 };
 
@@ -135,13 +137,12 @@ void describeOptions(CLI::App &App, QuantizeCli &O) {
                  "Samples per calibration run; default 8.")
       ->option_text("B")
       ->check(CLI::PositiveNumber);
-  App.add_option("--backend", O.Backend,
-                 "Backend that runs the calibration; default cpu.")
-      ->option_text("NAME");
-  App.add_option("--dim", O.DimTexts,
-                 "Bind a symbolic input dim other than the sample axis "
-                 "(random calibration), e.g. --dim seq=128.")
-      ->option_text("NAME=SIZE");
+  addBackendOption(App, O.Backend, "Backend that runs the calibration");
+  addDimOption(App, O.Dims,
+               "binds the dims other than the sample axis (random "
+               "calibration)",
+               "nngraph-quantize model.onnx -o model.int8.onnx --dim "
+               "seq=128");
   App.add_option("--report", O.Report,
                  "Write what was quantized, what stayed float and why, "
                  "each calibrated range and the weight sizes as JSON.")
@@ -154,9 +155,7 @@ void describeOptions(CLI::App &App, QuantizeCli &O) {
 
 std::vector<passes::quant::Batch> randomBatches(const ir::Graph &G,
                                                 const QuantizeCli &O) {
-  DimBindings Dims;
-  for (const std::string &T : O.DimTexts)
-    parseDimBinding(T, Dims);
+  const DimBindings &Dims = O.Dims;
   std::vector<passes::quant::Batch> Out;
   for (int64_t Done = 0, B = 0; Done < O.RandomSamples; ++B) {
     int64_t N = std::min(O.BatchSize, O.RandomSamples - Done);

@@ -13,21 +13,21 @@
 
 #include "nngraph/tools/RunDriver.h"
 #include "CommandLine.h"
-#include "nngraph/tools/CpuStatsReport.h"
+#include "CommonOptions.h"
 #include "Progress.h"
 #include "RunSetup.h"
 #include "nngraph/backends/Backend.h"
 #include "nngraph/runtime/BuildConfig.h"
 #include "nngraph/runtime/BuildInfo.h"
+#include "nngraph/tools/CpuStatsReport.h"
 #if NNGRAPH_HAVE_ONEDNN
 #include "nngraph/backends/cpu/CpuBackend.h"
 #endif
 #include "nngraph/frontend/ModelIO.h"
-#include "nngraph/tools/InputData.h"
 #include "nngraph/passes/PassManager.h"
-#include "nngraph/passes/Pipelines.h"
 #include "nngraph/runtime/Error.h"
 #include "nngraph/runtime/Parallel.h"
+#include "nngraph/tools/InputData.h"
 
 #include <nlohmann/json.hpp>
 
@@ -51,7 +51,7 @@ struct RunOptions {
   uint64_t Seed = 0;
   std::string Backend = "reference";
   bool Json = false;
-  std::vector<std::string> DimTexts;
+  DimBindings Dims;            ///< --dim, bound as parsed.
   std::string InputsPath;      ///< --inputs: arrays instead of random data.
   std::string SaveOutputsPath; ///< --save-outputs: where the outputs go.
   int Repeat = 1;
@@ -98,24 +98,16 @@ void describeOptions(CLI::App &App, RunOptions &O) {
                  "  e.g. nngraph-run model.nng --inputs x.npz "
                  "--save-outputs y.npz")
       ->option_text("FILE.npz");
-  App.add_option("--backend", O.Backend,
-                 "Backend to run on; default 'reference'.\n"
-                 "  e.g. nngraph-run model.nng --backend reference")
-      ->option_text("NAME");
-  App.add_option("-O", O.OptLevel,
-                 "Optimize the graph with nngraph-opt's preset LEVEL before "
-                 "compiling: 0 runs it as written, 1 canonicalize,cse,dce, 2 "
-                 "(the default, as ONNX Runtime optimizes a session's graph) "
-                 "the full fusion pipeline (nngraph-opt --list-passes shows "
-                 "it).\n  e.g. nngraph-run model.onnx --backend cpu -O0")
-      ->check(CLI::Range(0, passes::MaxOptLevel))
-      ->option_text("LEVEL");
-  App.add_option("--dim", O.DimTexts,
-                 "Value of a symbolic dim (repeatable); unbound dims are 1. "
-                 "With --inputs the arrays' shapes bind them, and a --dim "
-                 "must agree.\n"
-                 "  e.g. nngraph-run model.nng --dim N=4")
-      ->option_text("NAME=VALUE");
+  addBackendOption(App, O.Backend, "Backend to run on",
+                   "nngraph-run model.nng --backend reference");
+  addOptLevelOption(App, O.OptLevel,
+                    "run before compiling (0 runs the graph as written); "
+                    "default 2, as ONNX Runtime optimizes a session's graph",
+                    "nngraph-run model.onnx --backend cpu -O0");
+  addDimOption(App, O.Dims,
+               "with --inputs the arrays' shapes bind them, and a --dim "
+               "must agree",
+               "nngraph-run model.nng --dim N=4");
   App.add_option("--repeat", O.Repeat,
                  "Run K times after compiling and report the median time; "
                  "default 1.\n  e.g. nngraph-run model.nng --repeat 10")
@@ -144,12 +136,8 @@ void describeOptions(CLI::App &App, RunOptions &O) {
                "backend only.\n"
                "  e.g. nngraph-run model.onnx --backend cpu --dim N=1 "
                "--print-schedule");
-  App.add_option("--threads", O.Threads,
-                 "Threads of the parallel loops and oneDNN; default "
-                 "NNGRAPH_NUM_THREADS, else OMP_NUM_THREADS, else 2.\n"
-                 "  e.g. nngraph-run model.onnx --backend cpu --threads 4")
-      ->check(CLI::Range(1, 4096))
-      ->option_text("T");
+  addThreadsOption(App, O.Threads, "",
+                   "nngraph-run model.onnx --backend cpu --threads 4");
   App.add_option("--idle", O.IdleMs,
                  "After the runs, stay idle MS milliseconds and report the "
                  "CPU time the process used meanwhile (threads that spin "
@@ -371,10 +359,8 @@ int runRunDriver(const std::vector<std::string> &Args, std::ostream &Out,
 
   if (O.Threads > 0)
     nng::setNumThreads(O.Threads);
-  DimBindings Dims;
+  DimBindings &Dims = O.Dims;
   try {
-    for (const std::string &D : O.DimTexts)
-      parseDimBinding(D, Dims);
     const std::string_view Npz = ".npz";
     NNG_CHECK(O.SaveOutputsPath.empty() ||
                   (O.SaveOutputsPath.size() > Npz.size() &&
@@ -382,7 +368,6 @@ int runRunDriver(const std::vector<std::string> &Args, std::ostream &Out,
               "--save-outputs '", O.SaveOutputsPath,
               "': the outputs are saved as an .npz archive; name the file "
               "FILE.npz");
-    backends::getBackend(O.Backend); // Throws listing the known ones.
   } catch (const Error &E) {
     printError(Err, ToolName, E);
     return ExitUsageError;

@@ -42,7 +42,7 @@ CompiledModel optimizeAndCompile(LoadedModel &M, const DimBindings &Dims,
     P.step("optimizing (-O" + std::to_string(S.OptLevel) + ")");
     auto Start = std::chrono::steady_clock::now();
     passes::PassManager PM;
-    PM.addPipeline(passes::presetPipeline(S.OptLevel));
+    PM.addPipeline(passes::presetPipeline(S.OptLevel, S.Backend));
     PM.run(G);
     C.OptimizeMs = millisSince(Start);
   }

@@ -551,6 +551,13 @@ public:
   std::unique_ptr<Executable> compile(const ir::Graph &G) override {
     return compileCpu(G, CpuMode::Compiled);
   }
+  /// -O2 ends by forming the fused regions the LLVM JIT compiles; a build
+  /// without the JIT runs the nodes on their kernels instead.
+  std::vector<std::string> pipelinePasses(int Level) const override {
+    if (Level >= 2 && kernelJitAvailable())
+      return {"form-fused-regions"};
+    return {};
+  }
 };
 
 } // namespace
@@ -587,7 +594,9 @@ std::unique_ptr<Executable> compileCpu(const ir::Graph &G, CpuMode M) {
   if (cpu::widenHalfToFloat(*C) > 0)
     ir::verifyOrThrow(*C);
   // Without the JIT, fused regions run best as their nodes (each on its
-  // kernel) rather than through the reference's run of their bodies.
+  // kernel) rather than through the reference's run of their bodies. Its
+  // -O2 forms none (pipelinePasses); these are regions the graph came with
+  // (a model nngraph-opt optimized for a build with the JIT).
   if (!cpu::kernelJitAvailable()) {
     std::vector<ir::Node *> Regions;
     for (const auto &N : C->nodes())

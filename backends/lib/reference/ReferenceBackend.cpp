@@ -278,6 +278,13 @@ public:
         [](const ir::Node &N) { return NodeKernel(getKernel(N.op())); },
         name());
   }
+  /// -O2 forms fused regions here too (their bodies run on the
+  /// interpreter), so the oracle runs the graph the cpu backend runs.
+  std::vector<std::string> pipelinePasses(int Level) const override {
+    if (Level >= 2)
+      return {"form-fused-regions"};
+    return {};
+  }
 };
 
 } // namespace

@@ -74,14 +74,6 @@ struct Guard {
   }
 };
 
-/// The pipeline string for a preset name ("O2") or the string itself.
-std::string resolvePipeline(const std::string &P) {
-  if (P.size() == 2 && P[0] == 'O' && P[1] >= '0' &&
-      P[1] <= static_cast<char>('0' + passes::MaxOptLevel))
-    return passes::presetPipeline(P[1] - '0');
-  return P;
-}
-
 } // namespace
 
 struct CompiledModule::Impl {
@@ -149,7 +141,7 @@ struct CompiledModule::Impl {
       Specs.emplace_back(std::move(Dims), G.Types[I]);
     }
     auto GM = std::make_unique<fx::GraphModule>(fx::symbolic_trace(*M, Specs));
-    std::string Pipeline = resolvePipeline(O.Pipeline);
+    std::string Pipeline = passes::resolvePipeline(O.Pipeline, O.Backend);
     if (!Pipeline.empty()) {
       passes::PassManager PM;
       PM.addPipeline(Pipeline);
@@ -261,7 +253,7 @@ void CompiledModule::reset() {
 
 CompiledModule compile(std::shared_ptr<nn::ModuleBase> M, CompileOptions O) {
   NNG_CHECK(M, "nng::compile: the module is null");
-  std::string Pipeline = resolvePipeline(O.Pipeline);
+  std::string Pipeline = passes::resolvePipeline(O.Pipeline, O.Backend);
   if (!Pipeline.empty()) {
     passes::PassManager PM; // Rejects a bad pipeline now, not on first call.
     PM.addPipeline(Pipeline);

@@ -62,6 +62,14 @@ public:
   /// Compiles G (which must verify). Throws Error(Unsupported) listing the
   /// nodes it cannot run.
   virtual std::unique_ptr<Executable> compile(const ir::Graph &G) = 0;
+  /// The names of this backend's own passes that the -O Level pipeline
+  /// runs after the generic preset (passes/Pipelines.h): passes that make
+  /// nodes only some backends run well, such as the fused regions the LLVM
+  /// JIT compiles. Names only, resolved by the passes library above this
+  /// one. The default lists none.
+  virtual std::vector<std::string> pipelinePasses(int Level) const {
+    return {};
+  }
 };
 
 /// The backend registered under Name; throws Error(InvalidArgument) listing

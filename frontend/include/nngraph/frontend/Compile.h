@@ -55,9 +55,9 @@ enum class DynamicShapes {
 struct CompileOptions {
   /// The backend that runs the compiled graphs ("reference", "cpu").
   std::string Backend = "reference";
-  /// A pass pipeline run on every traced graph: "" for none, "O0"/"O1"/"O2"
-  /// for nngraph-opt's presets, else a pipeline string
-  /// ("canonicalize,fold-conv-bn").
+  /// A pass pipeline run on every traced graph: "" for none, a level ("O2",
+  /// "-O2" or "2") for the -O pipeline of Backend (passes/Pipelines.h),
+  /// else a pipeline string ("canonicalize,fold-conv-bn").
   std::string Pipeline;
   DynamicShapes Dynamic = DynamicShapes::Auto;
   /// When tracing throws fx::TraceError: true runs the module eagerly from
