@@ -8,7 +8,8 @@
 // advised, so no block takes more memory than it asked for.
 //
 // Freed blocks from 128 KiB to 64 MiB are kept (at most 128 MiB in all, the
-// oldest given back first) and handed out again for the same size: a
+// oldest given back first, and none past 1024 large allocations without
+// being taken) and handed out again for the same size: a
 // model's run allocates the same large tensors every time (a detector's
 // part after its graph cut runs node by node, each output a fresh tensor),
 // and a block from the C library above its mmap threshold is fresh pages
@@ -62,11 +63,17 @@ public:
   static constexpr size_t MaxBytes = size_t(64) << 20;
   static constexpr size_t CapBytes = size_t(128) << 20;
 
+  /// Large allocations after which a kept block nobody took is freed: a
+  /// block of a size the model no longer asks for (a decoder's cache, one
+  /// position longer every step) is not kept for long.
+  static constexpr uint64_t MaxAge = 1024;
+
   /// A kept block of exactly Bytes, or null.
   void *take(size_t Bytes) {
     if (Bytes < MinBytes || Bytes > MaxBytes)
       return nullptr;
     std::lock_guard<std::mutex> Lock(Mu);
+    ++Tick;
     for (size_t I = Blocks.size(); I-- > 0;)
       if (Blocks[I].Bytes == Bytes) {
         void *P = Blocks[I].Ptr;
@@ -85,10 +92,10 @@ public:
     std::vector<void *> Evicted;
     {
       std::lock_guard<std::mutex> Lock(Mu);
-      Blocks.push_back({P, Bytes});
+      Blocks.push_back({P, Bytes, Tick});
       Held += Bytes;
       size_t Drop = 0;
-      while (Held > CapBytes)
+      while (Held > CapBytes || Tick - Blocks[Drop].Since > MaxAge)
         Held -= Blocks[Drop].Bytes, Evicted.push_back(Blocks[Drop++].Ptr);
       Blocks.erase(Blocks.begin(),
                    Blocks.begin() + static_cast<std::ptrdiff_t>(Drop));
@@ -102,10 +109,12 @@ private:
   struct Block {
     void *Ptr;
     size_t Bytes;
+    uint64_t Since; ///< Tick when it was kept.
   };
   std::mutex Mu;
   std::vector<Block> Blocks; ///< Oldest first.
   size_t Held = 0;
+  uint64_t Tick = 0; ///< Large allocations so far.
 };
 
 /// The cache, never destroyed: storages freed during static destruction
