@@ -7,8 +7,8 @@
 // them faults 512 times less often. Only the 2 MiB-aligned interior is
 // advised, so no block takes more memory than it asked for.
 //
-// Freed blocks from 128 KiB to 64 MiB are kept (at most 128 MiB in all, the
-// oldest given back first, and none past 1024 large allocations without
+// Freed blocks from 128 KiB to 64 MiB are kept (at most 48 MiB in all, the
+// oldest given back first, and none past 256 large allocations without
 // being taken) and handed out again for the same size: a
 // model's run allocates the same large tensors every time (a detector's
 // part after its graph cut runs node by node, each output a fresh tensor),
@@ -61,12 +61,12 @@ class BlockCache {
 public:
   static constexpr size_t MinBytes = size_t(128) << 10;
   static constexpr size_t MaxBytes = size_t(64) << 20;
-  static constexpr size_t CapBytes = size_t(128) << 20;
+  static constexpr size_t CapBytes = size_t(48) << 20;
 
   /// Large allocations after which a kept block nobody took is freed: a
   /// block of a size the model no longer asks for (a decoder's cache, one
   /// position longer every step) is not kept for long.
-  static constexpr uint64_t MaxAge = 1024;
+  static constexpr uint64_t MaxAge = 256;
 
   /// A kept block of exactly Bytes, or null.
   void *take(size_t Bytes) {
