@@ -7,7 +7,7 @@
 // them faults 512 times less often. Only the 2 MiB-aligned interior is
 // advised, so no block takes more memory than it asked for.
 //
-// Freed blocks from 128 KiB to 32 MiB are kept (at most 48 MiB in all, the
+// Freed blocks from 128 KiB to 16 MiB are kept (at most 24 MiB in all, the
 // oldest given back first, and none past 256 large allocations without
 // being taken) and handed out again for the same size: a
 // model's run allocates the same large tensors every time (a detector's
@@ -60,8 +60,8 @@ void adviseHugePages(void *P, size_t Bytes) {
 class BlockCache {
 public:
   static constexpr size_t MinBytes = size_t(128) << 10;
-  static constexpr size_t MaxBytes = size_t(32) << 20;
-  static constexpr size_t CapBytes = size_t(48) << 20;
+  static constexpr size_t MaxBytes = size_t(16) << 20;
+  static constexpr size_t CapBytes = size_t(24) << 20;
   static_assert(MaxBytes <= CapBytes, "a kept block must fit the cap");
 
   /// Large allocations after which a kept block nobody took is freed: a

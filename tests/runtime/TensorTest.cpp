@@ -248,7 +248,7 @@ TEST(Tensor, TheBlockCacheStaysBounded) {
   // decoder's growing cache): the cache drops old ones past its cap and
   // its age limit, and every block still comes back whole and zeroed.
   for (int Round = 0; Round < 2; ++Round)
-    for (int64_t MiB : {32, 31, 24, 17, 16, 9, 1}) {
+    for (int64_t MiB : {16, 15, 12, 9, 8, 5, 1}) {
       for (int64_t Extra = 0; Extra < 40; ++Extra) {
         int64_t N = (MiB << 18) - Extra * 1024;
         Tensor T = Tensor::empty({N}, DType::F32);
