@@ -140,6 +140,31 @@ TEST(RefRandom, MultinomialSamplesTheSoftmax) {
     EXPECT_NEAR(Counts[1][K] / 8000, 1.0 / 3, 0.02);
 }
 
+TEST(RefRandom, BadAttributesSayWhat) {
+  EXPECT_FAILS(
+      OpTest(OpKind::RandomUniform).attr("shape", Ints{2}).attr("dtype", int64_t(7)),
+      "is not a floating-point ONNX element type");
+  EXPECT_FAILS(OpTest(OpKind::RandomNormal).attr("shape", Ints{2, -1}),
+               "has a negative extent");
+  EXPECT_FAILS(OpTest(OpKind::RandomNormalLike)
+                   .in(Tensor::empty(Shape{3}, DType::I64)),
+               "needs a floating-point dtype attribute");
+  EXPECT_FAILS(OpTest(OpKind::RandomUniform)
+                   .attr("shape", Ints{2})
+                   .attr("low", 2.0f)
+                   .attr("high", 1.0f),
+               "must not exceed high");
+  EXPECT_FAILS(OpTest(OpKind::Multinomial)
+                   .in(f32({0, 0}, {1, 2}))
+                   .attr("dtype", int64_t(1)),
+               "must be 6 (i32) or 7 (i64)");
+  EXPECT_FAILS(OpTest(OpKind::Multinomial).in(f32({0, 0})),
+               "[batch, classes]");
+  EXPECT_FAILS(OpTest(OpKind::Multinomial)
+                   .in(f32({-INFINITY, -INFINITY}, {1, 2})),
+               "no finite probabilities");
+}
+
 TEST(RefRandom, TheCpuBackendDrawsOnEveryRun) {
   // A generator has no inputs: a compile must not fold it into a constant.
   auto G = std::make_unique<ir::Graph>();

@@ -181,20 +181,19 @@ bool runRoiAlign(reference::KernelContext &C) {
     G.Batch = BV[static_cast<size_t>(R)];
     G.GH = SR > 0 ? SR : Adaptive(BH);
     G.GW = SR > 0 ? SR : Adaptive(BW);
-    G.Ys.reserve(static_cast<size_t>(OH * std::max<int64_t>(G.GH, 0)));
-    for (int64_t PH = 0; PH < OH; ++PH)
-      for (int64_t IY = 0; IY < G.GH; ++IY)
-        G.Ys.push_back(sampleAt(Y1 + static_cast<double>(PH) * BH +
-                                    (static_cast<double>(IY) + 0.5) * BH /
-                                        static_cast<double>(G.GH),
-                                H));
-    G.Xs.reserve(static_cast<size_t>(OW * std::max<int64_t>(G.GW, 0)));
-    for (int64_t PW = 0; PW < OW; ++PW)
-      for (int64_t IX = 0; IX < G.GW; ++IX)
-        G.Xs.push_back(sampleAt(X1 + static_cast<double>(PW) * BW +
-                                    (static_cast<double>(IX) + 0.5) * BW /
-                                        static_cast<double>(G.GW),
-                                W));
+    // The samples of one axis: Grid per output bin, from Start by Bin.
+    auto Samples = [&](auto &Out, int64_t Bins, int64_t Grid, double Start,
+                       double Bin, int64_t Extent) {
+      Out.reserve(static_cast<size_t>(Bins * std::max<int64_t>(Grid, 0)));
+      for (int64_t P = 0; P < Bins; ++P)
+        for (int64_t I = 0; I < Grid; ++I)
+          Out.push_back(sampleAt(Start + static_cast<double>(P) * Bin +
+                                     (static_cast<double>(I) + 0.5) * Bin /
+                                         static_cast<double>(Grid),
+                                 Extent));
+    };
+    Samples(G.Ys, OH, G.GH, Y1, BH, H);
+    Samples(G.Xs, OW, G.GW, X1, BW, W);
   }
 
   // A roi's taps are built for each block of channels that reads them;

@@ -329,26 +329,12 @@ void kernelPad(KernelContext &C) {
   // Each axis's source index per output index (-1: the constant), then rows
   // of the last axis copied through its map.
   std::vector<std::vector<int64_t>> Map(R);
-  for (size_t D = 0; D < R; ++D) {
-    int64_t N = X.shape()[D];
-    for (int64_t O = 0; O < Out[D]; ++O) {
-      int64_t P = O - Pads[D];
-      if (P < 0 || P >= N) {
-        if (Mode == "constant") {
-          P = -1;
-        } else if (Mode == "edge" || N == 1) {
-          P = P < 0 ? 0 : N - 1;
-        } else {
-          // Reflect without repeating the edge, periodically like numpy.
-          int64_t Period = 2 * (N - 1);
-          P = ((P % Period) + Period) % Period;
-          if (P >= N)
-            P = Period - P;
-        }
-      }
-      Map[D].push_back(P);
-    }
-  }
+  ir::PadMode PM = Mode == "constant" ? ir::PadMode::Constant
+                   : Mode == "edge"   ? ir::PadMode::Edge
+                                      : ir::PadMode::Reflect;
+  for (size_t D = 0; D < R; ++D)
+    for (int64_t O = 0; O < Out[D]; ++O)
+      Map[D].push_back(ir::padSource(O, Pads[D], X.shape()[D], PM));
   if (!isNumeric(X.dtype()) && X.dtype() != DType::Bool) {
     gatherPositions(
         X, Y, [&](const std::vector<int64_t> &O, std::vector<int64_t> &S) {

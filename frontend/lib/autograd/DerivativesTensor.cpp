@@ -12,6 +12,7 @@
 #include "Derivatives.h"
 #include "nngraph/frontend/Dispatch.h"
 #include "nngraph/frontend/TensorOps.h"
+#include "nngraph/ir/ViewGeometry.h"
 #include "nngraph/runtime/Error.h"
 
 #include <algorithm>
@@ -219,20 +220,10 @@ Grads padBackward(const BackwardContext &C) {
       continue;
     int64_t N = X.size(D), Out = G.size(D);
     std::vector<int64_t> Src(Out);
-    for (int64_t O = 0; O < Out; ++O) {
-      int64_t P = O - Pads[D];
-      if (P < 0 || P >= N) {
-        if (Mode == "edge" || N == 1) {
-          P = P < 0 ? 0 : N - 1;
-        } else {
-          int64_t Period = 2 * (N - 1);
-          P = ((P % Period) + Period) % Period;
-          if (P >= N)
-            P = Period - P;
-        }
-      }
-      Src[O] = P;
-    }
+    for (int64_t O = 0; O < Out; ++O)
+      Src[O] = ir::padSource(O, Pads[D], N,
+                             Mode == "edge" ? ir::PadMode::Edge
+                                            : ir::PadMode::Reflect);
     Shape Target = G.shape();
     Target[D] = N;
     G = scatterAdd(Target, G.dtype(), alongAxis(Src, G.shape(), D), G, D);

@@ -3,7 +3,8 @@
 // The geometry of ONNX's view ops, in one place for shape inference, the
 // kernels and the cpu backend's views: Slice on one axis (negative bounds
 // count from the end, out-of-range bounds are clamped: to [0, extent] going
-// forward, to [-1, extent - 1] going backward), and Transpose's perm.
+// forward, to [-1, extent - 1] going backward), Transpose's perm, and
+// which input index each output index of Pad reads.
 //
 //===----------------------------------------------------------------------===//
 #pragma once
@@ -60,6 +61,27 @@ transposePerm(const std::vector<int64_t> &Given, int64_t Rank) {
     Seen[P] = true;
   }
   return Perm;
+}
+
+/// Pad's modes (ONNX's "constant", "reflect", "edge").
+enum class PadMode { Constant, Reflect, Edge };
+
+/// The index of an axis of extent N (> 0 unless Constant) that Pad's
+/// output index O reads, with PadBegin elements padded before it: -1 for
+/// the constant; an edge's element clamped; reflected without repeating the
+/// edge, periodically like numpy (an axis of extent 1 reflects as an edge).
+inline int64_t padSource(int64_t O, int64_t PadBegin, int64_t N,
+                         PadMode Mode) {
+  int64_t P = O - PadBegin;
+  if (P >= 0 && P < N)
+    return P;
+  if (Mode == PadMode::Constant)
+    return -1;
+  if (Mode == PadMode::Edge || N == 1)
+    return P < 0 ? 0 : N - 1;
+  int64_t Period = 2 * (N - 1);
+  P = ((P % Period) + Period) % Period;
+  return P >= N ? Period - P : P;
 }
 
 } // namespace nng::ir
