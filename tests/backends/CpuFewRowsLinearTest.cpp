@@ -16,8 +16,11 @@
 #include "CpuTestUtils.h"
 #include "nngraph/backends/Backend.h"
 #include "nngraph/backends/reference/ReferenceBackend.h"
+#include "nngraph/runtime/Parallel.h"
 
 #include <gtest/gtest.h>
+
+#include <cstring>
 
 using namespace nng;
 using namespace nng::cputest;
@@ -28,7 +31,8 @@ constexpr int64_t K = 512, NOut = 768; // 1.5 MiB of weights.
 
 /// y = relu(x . W + b + r): x f32[N, S, K], r f32[N, S, NOut] (N, S
 /// symbolic); W [K, NOut], or Gemm's [NOut, K] with transB on x as [M, K].
-std::unique_ptr<ir::Graph> linearBlock(bool Gemm) {
+std::unique_ptr<ir::Graph> linearBlock(bool Gemm, int64_t K = ::K,
+                                       int64_t NOut = ::NOut) {
   auto G = std::make_unique<ir::Graph>();
   G->setName(Gemm ? "gemm-rows" : "matmul-rows");
   std::vector<ir::Dim> XD = {ir::Dim::symbol("N")};
@@ -103,6 +107,33 @@ TEST(CpuFewRowsLinear, ReadsTheWeightsInPlaceThenServesAPrompt) {
     // weights' own (Gemm's transposed ones).
     EXPECT_LE(Last.WeightPacks, 1) << G->name();
   }
+}
+
+TEST(CpuFewRowsLinear, OddSizesSumEveryRowAndColumnWhateverTheThreads) {
+  REQUIRE_ONEDNN();
+  // Rows of W in chunks of unequal length with a remainder of fewer than
+  // four, columns past the last vector of sixteen: 2 MiB of weights.
+  constexpr int64_t OddK = 517, OddN = 1013;
+  std::unique_ptr<ir::Graph> G = linearBlock(false, OddK, OddN);
+  auto Exe = backends::getBackend("cpu").compile(*G);
+  unsigned Seed = 40;
+  for (int64_t M = 1; M <= 8; ++M) {
+    Shape XS({M, 1, OddK}), RS({M, 1, OddN});
+    expectMatches(*G, *Exe, XS, RS, Seed += 2);
+    // The same sums on one thread: the rows' chunks do not depend on the
+    // thread count.
+    std::vector<Tensor> In = {rnd(XS, Seed), rnd(RS, Seed + 1)};
+    std::vector<Tensor> Many = Exe->run(In), One;
+    {
+      ThreadScope Single(1);
+      One = Exe->run(In);
+    }
+    ASSERT_EQ(std::memcmp(Many[0].rawData(), One[0].rawData(),
+                          Many[0].nbytes()),
+              0)
+        << M << " rows";
+  }
+  EXPECT_EQ(backends::cpuExecutableStats(*Exe)->WeightPacks, 0);
 }
 
 } // namespace

@@ -49,7 +49,8 @@ using MatMulPD = dnnl::matmul::primitive_desc;
 /// bound by reading them; and the rows up to which it does. Measured on a
 /// 2-core EPYC (the benchmark decoder, 134 MB of weights a step): at one
 /// row the own loop took 0.95x the time of oneDNN's on packed weights and
-/// saved their 134 MB copy; at four rows it took 1.2x.
+/// saved their 134 MB copy (0.71x since it reads whole rows per thread:
+/// linearFewRows); at four rows a decode step took 1.3-1.5x.
 constexpr size_t FewRowsWeightBytes = size_t(1) << 20;
 constexpr int64_t InPlaceWeightRows = 2;
 

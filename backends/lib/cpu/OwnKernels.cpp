@@ -18,9 +18,11 @@
 #include "nngraph/runtime/Parallel.h"
 
 #include <algorithm>
+#include <cassert>
 #include <atomic>
 #include <cmath>
 #include <cstring>
+#include <vector>
 
 namespace nng::backends::cpu {
 
@@ -306,88 +308,102 @@ void batchedFewRowsTransB(const float *A, const float *Bt, float *Y,
 }
 
 namespace {
-/// Floats of partial sums one task of linearFewRows keeps (16 KiB: L1).
-constexpr int64_t RowsAccFloats = 4096;
-/// Rows of W read together (sequential streams the prefetchers follow),
-/// and columns of a register block (two vectors of 16 floats).
-/// W's rows are prefetched PrefetchRows ahead (two calls on): on a 2-core
-/// EPYC a step of the benchmark decoder took about a tenth less than with
-/// no prefetch, and the same as 32 or 64 rows ahead within the noise.
-constexpr int64_t RowsAtOnce = 8, BlockCols = 32, PrefetchRows = 16;
+/// linearFewRows sums W's rows in at most MaxRowChunks chunks of at least
+/// MinChunkRows contiguous rows (fixed by K alone: its sums do not depend
+/// on the thread count), each into partial sums of its own, which a second
+/// loop adds up. A thread so reads W as one run of whole rows, which the
+/// prefetchers follow at the memory's full speed: on a 2-core EPYC the
+/// benchmark decoder's products read 38 GB/s, as fast as a plain sum of
+/// the weights, where tiles of columns across the rows (a short run per
+/// row) read 28-32 GB/s. More threads than chunks split the columns too.
+constexpr int64_t MaxRowChunks = 8, MinChunkRows = 64;
+/// Rows of W added at once (four streams, one load of the partial sums).
+constexpr int64_t RowsAtOnce = 4;
 
 /// Sixteen floats, loaded from and stored to any float address (GCC's
 /// vector extension: one AVX-512 register, two AVX2 ones, four SSE ones).
 typedef float Floats16 __attribute__((vector_size(64), aligned(4), may_alias));
 
-/// Acc (M x Width, row stride Width) += the M rows of A ([M, K]) times
-/// rows [K0, K0 + KB) of W's columns [N0, N0 + Width): blocks of
-/// BlockCols columns in registers for all M rows across the KB rows, each
-/// row of W read as one contiguous run.
+/// Part ([M, N]) columns [C0, C1) = the M rows of A ([M, K]) times rows
+/// [K0, K1) of W ([K, N], row-major), W read row after row.
 template <int M>
 __attribute__((always_inline)) inline void
-addRowsOfW(const float *__restrict A, const float *__restrict W,
-           float *__restrict Acc, int64_t K, int64_t N, int64_t N0,
-           int64_t Width, int64_t K0, int64_t KB) {
-  int64_t C = 0;
-  for (; C + BlockCols <= Width; C += BlockCols) {
-    Floats16 S[M][2];
-#pragma GCC unroll 8
-    for (int R = 0; R < M; ++R) {
-      S[R][0] = *reinterpret_cast<const Floats16 *>(Acc + R * Width + C);
-      S[R][1] = *reinterpret_cast<const Floats16 *>(Acc + R * Width + C + 16);
-    }
-    for (int64_t I = K0; I < K0 + KB; ++I) {
-      const float *Row = W + I * N + N0 + C;
-      // The same columns PrefetchRows rows on.
-      __builtin_prefetch(Row + PrefetchRows * N);
-      __builtin_prefetch(Row + PrefetchRows * N + 16);
-      Floats16 W0 = *reinterpret_cast<const Floats16 *>(Row);
-      Floats16 W1 = *reinterpret_cast<const Floats16 *>(Row + 16);
+sumRowsOfW(const float *__restrict A, const float *__restrict W,
+           float *__restrict Part, int64_t K, int64_t N, int64_t K0,
+           int64_t K1, int64_t C0, int64_t C1) {
+  for (int R = 0; R < M; ++R)
+    std::fill(Part + R * N + C0, Part + R * N + C1, 0.0f);
+  int64_t I = K0;
+  for (; I + RowsAtOnce <= K1; I += RowsAtOnce) {
+    const float *W0 = W + I * N;
+    float X[M][RowsAtOnce];
+    for (int R = 0; R < M; ++R)
+      for (int J = 0; J < RowsAtOnce; ++J)
+        X[R][J] = A[R * K + I + J];
+    int64_t C = C0;
+    for (; C + 16 <= C1; C += 16) {
+      Floats16 V0 = *reinterpret_cast<const Floats16 *>(W0 + C);
+      Floats16 V1 = *reinterpret_cast<const Floats16 *>(W0 + N + C);
+      Floats16 V2 = *reinterpret_cast<const Floats16 *>(W0 + 2 * N + C);
+      Floats16 V3 = *reinterpret_cast<const Floats16 *>(W0 + 3 * N + C);
 #pragma GCC unroll 8
       for (int R = 0; R < M; ++R) {
-        float X = A[R * K + I];
-        S[R][0] += X * W0;
-        S[R][1] += X * W1;
+        Floats16 &S = *reinterpret_cast<Floats16 *>(Part + R * N + C);
+        S += X[R][0] * V0 + X[R][1] * V1 + X[R][2] * V2 + X[R][3] * V3;
       }
     }
-#pragma GCC unroll 8
-    for (int R = 0; R < M; ++R) {
-      *reinterpret_cast<Floats16 *>(Acc + R * Width + C) = S[R][0];
-      *reinterpret_cast<Floats16 *>(Acc + R * Width + C + 16) = S[R][1];
-    }
-  }
-  for (; C < Width; ++C) // The tile's last columns.
-    for (int64_t I = K0; I < K0 + KB; ++I)
+    for (; C < C1; ++C) // The last columns.
       for (int R = 0; R < M; ++R)
-        Acc[R * Width + C] += A[R * K + I] * W[I * N + N0 + C];
+        Part[R * N + C] += X[R][0] * W0[C] + X[R][1] * W0[N + C] +
+                           X[R][2] * W0[2 * N + C] + X[R][3] * W0[3 * N + C];
+  }
+  for (; I < K1; ++I) // The chunk's last rows.
+    for (int R = 0; R < M; ++R)
+      for (int64_t C = C0; C < C1; ++C)
+        Part[R * N + C] += A[R * K + I] * W[I * N + C];
 }
 
-/// Acc = the M rows of A times columns [N0, N0 + Width) of W ([K, N],
-/// row-major), RowsAtOnce rows of W at a time.
 NNG_VECTOR_CLONES
-void rowsTimesTile(const float *__restrict A, const float *__restrict W,
-                   float *__restrict Acc, int64_t M, int64_t K, int64_t N,
-                   int64_t N0, int64_t Width) {
-  for (int64_t I = 0; I < M * Width; ++I)
-    Acc[I] = 0;
-  for (int64_t K0 = 0; K0 < K; K0 += RowsAtOnce) {
-    int64_t KB = std::min(RowsAtOnce, K - K0);
-    switch (M) {
+void rowsTimesChunk(const float *__restrict A, const float *__restrict W,
+                    float *__restrict Part, int64_t M, int64_t K, int64_t N,
+                    int64_t K0, int64_t K1, int64_t C0, int64_t C1) {
+  switch (M) {
 #define NNG_ROWS_CASE(R)                                                       \
   case R:                                                                      \
-    addRowsOfW<R>(A, W, Acc, K, N, N0, Width, K0, KB);                         \
+    sumRowsOfW<R>(A, W, Part, K, N, K0, K1, C0, C1);                           \
     break;
-      NNG_ROWS_CASE(1)
-      NNG_ROWS_CASE(2)
-      NNG_ROWS_CASE(3)
-      NNG_ROWS_CASE(4)
-      NNG_ROWS_CASE(5)
-      NNG_ROWS_CASE(6)
-      NNG_ROWS_CASE(7)
-      NNG_ROWS_CASE(8)
+    NNG_ROWS_CASE(1)
+    NNG_ROWS_CASE(2)
+    NNG_ROWS_CASE(3)
+    NNG_ROWS_CASE(4)
+    NNG_ROWS_CASE(5)
+    NNG_ROWS_CASE(6)
+    NNG_ROWS_CASE(7)
+    NNG_ROWS_CASE(8)
 #undef NNG_ROWS_CASE
-    }
   }
+}
+
+/// Y[C0, C1) = the sum of the Chunks partial rows from P (Stride apart)
+/// + Bias + Residual, elementwise (Y may be Residual).
+NNG_VECTOR_CLONES
+void addChunks(float *__restrict P, int64_t Chunks, int64_t Stride,
+               const float *Bias, const float *Residual, float *Y, int64_t C0,
+               int64_t C1) {
+  for (int64_t Chunk = 1; Chunk < Chunks; ++Chunk) {
+    const float *__restrict Q = P + Chunk * Stride;
+    for (int64_t C = C0; C < C1; ++C)
+      P[C] += Q[C];
+  }
+  if (Bias)
+    for (int64_t C = C0; C < C1; ++C)
+      P[C] += Bias[C];
+  if (Residual)
+    for (int64_t C = C0; C < C1; ++C)
+      Y[C] = P[C] + Residual[C];
+  else
+    for (int64_t C = C0; C < C1; ++C)
+      Y[C] = P[C];
 }
 } // namespace
 
@@ -410,24 +426,34 @@ void linearFewRows(const float *A, const float *W, bool TransB,
     });
     return;
   }
-  // Tiles of columns: wide enough for long contiguous reads of W, at least
-  // two per thread so the threads share the work.
-  int64_t PerTask = (N + 2 * numThreads() - 1) / (2 * numThreads());
-  int64_t Width = std::clamp<int64_t>(
-      (PerTask + BlockCols - 1) / BlockCols * BlockCols, BlockCols,
-      RowsAccFloats / std::max<int64_t>(M, 1) / BlockCols * BlockCols);
-  Width = std::min(Width, N);
-  int64_t Tiles = (N + Width - 1) / Width;
-  parallelFor(0, Tiles, 1, [&](int64_t Begin, int64_t End) {
-    alignas(64) float Acc[RowsAccFloats];
+  assert(M >= 1 && M <= OwnLoopRows && "linearFewRows takes few rows");
+  int64_t Chunks = std::clamp<int64_t>(K / MinChunkRows, 1, MaxRowChunks);
+  int64_t Bands = std::min<int64_t>((numThreads() + Chunks - 1) / Chunks,
+                                    std::max<int64_t>(N / 256, 1));
+  int64_t BandWidth = (N + Bands - 1) / Bands;
+  BandWidth = (BandWidth + 15) / 16 * 16;
+  // The chunks' partial sums, kept by the calling thread from run to run.
+  thread_local std::vector<float> Parts;
+  size_t Need = static_cast<size_t>(Chunks * M * N);
+  if (Parts.size() < Need)
+    Parts.resize(Need);
+  float *P = Parts.data();
+  parallelFor(0, Chunks * Bands, 1, [&](int64_t Begin, int64_t End) {
     for (int64_t T = Begin; T < End; ++T) {
-      int64_t N0 = T * Width, Wd = std::min(Width, N - N0);
-      rowsTimesTile(A, W, Acc, M, K, N, N0, Wd);
-      for (int64_t R = 0; R < M; ++R)
-        for (int64_t J = 0; J < Wd; ++J)
-          Finish(R, N0 + J, Acc[R * Wd + J]);
+      int64_t Chunk = T / Bands, Band = T % Bands;
+      int64_t C0 = std::min(N, Band * BandWidth);
+      int64_t C1 = std::min(N, C0 + BandWidth);
+      rowsTimesChunk(A, W, P + Chunk * M * N, M, K, N, K * Chunk / Chunks,
+                     K * (Chunk + 1) / Chunks, C0, C1);
     }
   });
+  parallelFor(0, N, std::max<int64_t>(1, ElementGrain / M),
+              [&](int64_t Begin, int64_t End) {
+                for (int64_t R = 0; R < M; ++R)
+                  addChunks(P + R * N, Chunks, M * N, Bias,
+                            Residual ? Residual + R * N : nullptr, Y + R * N,
+                            Begin, End);
+              });
 }
 
 namespace {
