@@ -122,7 +122,7 @@ private:
       Others = std::clamp(Others, 0.0, static_cast<double>(Cpus));
       double Old = Estimate.load(std::memory_order_relaxed);
       bool IsFirst = First.exchange(false, std::memory_order_relaxed);
-      Estimate.store(IsFirst ? Others : 0.5 * Old + 0.5 * Others,
+      Estimate.store(IsFirst ? Others : nextOthersBusy(Old, Others),
                      std::memory_order_relaxed);
     }
     Last = S;
@@ -175,6 +175,10 @@ CpuTicks parseProcStat(std::string_view Text, const std::vector<int> &Allowed) {
     Out.Total += Busy + V[3] + V[4];
   }
   return Out;
+}
+
+double nextOthersBusy(double Old, double Sample) {
+  return Sample < Old ? Sample : 0.5 * Old + 0.5 * Sample;
 }
 
 int threadsLeft(int Max, int Cpus, double OthersBusy) {

@@ -80,6 +80,20 @@ TEST(CpuCountTest, ThreadsLeaveBusyCoresAlone) {
   EXPECT_EQ(threadsLeft(16, 16, 3.0), 13);
 }
 
+TEST(CpuCountTest, ContentionFollowsAPeerThatStopsAtOnce) {
+  // A peer process that kept a core busy and stopped: the next window's
+  // estimate is its own, so the next run takes both cores.
+  EXPECT_DOUBLE_EQ(nextOthersBusy(1.0, 0.02), 0.02);
+  EXPECT_EQ(threadsLeft(2, 2, nextOthersBusy(1.0, 0.02)), 2);
+  // A competitor that starts: halfway up at each window, one core from
+  // the first (a core busy half the time counts as taken).
+  EXPECT_DOUBLE_EQ(nextOthersBusy(0.0, 1.0), 0.5);
+  EXPECT_DOUBLE_EQ(nextOthersBusy(0.5, 1.0), 0.75);
+  EXPECT_EQ(threadsLeft(2, 2, nextOthersBusy(0.0, 1.0)), 1);
+  // A short burst of a fifth of a core stays below the third that counts.
+  EXPECT_EQ(threadsLeft(2, 2, nextOthersBusy(0.0, 0.6)), 2);
+}
+
 TEST(CpuCountTest, ContentionSuggestsACountWithinBounds) {
   CpuContention &C = CpuContention::global();
   int N = C.threadsFor(4);

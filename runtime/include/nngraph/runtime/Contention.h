@@ -32,6 +32,13 @@ struct CpuTicks {
 /// when empty); a malformed line is skipped.
 CpuTicks parseProcStat(std::string_view Text, const std::vector<int> &Allowed);
 
+/// The estimate of CPUs busy with other work after a window that measured
+/// Sample, from the estimate Old: down to Sample at once (a peer that
+/// stopped, as an engine run beside this one in an interleaved benchmark,
+/// frees its core now), up halfway (a short burst of a window counts for
+/// half).
+double nextOthersBusy(double Old, double Sample);
+
 /// The thread count for OthersBusy CPUs busy with other work, of Cpus the
 /// process may use, at most Max: the cores left, where a core busy more
 /// than a third of the time counts as taken; at least 1. Never more than
