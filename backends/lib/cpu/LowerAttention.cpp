@@ -2,7 +2,7 @@
 //
 // nng.Attention(Q, K, V, mask?) on f32 runs as the backend's own loop, in
 // the manner of flash attention: for each (batch entry, block of up to
-// RowBlock query rows) it walks the keys in blocks of KeyBlock, computing
+// rowBlock() query rows) it walks the keys in blocks of KeyBlock, computing
 // that block's scores (Q K^T * scale + mask) into a small local array,
 // updating a running row maximum and sum (online softmax: what was
 // accumulated is rescaled by exp(old max - new max)) and accumulating the
@@ -34,8 +34,17 @@ namespace nng::backends::cpu {
 
 namespace {
 
-/// Query rows computed together (they share each loaded key and value row).
-constexpr int64_t RowBlock = 4;
+/// Query rows computed together (they share each loaded key and value row):
+/// 8 where a vector register holds 16 floats (AVX-512: 8 x 2 accumulators
+/// of 32 registers: one thread on an AMD EPYC ran 6 heads of 256 x 64 in
+/// 0.74-0.86 ms, 0.94 with 4 rows, best of 300 runs), else 4 (AVX2's 16
+/// registers hold 4 x 2 of two halves each).
+constexpr int64_t MaxRowBlock = 8;
+int64_t rowBlock() {
+  static const int64_t Rows =
+      __builtin_cpu_supports("avx512f") ? MaxRowBlock : 4;
+  return Rows;
+}
 /// Keys whose scores are computed before the running softmax is updated.
 constexpr int64_t KeyBlock = 128;
 /// The largest Dv the loop serves (its accumulators live on the stack).
@@ -142,8 +151,8 @@ struct AttentionArgs {
 /// The running softmax state of Rows query rows: maximum, sum and the
 /// accumulated probabilities times V ([Rows, Dv]).
 struct RowState {
-  float Max[RowBlock], Sum[RowBlock];
-  float Acc[RowBlock * MaxDv];
+  float Max[MaxRowBlock], Sum[MaxRowBlock];
+  float Acc[MaxRowBlock * MaxDv];
 
   void reset(int64_t Rows, int64_t Dv) {
     for (int64_t R = 0; R < Rows; ++R) {
@@ -374,8 +383,12 @@ NNG_ATTEND_KEYS(1)
 NNG_ATTEND_KEYS(2)
 NNG_ATTEND_KEYS(3)
 NNG_ATTEND_KEYS(4)
+NNG_ATTEND_KEYS(5)
+NNG_ATTEND_KEYS(6)
+NNG_ATTEND_KEYS(7)
+NNG_ATTEND_KEYS(8)
 #undef NNG_ATTEND_KEYS
-static_assert(RowBlock == 4, "attendKeys has a copy per row count");
+static_assert(MaxRowBlock == 8, "attendKeys has a copy per row count");
 
 /// Walks keys [J0, J1) for rows [I0, I0 + Rows) of batch entry B, whose
 /// keys are K (null: the operand's own, as the node gives them).
@@ -393,8 +406,16 @@ void attendKeys(const AttentionArgs &A, int64_t B, int64_t I0, int64_t Rows,
     return attendKeys2(A, K, KT, B, I0, J0, J1, St);
   case 3:
     return attendKeys3(A, K, KT, B, I0, J0, J1, St);
-  default:
+  case 4:
     return attendKeys4(A, K, KT, B, I0, J0, J1, St);
+  case 5:
+    return attendKeys5(A, K, KT, B, I0, J0, J1, St);
+  case 6:
+    return attendKeys6(A, K, KT, B, I0, J0, J1, St);
+  case 7:
+    return attendKeys7(A, K, KT, B, I0, J0, J1, St);
+  default:
+    return attendKeys8(A, K, KT, B, I0, J0, J1, St);
   }
 }
 
@@ -423,6 +444,7 @@ void writeRows(const AttentionArgs &A, int64_t B, int64_t I0, int64_t Rows,
 /// One run of the loop.
 void runAttention(const AttentionArgs &A) {
   const AttentionGeometry &G = *A.G;
+  const int64_t RowBlock = rowBlock();
   const int64_t RowBlocks = (G.M + RowBlock - 1) / RowBlock;
   const int64_t Tasks = G.Batches * RowBlocks;
   const int64_t Threads = std::max(1, numThreads());
