@@ -3,8 +3,8 @@
 // Initializers with the same dtype, shape and bytes are one tensor: every use
 // of a later copy is pointed at the first (which keeps its name) and the copy
 // is erased. Bytes, not values, are compared, so 0.0 and -0.0 (or NaNs with
-// different payloads) stay apart. Candidates are bucketed by the content
-// hash of the text format, then compared byte for byte.
+// different payloads) stay apart. Candidates are bucketed by dtype, shape
+// and a hash of a sample of their bytes, then compared byte for byte.
 //
 // Statistics: "initializers-merged", "bytes-saved"; declines (also printed
 // under --debug-only=dedup-initializers): "declined: data is elided" (an
@@ -41,7 +41,7 @@ public:
         decline(*V, "data is elided");
         continue;
       }
-      std::vector<ir::Value *> &Bucket = ByHash[ir::tensorHash(V->data())];
+      std::vector<ir::Value *> &Bucket = ByHash[bucketOf(V->data())];
       ir::Value *First = nullptr;
       for (ir::Value *C : Bucket)
         if (sameBytes(C->data(), V->data())) {
@@ -76,6 +76,37 @@ private:
     if (debugEnabled(name()))
       debugStream() << "[dedup-initializers] declined at %" << V.name() << ": "
                     << Reason << "\n";
+  }
+
+  /// Blocks of bytes bucketOf hashes, spread evenly over a tensor.
+  static constexpr size_t SampledBlocks = 64, BlockBytes = 64;
+
+  /// T's bucket: its dtype, shape and a hash of SampledBlocks blocks of its
+  /// bytes (strings: of all of them). Equal tensors share one. Hashing
+  /// every byte, as the text format's content hash does, took 170 ms of
+  /// the 236 ms -O2 spent on a decoder of 162 MB of weights (AMD EPYC).
+  static std::string bucketOf(const Tensor &T) {
+    if (T.numel() == 0 || isString(T.dtype()))
+      return ir::tensorHash(T);
+    std::string Key(dtypeName(T.dtype()));
+    for (int64_t D : T.shape())
+      Key += " " + std::to_string(D);
+    Tensor C = T.contiguous();
+    const unsigned char *B = static_cast<const unsigned char *>(C.rawData());
+    size_t N = C.nbytes();
+    uint64_t H = 0xcbf29ce484222325ull;
+    auto Feed = [&](size_t At, size_t Len) {
+      for (size_t I = At; I < At + Len; ++I) {
+        H ^= B[I];
+        H *= 0x100000001b3ull;
+      }
+    };
+    if (N <= SampledBlocks * BlockBytes)
+      Feed(0, N);
+    else
+      for (size_t I = 0; I < SampledBlocks; ++I)
+        Feed(I * (N - BlockBytes) / (SampledBlocks - 1), BlockBytes);
+    return Key + " " + std::to_string(H);
   }
 
   static bool sameBytes(const Tensor &A, const Tensor &B) {

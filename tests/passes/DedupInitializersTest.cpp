@@ -61,3 +61,28 @@ TEST(DedupInitializersTest, ElidedDataAndOutputCopiesAreDeclined) {
   EXPECT_EQ(stat(*P, "declined: duplicate is a graph output"), 1);
   EXPECT_EQ(G->initializers().size(), 4u);
 }
+
+TEST(DedupInitializersTest, LargeWeightsDifferingBetweenSampledBytesStay) {
+  // 64 KiB of weights: the bucket hashes a sample of their bytes, so copies
+  // that differ in one element between the sampled blocks share a bucket
+  // and only the byte comparison tells them apart.
+  constexpr int64_t N = 16384;
+  ir::Graph G;
+  ir::Value *X = G.addInput("x", ir::TensorType(DType::F32, Shape({N})));
+  std::vector<float> Values(N);
+  for (int64_t I = 0; I < N; ++I)
+    Values[I] = static_cast<float>(I % 97) * 0.25f;
+  ir::Value *W1 = G.addInitializer("w1", Tensor::fromVector(Values, {N}));
+  ir::Value *W2 = G.addInitializer("w2", Tensor::fromVector(Values, {N}));
+  Values[N / 2 + 3] += 1.0f; // Not in a sampled block of 64 bytes.
+  ir::Value *W3 = G.addInitializer("w3", Tensor::fromVector(Values, {N}));
+  ir::Value *A = G.addNode(ir::OpKind::Add, {X, W1}, {"a"})->output(0);
+  ir::Value *B = G.addNode(ir::OpKind::Add, {A, W2}, {"b"})->output(0);
+  G.addOutput(G.addNode(ir::OpKind::Add, {B, W3}, {"c"})->output(0));
+  auto P = passes::createDedupInitializersPass();
+  EXPECT_TRUE(P->run(G));
+  EXPECT_EQ(stat(*P, "initializers-merged"), 1);
+  EXPECT_NE(G.lookup("w1"), nullptr);
+  EXPECT_EQ(G.lookup("w2"), nullptr);
+  EXPECT_NE(G.lookup("w3"), nullptr);
+}
