@@ -1,10 +1,10 @@
-//===- CpuPReluInstanceNormTest.cpp - PRelu and InstanceNormalization -----===//
+//===- CpuPReluInstanceNormTest.cpp - PRelu, HardSigmoid, InstanceNorm ----===//
 //
-// PRelu and InstanceNormalization are the cpu backend's own loops in the
-// compiled schedule (LowerActivation.cpp, LowerNorm.cpp), not node
-// kernels. PRelu must equal the reference bit for bit (NaN, infinities,
-// the sign of zero, infinite and NaN slopes) for every form of slope
-// broadcast; InstanceNormalization (the reference computes in double) must
+// PRelu, HardSigmoid and InstanceNormalization are the cpu backend's own
+// loops in the compiled schedule (LowerActivation.cpp, LowerNorm.cpp), not
+// node kernels. PRelu must equal the reference bit for bit (NaN,
+// infinities, the sign of zero, infinite and NaN slopes) for every form of
+// slope broadcast, and HardSigmoid for its default and other parameters; InstanceNormalization (the reference computes in double) must
 // agree within the LayerNormalization tests' tolerance for ranks 2 to 5,
 // one long row (a GroupNorm(1, C) export's [1, 1, C x L]), NaN and
 // infinities, constant rows. Both serve a new length without a compile.
@@ -149,6 +149,37 @@ TEST(CpuPRelu, LongRunsAndNewLengthsWithoutACompile) {
     }
     EXPECT_EQ(backends::cpuExecutableStats(*Exe)->Specializations, 1)
         << backends::cpuExecutableStats(*Exe)->ReshapeRefusal;
+  }
+}
+
+// --- HardSigmoid -------------------------------------------------------------
+
+TEST(CpuHardSigmoid, EqualsTheReferenceBitForBitAtEveryLength) {
+  REQUIRE_ONEDNN();
+  // The defaults (0.2, 0.5: PaddleOCR's and MobileNetV3's), torch's
+  // Hardsigmoid (1/6, 0.5) and a negative slope.
+  for (auto [Alpha, Beta] : {std::pair{-1.0f, -1.0f}, std::pair{1.0f / 6, 0.5f},
+                             std::pair{-3.0f, 0.25f}}) {
+    auto G = std::make_unique<ir::Graph>();
+    G->setName("hard-sigmoid alpha " + std::to_string(Alpha));
+    ir::Value *X = G->addInput("x", typeOf(Shape({1, 8, 10}), {true, false, true}));
+    ir::AttrMap A;
+    if (Alpha != -1.0f) {
+      A.set("alpha", ir::Attribute(Alpha));
+      A.set("beta", ir::Attribute(Beta));
+    }
+    G->addOutput(add(*G, ir::OpKind::HardSigmoid, {X}, "y", A));
+    ir::inferTypes(*G);
+    auto Exe = backends::getBackend("cpu").compile(*G);
+    unsigned Seed = 30;
+    for (int64_t L : {10, 1, 5000, 33}) {
+      SCOPED_TRACE(G->name() + " L=" + std::to_string(L));
+      std::vector<Tensor> Feeds = {withSpecials(Shape({2, 8, L}), Seed++)};
+      Tensor Want = backends::runReference(*G, Feeds).at(0);
+      EXPECT_TRUE(sameBits(Exe->run(Feeds).at(0), Want));
+      expectLowered(*Exe, G->name());
+    }
+    EXPECT_EQ(backends::cpuExecutableStats(*Exe)->Specializations, 1);
   }
 }
 

@@ -159,6 +159,9 @@ bool lowerBinary(LowerContext &C, const ir::Node &N);
 bool lowerActivation(LowerContext &C, const ir::Node &N);
 /// PRelu as the backend's own loop (LowerActivation.cpp).
 bool lowerPRelu(LowerContext &C, const ir::Node &N);
+/// HardSigmoid of f32 as the backend's own loop (LowerActivation.cpp):
+/// oneDNN 2.6 has no such eltwise.
+bool lowerHardSigmoid(LowerContext &C, const ir::Node &N);
 bool lowerEltwise(LowerContext &C, const ir::Node &N);
 bool lowerConcat(LowerContext &C, const ir::Node &N);
 /// ReduceSum / ReduceMean of f32 as an own loop (LowerReduce.cpp).
@@ -392,6 +395,10 @@ void emitEpilogue(LowerContext &C, int Slot, const Epilogue &E,
 bool clampFloats(const float *X, float *Y, int64_t N, float Lo, float Hi);
 /// Y = X < 0 ? X * Alpha : X (LeakyRelu; Y may be X).
 void leakyReluFloats(const float *X, float *Y, int64_t N, float Alpha);
+/// Y = max(0, min(1, Alpha * X + Beta)), as the reference computes it in
+/// double (a NaN gives 1; Y may be X).
+void hardSigmoidFloats(const float *X, float *Y, int64_t N, float Alpha,
+                       float Beta);
 
 /// Softmax (or LogSoftmax) of each of Rows rows of Len floats, with the
 /// reference's NaN and infinity semantics (RowKernels.cpp). Y must not

@@ -19,7 +19,7 @@
 // broadcast by strides): oneDNN 2.6's prelu (jit_uni) gives NaN for an
 // infinite or NaN slope where x >= 0 (the reference: x), and +0 where the
 // reference's product is -0 (x = -0 under a negative slope, x < 0 under a
-// zero slope).
+// zero slope). HardSigmoid, which oneDNN 2.6 lacks, is an own loop too.
 //
 //===----------------------------------------------------------------------===//
 
@@ -312,6 +312,27 @@ bool lowerPRelu(LowerContext &C, const ir::Node &N) {
       [=](const Program &, const SlotShapes &New) {
         const Shape &NX = New[In], &NS = New[S];
         return NX.numel() > 0 && New[Out] == NX && slopeFits(NX, NS);
+      });
+  return true;
+}
+
+bool lowerHardSigmoid(LowerContext &C, const ir::Node &N) {
+  const ir::Value *X = N.input(0);
+  if (!C.isF32(X) || C.shapeOf(X).numel() == 0)
+    return false;
+  float Alpha = N.attrFloat("alpha"), Beta = N.attrFloat("beta");
+  int In = C.B.plainOf(C.slotOf(X));
+  int Out = C.defineBuffer(N.output(0));
+  // The count comes from the slot at each run (a reshaped program's).
+  emitLoop(
+      C, {In}, Out, C.describe(N),
+      [=](Program &P) {
+        hardSigmoidFloats(static_cast<const float *>(P.dataOf(In)),
+                          reinterpret_cast<float *>(P.bufferData(Out)),
+                          P.Slots[In].S.numel(), Alpha, Beta);
+      },
+      [=](const Program &, const SlotShapes &New) {
+        return New[In].numel() > 0 && New[Out] == New[In];
       });
   return true;
 }

@@ -54,6 +54,18 @@ void leakyRange(const float *X, float *Y, int64_t N, float Alpha) {
   }
 }
 
+/// The reference's HardSigmoid, in double as it computes: std::min(1, v)
+/// is 1 for a NaN v, so NaN gives 1.
+NNG_VECTOR_CLONES
+void hardSigmoidRange(const float *X, float *Y, int64_t N, double Alpha,
+                      double Beta) {
+  for (int64_t I = 0; I < N; ++I) {
+    double V = Alpha * static_cast<double>(X[I]) + Beta;
+    V = V < 1.0 ? V : 1.0;
+    Y[I] = static_cast<float>(0.0 < V ? V : 0.0);
+  }
+}
+
 } // namespace
 
 bool clampFloats(const float *X, float *Y, int64_t N, float Lo, float Hi) {
@@ -97,6 +109,13 @@ bool allWithin(const float *X, int64_t N, float Limit) {
 void leakyReluFloats(const float *X, float *Y, int64_t N, float Alpha) {
   parallelFor(0, N, ElementGrain, [&](int64_t B, int64_t E) {
     leakyRange(X + B, Y + B, E - B, Alpha);
+  });
+}
+
+void hardSigmoidFloats(const float *X, float *Y, int64_t N, float Alpha,
+                       float Beta) {
+  parallelFor(0, N, ElementGrain, [&](int64_t B, int64_t E) {
+    hardSigmoidRange(X + B, Y + B, E - B, Alpha, Beta);
   });
 }
 
