@@ -392,8 +392,9 @@ public:
   /// Makes scratch slot S (a primitive's) hold Bytes (a reshaped step's
   /// primitive needs another size).
   void resizeScratch(int S, size_t Bytes);
-  /// The first slot of each IR value (made by the first reshape).
-  std::unordered_map<const ir::Value *, int> ValueSlots;
+  /// The graph's values as dense indices, each node's operands among them
+  /// and each value's first slot (made by the first reshape: Reshape.cpp).
+  std::shared_ptr<struct ReshapeIndex> ReshapeIdx;
   /// Places the buffers (liveness from the steps, sizes from the slots) in
   /// the arena plan: ArenaNeed, the offsets and the arena statistics.
   void layOutArena();

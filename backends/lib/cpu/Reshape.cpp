@@ -39,6 +39,73 @@ bool sameConstant(const Tensor &A, const Tensor &B) {
 
 } // namespace
 
+/// The graph as Program::reshape walks it: a dense index per value (the
+/// graph's inputs, its initializers, the nodes' outputs), each node's
+/// operands as indices (-1: absent, -2: not the graph's), and the first slot of each value (its
+/// twins and reorders share its shape) and the value of each slot; and
+/// the type (and folded value) at the program's shapes of each value that
+/// has no slot (a product's result that a fused step consumes), so a node
+/// whose inputs did not change is not inferred again for it.
+struct ReshapeIndex {
+  struct NodeRefs {
+    const ir::Node *N;
+    std::vector<int> In, Out;
+  };
+  std::vector<const ir::Value *> Values;
+  std::vector<int> InputIndex; ///< Per graph input.
+  std::vector<int> SlotOf;     ///< Per value; -1: none.
+  std::vector<int> ValueOfSlot; ///< Per slot; -1: scratch, or not a value.
+  std::vector<NodeRefs> Nodes;
+  size_t SlotCount = 0;
+  /// Per value without a slot, once a reshape inferred it.
+  std::vector<char> Known;
+  std::vector<ir::TensorType> LastType;
+  std::vector<Tensor> LastValue; ///< Undefined: not folded.
+
+  ReshapeIndex(const ir::Graph &G, const std::deque<ValueSlot> &Slots)
+      : SlotCount(Slots.size()) {
+    std::unordered_map<const ir::Value *, int> Of;
+    auto Add = [&](const ir::Value *V) {
+      Of.emplace(V, static_cast<int>(Values.size()));
+      Values.push_back(V);
+    };
+    for (const ir::Value *V : G.inputs()) {
+      InputIndex.push_back(static_cast<int>(Values.size()));
+      Add(V);
+    }
+    for (const ir::Value *V : G.initializers())
+      Add(V);
+    for (const auto &N : G.nodes())
+      for (const ir::Value *V : N->outputs())
+        Add(V);
+    for (const auto &N : G.nodes()) {
+      NodeRefs R{N.get(), {}, {}};
+      for (size_t I = 0; I < N->numInputs(); ++I) {
+        auto It = N->hasInput(I) ? Of.find(N->input(I)) : Of.end();
+        R.In.push_back(!N->hasInput(I) ? -1 : It == Of.end() ? -2 : It->second);
+      }
+      for (const ir::Value *V : N->outputs())
+        R.Out.push_back(Of.at(V));
+      Nodes.push_back(std::move(R));
+    }
+    SlotOf.assign(Values.size(), -1);
+    ValueOfSlot.assign(Slots.size(), -1);
+    Known.assign(Values.size(), 0);
+    LastType.resize(Values.size());
+    LastValue.resize(Values.size());
+    for (size_t S = 0; S < Slots.size(); ++S) {
+      if (!Slots[S].Of)
+        continue;
+      auto It = Of.find(Slots[S].Of);
+      if (It == Of.end())
+        continue;
+      ValueOfSlot[S] = It->second;
+      if (SlotOf[It->second] < 0)
+        SlotOf[It->second] = static_cast<int>(S);
+    }
+  }
+};
+
 std::string Program::reshape(const ir::Graph &G, ProgramShared &Shared,
                              const std::vector<Shape> &Shapes, bool &Broken) {
   Broken = false;
@@ -50,69 +117,79 @@ std::string Program::reshape(const ir::Graph &G, ProgramShared &Shared,
   if (ChosenBranches)
     return "an If's branch was chosen from the shapes of its compile";
 
-  // The first slot of each value (twins and reorders share its shape).
-  if (ValueSlots.empty())
-    for (size_t S = 0; S < Slots.size(); ++S)
-      if (Slots[S].Of)
-        ValueSlots.emplace(Slots[S].Of, static_cast<int>(S));
-  auto SlotFor = [&](const ir::Value *V) -> const ValueSlot * {
-    auto It = ValueSlots.find(V);
-    return It == ValueSlots.end() ? nullptr : &Slots[It->second];
-  };
+  // The graph as dense indices, made once: per reshape, vectors instead of
+  // maps keyed by values.
+  if (!ReshapeIdx || ReshapeIdx->SlotCount != Slots.size())
+    ReshapeIdx = std::make_shared<ReshapeIndex>(G, Slots);
+  ReshapeIndex &X = *ReshapeIdx;
+  const size_t NV = X.Values.size();
 
   // The graph's types (and folded values) at the new shapes. A node none
   // of whose inputs changed keeps what its slots say (weights transformed
   // at compile time are not computed again); the others are inferred (and
   // folded) again, and their outputs changed unless their slots agree.
-  std::unordered_map<const ir::Value *, ir::TensorType> Types;
-  std::unordered_map<const ir::Value *, Tensor> Values;
-  std::unordered_set<const ir::Value *> Dirty;
-  size_t Expected = G.numNodes() * 2 + G.initializers().size() + Shapes.size();
-  Types.reserve(Expected);
-  Values.reserve(G.initializers().size() + G.numNodes() / 2);
-  Dirty.reserve(Expected);
+  // Types and values of unchanged values are read from their slots (or the
+  // initializers) only when a node inferred again reads them.
+  std::vector<ir::TensorType> Types(NV);
+  std::vector<char> Typed(NV, 0), Dirty(NV, 0);
+  std::vector<const Tensor *> Val(NV, nullptr);
+  std::vector<Tensor> Folded(NV);
   for (size_t I = 0; I < Shapes.size(); ++I) {
-    Types[G.inputs()[I]] = ir::TensorType(InputTypes[I], Shapes[I]);
-    if (Shapes[I] != InputShapes[I])
-      Dirty.insert(G.inputs()[I]);
+    int V = X.InputIndex[I];
+    Types[V] = ir::TensorType(InputTypes[I], Shapes[I]);
+    Typed[V] = 1;
+    Dirty[V] = Shapes[I] != InputShapes[I];
   }
-  for (const ir::Value *V : G.initializers()) {
-    Types[V] = ir::TensorType(V->data().dtype(), V->data().shape());
-    Values[V] = V->data();
-  }
+  auto TypeOf = [&](int V) -> const ir::TensorType * {
+    if (!Typed[V]) {
+      if (const ir::Value *IV = X.Values[V]; IV->isInitializer())
+        Types[V] = ir::TensorType(IV->data().dtype(), IV->data().shape());
+      else if (X.SlotOf[V] >= 0)
+        Types[V] = ir::TensorType(Slots[X.SlotOf[V]].Type, Slots[X.SlotOf[V]].S);
+      else if (X.Known[V])
+        Types[V] = X.LastType[V];
+      else
+        return nullptr;
+      Typed[V] = 1;
+    }
+    return &Types[V];
+  };
+  std::vector<char> Specialized(NV, 0);
   std::vector<ir::TensorType> InTypes;
+  std::vector<const ir::TensorType *> InTypePtrs;
   std::vector<const Tensor *> InValues;
-  for (const auto &NP : G.nodes()) {
-    const ir::Node &N = *NP;
+  for (const ReshapeIndex::NodeRefs &R : X.Nodes) {
+    const ir::Node &N = *R.N;
     bool Clean = true;
-    for (size_t I = 0; I < N.numInputs() && Clean; ++I)
-      Clean = !N.hasInput(I) || !Dirty.count(N.input(I));
+    for (int V : R.In)
+      Clean = Clean && (V == -1 || (V >= 0 && !Dirty[V]));
     if (Clean) {
-      bool AllSlots = true;
-      for (size_t I = 0; I < N.numOutputs() && AllSlots; ++I)
-        AllSlots = SlotFor(N.output(I)) != nullptr;
-      if (AllSlots) {
-        for (size_t I = 0; I < N.numOutputs(); ++I) {
-          const ValueSlot &V = *SlotFor(N.output(I));
-          Types[N.output(I)] = ir::TensorType(V.Type, V.S);
-          if (V.Kind == SlotKind::Constant)
-            Values[N.output(I)] = V.Const;
-        }
+      bool AllKnown = true;
+      for (int V : R.Out)
+        AllKnown = AllKnown && (X.SlotOf[V] >= 0 || X.Known[V]);
+      if (AllKnown)
         continue;
-      }
     }
     InTypes.assign(N.numInputs(), ir::TensorType());
     InValues.assign(N.numInputs(), nullptr);
     for (size_t I = 0; I < N.numInputs(); ++I) {
-      if (!N.hasInput(I))
+      int V = R.In[I];
+      if (V == -1)
         continue;
-      auto T = Types.find(N.input(I));
-      if (T == Types.end())
+      const ir::TensorType *T = V < 0 ? nullptr : TypeOf(V);
+      if (!T)
         return "internal: %" + N.input(I)->name() + " has no type";
-      InTypes[I] = T->second;
-      auto V = Values.find(N.input(I));
-      if (V != Values.end())
-        InValues[I] = &V->second;
+      InTypes[I] = *T;
+      if (Val[V])
+        InValues[I] = Val[V];
+      else if (const ir::Value *IV = X.Values[V]; IV->isInitializer())
+        InValues[I] = &IV->data();
+      else if (!Specialized[V] && X.SlotOf[V] >= 0 &&
+               Slots[X.SlotOf[V]].Kind == SlotKind::Constant)
+        InValues[I] = &Slots[X.SlotOf[V]].Const;
+      else if (!Specialized[V] && X.SlotOf[V] < 0 && X.Known[V] &&
+               X.LastValue[V].defined())
+        InValues[I] = &X.LastValue[V];
     }
     std::optional<NodeSpecialization> Sp;
     try {
@@ -123,42 +200,49 @@ std::string Program::reshape(const ir::Graph &G, ProgramShared &Shared,
     if (!Sp)
       return "a shape depends on the data at " + Shared.describe(N);
     for (size_t I = 0; I < N.numOutputs(); ++I) {
-      const ir::Value *Out = N.output(I);
-      Types[Out] = Sp->OutTypes[I];
+      int Out = R.Out[I];
       // Unchanged: its slot holds the same kind of value with the same
       // type and shape (and, folded, the same values).
-      const ValueSlot *V = SlotFor(Out);
-      bool Folded = !Sp->Folded.empty();
+      const ValueSlot *V = X.SlotOf[Out] >= 0 ? &Slots[X.SlotOf[Out]] : nullptr;
+      bool IsFolded = !Sp->Folded.empty();
       bool Same = V && V->Type == Sp->OutTypes[I].dtype() &&
                   Sp->OutTypes[I].staticShape() == V->S &&
-                  (V->Kind == SlotKind::Constant) == Folded &&
-                  (!Folded || sameConstant(Sp->Folded[I], V->Const));
-      if (Folded)
-        Values[Out] = std::move(Sp->Folded[I]);
-      if (!Same)
-        Dirty.insert(Out);
+                  (V->Kind == SlotKind::Constant) == IsFolded &&
+                  (!IsFolded || sameConstant(Sp->Folded[I], V->Const));
+      if (!V && X.Known[Out]) { // No slot: as the last reshape left it.
+        const Tensor &Last = X.LastValue[Out];
+        Same = X.LastType[Out].dtype() == Sp->OutTypes[I].dtype() &&
+               X.LastType[Out].staticShape() ==
+                   Sp->OutTypes[I].staticShape() &&
+               Last.defined() == IsFolded &&
+               (!IsFolded || sameConstant(Sp->Folded[I], Last));
+      }
+      Types[Out] = std::move(Sp->OutTypes[I]);
+      Typed[Out] = 1;
+      Specialized[Out] = 1;
+      if (IsFolded) {
+        Folded[Out] = std::move(Sp->Folded[I]);
+        Val[Out] = &Folded[Out];
+      }
+      Dirty[Out] = !Same;
     }
   }
 
-  // Every slot's new shape, and what changed. Nothing changes yet.
+  // Every slot's new shape, and what changed (values whose type or value
+  // did: the others' slots stay). Nothing changes yet.
   SlotShapes New(Slots);
   std::vector<char> Changed(Slots.size(), 0); // Its shape.
   std::vector<char> Rebound(Slots.size(), 0); // Its bytes or their place.
   std::vector<std::pair<int, Tensor>> NewConsts;
   for (size_t S = 0; S < Slots.size(); ++S) {
     const ValueSlot &V = Slots[S];
-    if (!V.Of)
-      continue; // Scratch, or a constant a lowering made: fixed.
-    auto TypeIt = Types.find(V.Of);
-    if (TypeIt == Types.end())
-      return "internal: %" + V.Name + " has no type";
-    const ir::TensorType &T = TypeIt->second;
+    int Vi = X.ValueOfSlot[S];
+    if (Vi < 0 || !Dirty[Vi])
+      continue; // Scratch, a constant a lowering made, or unchanged.
+    const ir::TensorType &T = Types[Vi];
     if (V.Kind == SlotKind::Constant) {
-      auto It = Values.find(V.Of);
-      if (It == Values.end())
+      if (!Val[Vi])
         return "%" + V.Name + " was computed at compile time but is not now";
-      if (sameConstant(It->second, V.Const))
-        continue;
       // A value computed from the input shapes (a Reshape's target, a
       // position index): fine unless a lowering used its values (then they
       // are in a step: packed, a bound, a view's geometry); steps read the
@@ -166,10 +250,10 @@ std::string Program::reshape(const ir::Graph &G, ProgramShared &Shared,
       if (V.Baked)
         return "%" + V.Name +
                ", computed from the input shapes, was used by a lowering";
-      NewConsts.emplace_back(static_cast<int>(S), It->second);
+      NewConsts.emplace_back(static_cast<int>(S), *Val[Vi]);
       Rebound[S] = 1;
-      if (It->second.shape() != V.S) {
-        New.set(static_cast<int>(S), It->second.shape());
+      if (Val[Vi]->shape() != V.S) {
+        New.set(static_cast<int>(S), Val[Vi]->shape());
         Changed[S] = 1;
       }
       continue;
@@ -204,7 +288,14 @@ std::string Program::reshape(const ir::Graph &G, ProgramShared &Shared,
     Affected.push_back(&St);
   }
 
-  // Apply: the slots, the steps, the arena.
+  // Apply: the slots, the steps, the arena; and what the next reshape
+  // knows of the values without slots.
+  for (size_t V = 0; V < NV; ++V)
+    if (Specialized[V] && X.SlotOf[V] < 0) {
+      X.Known[V] = 1;
+      X.LastType[V] = Types[V];
+      X.LastValue[V] = Val[V] ? *Val[V] : Tensor();
+    }
   bool Fits = true; // Every buffer within what the plan reserved.
   for (size_t S = 0; S < Slots.size(); ++S) {
     if (!Changed[S])
