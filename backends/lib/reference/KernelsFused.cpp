@@ -98,17 +98,21 @@ void applyActivation(KernelContext &C) {
   });
 }
 
-/// Adds FusedConv's residual Sum (of the result's shape) to output 0 in
-/// place, rounding as a standalone Add of the two does.
+/// Adds FusedConv's residual Sum to output 0 in place, rounding as a
+/// standalone Add of the two does. The Sum is of the result's shape; one
+/// whose dims the graph left unknown may broadcast to it, as the Add the
+/// epilogue rule fused would have.
 void addResidual(KernelContext &C) {
   Tensor &Y = C.Outputs[0];
   const Tensor &S = C.in(3);
-  if (S.dtype() != Y.dtype() || S.shape() != Y.shape())
-    C.fail("the residual Sum ", S.shape().toString(),
-           " is not of the result's dtype and shape ", Y.shape().toString());
+  if (S.dtype() != Y.dtype())
+    C.fail("the residual Sum is ", dtypeName(S.dtype()), ", the result ",
+           dtypeName(Y.dtype()));
   if (!Y.isContiguous())
     Y = Y.contiguous();
-  const Tensor R = S.isContiguous() ? S : S.contiguous();
+  const Tensor R = S.shape() == Y.shape() && S.isContiguous()
+                       ? S
+                       : S.broadcastTo(Y.shape()).contiguous();
   visitDType(Y.dtype(), [&](auto Tag) {
     using T = typename decltype(Tag)::type;
     if constexpr (IsFloatElem<T>) {

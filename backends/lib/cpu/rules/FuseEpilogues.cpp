@@ -69,13 +69,17 @@ std::optional<MatchedActivation> matchActivation(const ir::Node &Act,
   return M;
 }
 
-/// True when A and B have the same shape: equal ranks and equal static or
-/// symbolic dims (an unknown dim proves nothing).
+/// True when A may have B's shape: equal ranks and, where both dims are
+/// known (static or symbolic), equal ones. An unknown dim (a length
+/// inference could not name) is taken on trust: the lowering checks the
+/// concrete shapes and declines otherwise, and the reference kernel
+/// broadcasts the residual as the Add did.
 bool sameShape(const ir::TensorType &A, const ir::TensorType &B) {
   if (!A.hasRank() || !B.hasRank() || A.rank() != B.rank())
     return false;
   for (int64_t D = 0; D < A.rank(); ++D)
-    if (A.dim(D).isUnknown() || !(A.dim(D) == B.dim(D)))
+    if (!A.dim(D).isUnknown() && !B.dim(D).isUnknown() &&
+        !(A.dim(D) == B.dim(D)))
       return false;
   return true;
 }
