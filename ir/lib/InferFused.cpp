@@ -3,7 +3,8 @@
 // nng.FusedConv and nng.FusedGemm have the shapes of Conv and Gemm: their
 // inference runs the Conv/Gemm functions (same attribute names and defaults)
 // after checking the activation: a name from the FusedActivation table, at
-// most as many parameters as it takes, a floating-point operand type. The
+// most as many parameters as it takes, a floating-point operand type; and
+// FusedConv's residual Sum, when given: the result's shape and dtype. The
 // table itself lives here too; its parameter defaults are the standalone ops'
 // attribute defaults from the op table (Ops.def), not typed again.
 // nng.Attention has the shape of its unfused graph MatMul(softmax(Q K^T *
@@ -60,6 +61,8 @@ const std::vector<FusedActivationInfo> &fusedActivations() {
       {"Elu", OpKind::Elu, {attrParam(OpKind::Elu, "alpha")}, "", false},
       {"Gelu", OpKind::Gelu, {}, "none", false},
       {"GeluTanh", OpKind::Gelu, {}, "tanh", false},
+      // No activation: a FusedConv that only adds its residual Sum.
+      {"Identity", OpKind::Identity, {}, "", false},
   };
   return Table;
 }
@@ -107,10 +110,23 @@ void checkActivation(const InferContext &C) {
 
 } // namespace
 
-/// nng.FusedConv: Conv's shape, then an elementwise activation.
+/// nng.FusedConv: Conv's shape, then an elementwise activation; a residual
+/// Sum, when given, has that shape and the operand's dtype.
 void inferFusedConv(InferContext &C) {
   checkActivation(C);
   inferConv(C);
+  if (!C.hasInput(3))
+    return;
+  infer::checkSameDType(C, 0, 3);
+  const TensorType &S = C.inputType(3), &Y = C.outputTypes()[0];
+  if (!S.hasRank() || !Y.hasRank())
+    return;
+  bool Same = S.rank() == Y.rank();
+  for (size_t D = 0; Same && D < S.rank(); ++D)
+    Same = infer::dimsCompatible(S.dim(D), Y.dim(D));
+  if (!Same)
+    C.fail("the residual Sum ", S.toString(), " is not of the result's shape ",
+           Y.toString());
 }
 
 /// nng.FusedGemm: Gemm's shape, then an elementwise activation.

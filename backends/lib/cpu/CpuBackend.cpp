@@ -41,6 +41,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "nngraph/backends/cpu/CpuBackend.h"
+#include "nngraph/backends/cpu/FusionRules.h"
 #include "../reference/ControlFlow.h"
 #include "DnnlKernel.h"
 #include "Lower.h"
@@ -553,9 +554,12 @@ public:
   }
   /// -O2 ends by forming the fused regions the LLVM JIT compiles; a build
   /// without the JIT runs the nodes on their kernels instead.
+  /// The epilogue rule (FusionRules.h) comes before form-fused-regions,
+  /// so that no region takes what a primitive fuses; compileCpu runs it
+  /// too, for graphs that ran no pipeline.
   std::vector<std::string> pipelinePasses(int Level) const override {
     if (Level >= 2 && kernelJitAvailable())
-      return {"form-fused-regions"};
+      return {"cpu-fuse-epilogues", "form-fused-regions"};
     return {};
   }
 };
@@ -607,6 +611,9 @@ std::unique_ptr<Executable> compileCpu(const ir::Graph &G, CpuMode M) {
   }
   if (M == CpuMode::NodeByNode)
     return reference::makeInterpreter(std::move(C), cpu::chooseKernel, "cpu");
+  // Stage "fuse": what the primitives fuse, as explicit nodes.
+  if (cpu::fuseConvEpilogues(*C).Fused > 0)
+    ir::verifyOrThrow(*C);
   return std::make_unique<cpu::CompiledExecutable>(std::move(C));
 }
 

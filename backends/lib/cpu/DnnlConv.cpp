@@ -428,6 +428,9 @@ protected:
 std::shared_ptr<DnnlKernel> makeConvKernel(const ir::Node &N) {
   std::optional<PostOpEltwise> Act;
   if (N.op() == ir::OpKind::FusedConv) {
+    // A residual Sum, or no activation: the reference kernel.
+    if (N.hasInput(3))
+      return nullptr;
     Act = fusedActivationPostOp(N);
     if (!Act)
       return nullptr;

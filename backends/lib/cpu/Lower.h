@@ -5,10 +5,12 @@
 // Shape/Gather/Concat arithmetic of exported models disappears) and lowers
 // each node through the kernel table (KernelTable.def): a lowering either
 // emits steps and returns true, or declines (false) and the node runs on its
-// node kernel in a fallback step. Lowerings may also fuse the node's sole
-// consumers (an Add for a convolution's residual sum, an activation, a QDQ
-// residual join after an int8 convolution) and mark them done; a node that
-// a later one may fuse is deferred until then.
+// node kernel in a fallback step. A convolution's residual sum and
+// activation come as FusedConv nodes (the epilogue rule, FusionRules.h,
+// runs before); lowerings may still fuse the node's sole consumers (a
+// product's bias, residual Add and activation, a depthwise convolution after
+// a pointwise one, a QDQ residual join after an int8 convolution) and mark
+// them done; a node that a later one may fuse is deferred until then.
 //
 //===----------------------------------------------------------------------===//
 #pragma once
@@ -322,7 +324,8 @@ struct Activation {
   }
 };
 
-/// What a convolution or a product fuses after its result Y, of shape YS:
+/// What a product fuses after its result Y, of shape YS (a convolution's
+/// epilogue is explicit in the graph: FusionRules.h):
 /// a residual Add (Y's sole consumer, adding an already defined f32 value of
 /// shape YS), then an activation (the sole consumer of what came before, as
 /// standaloneActivation takes it).

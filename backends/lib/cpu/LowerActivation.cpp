@@ -14,8 +14,9 @@
 // LeakyRelu with alpha 0, and a Relu on its own, run as own loops
 // (OwnKernels.cpp). Which activations exist, and their parameters, come
 // from the fused-activation table (ir/FusedActivation.h). fusedTail finds
-// what a convolution or a product fuses after it: a residual Add, then an
-// activation. PRelu is an own loop too (x < 0 ? slope * x : x, the slope
+// what a product fuses after it: a residual Add, then an activation (a
+// convolution's are explicit: the epilogue rule, rules/FuseEpilogues.cpp,
+// made them a FusedConv's Sum and activation). PRelu is an own loop too (x < 0 ? slope * x : x, the slope
 // broadcast by strides): oneDNN 2.6's prelu (jit_uni) gives NaN for an
 // infinite or NaN slope where x >= 0 (the reference: x), and +0 where the
 // reference's product is -0 (x = -0 under a negative slope, x < 0 under a
@@ -77,6 +78,8 @@ Activation activationOf(const ir::FusedActivationInfo &A,
   case ir::OpKind::LeakyRelu:
     R.Own = {Epilogue::Leaky, 0, 0, P[0]};
     break;
+  case ir::OpKind::Identity: // A FusedConv that only adds its Sum.
+    break;
   default:
     return R; // Sigmoid, HardSigmoid: not fused.
   }
@@ -99,7 +102,7 @@ Activation fusedNodeActivation(const ir::Node &N) {
 
 Activation standaloneActivation(LowerContext &C, const ir::Node &Act) {
   for (const ir::FusedActivationInfo &A : ir::fusedActivations()) {
-    if (A.Op != Act.op() ||
+    if (A.Op != Act.op() || A.Op == ir::OpKind::Identity ||
         (A.Op == ir::OpKind::Gelu &&
          A.GeluApproximate != Act.attrString("approximate")))
       continue;

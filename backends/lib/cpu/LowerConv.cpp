@@ -7,15 +7,18 @@
 // 3-d descriptors, ncw: an audio model's convolutions over time). Fused
 // into the same step:
 // - the bias,
-// - a residual Add that is the convolution's only consumer, as a sum
-//   post-op: the destination starts as the residual, in place when the
-//   residual dies at that Add and already has the destination's layout;
-// - an activation after that (FusedConv's, or the sole consumer's; see
-//   LowerActivation.cpp for which become post-ops and which own loops);
+// - FusedConv's residual Sum, as a sum post-op: the destination starts as
+//   the residual, in place when the residual dies at the convolution and
+//   already has the destination's layout;
+// - FusedConv's activation (see LowerActivation.cpp for which become
+//   post-ops and which own loops). The residual Add and the activation
+//   after a Conv became that FusedConv in the graph, by the epilogue rule
+//   (rules/FuseEpilogues.cpp), before lowering;
 // - after a pointwise (1x1) convolution whose activation is post-ops, the
 //   3x3 depthwise convolution (stride 1 or 2, padding 1) that is its sole
-//   consumer, with its own activation: oneDNN's depthwise post-op, which
-//   never writes the pointwise result to memory (MobileNet's expansion).
+//   consumer, with its own activation (a FusedConv's without a Sum):
+//   oneDNN's depthwise post-op, which never writes the pointwise result to
+//   memory (MobileNet's expansion).
 //
 // A 3x3 stride-1 convolution runs as Winograd's algorithm (oneDNN's
 // F(2x2,3x3) or F(4x4,3x3) kernels, about twice as fast as direct ones on
@@ -79,7 +82,9 @@ bool isSquareWindow(const reference::Window &Win, int64_t Kernel,
 std::optional<DepthwiseTail> depthwiseAfter(LowerContext &C, const ir::Value *Y,
                                             const Shape &YS) {
   const ir::Node *D = C.soleConsumer(Y);
-  if (!D || D->op() != ir::OpKind::Conv || D->input(0) != Y)
+  if (!D || D->input(0) != Y ||
+      (D->op() != ir::OpKind::Conv &&
+       (D->op() != ir::OpKind::FusedConv || D->hasInput(3))))
     return std::nullopt;
   int64_t Channels = YS[1];
   const Tensor *W = C.constantOf(D->input(1));
@@ -98,9 +103,10 @@ std::optional<DepthwiseTail> depthwiseAfter(LowerContext &C, const ir::Value *Y,
   for (size_t I = 0; I < 2; ++I)
     if (Win.Out[I] != (Win.In[I] + Stride - 1) / Stride)
       return std::nullopt;
-  // oneDNN takes no sum after the depthwise post-op.
+  // oneDNN takes no sum after the depthwise post-op (a FusedConv with a
+  // Sum declined above).
   const ir::Node *After = C.soleConsumer(D->output(0));
-  if (After && After->op() == ir::OpKind::Add)
+  if (D->op() == ir::OpKind::Conv && After && After->op() == ir::OpKind::Add)
     return std::nullopt;
   DepthwiseTail T;
   T.Dw = D;
@@ -108,8 +114,15 @@ std::optional<DepthwiseTail> depthwiseAfter(LowerContext &C, const ir::Value *Y,
   T.Bias = Bias;
   T.Stride = Stride;
   T.Out = Shape({YS[0], Channels, Win.Out[0], Win.Out[1]});
-  T.Tail = fusedTail(C, D->output(0), T.Out,
-                     [&C, D] { return convResultBound(C, *D); });
+  T.Tail.Out = D->output(0);
+  if (D->op() == ir::OpKind::FusedConv) {
+    T.Tail.Act = fusedNodeActivation(*D);
+    if (!T.Tail.Act.Ok)
+      return std::nullopt;
+    if (T.Tail.Act.needsOwnLoop())
+      speculateClamp(C, T.Tail.Act,
+                     C.Speculate ? convResultBound(C, *D) : std::nullopt, *D);
+  }
   return T;
 }
 
@@ -254,29 +267,31 @@ bool lowerConv(LowerContext &C, const ir::Node &N) {
       (!Bias || C.constantOf(Bias)))
     return lowerDepthwise1d(C, N, Win);
 
-  // What follows the convolution: a residual sum, then an activation.
+  // What the convolution fuses: FusedConv's residual sum, then its
+  // activation (the epilogue rule made them explicit).
+  const ir::Value *Y = N.output(0);
+  const Shape &YS = C.shapeOf(Y);
+  const ir::Value *Residual =
+      N.op() == ir::OpKind::FusedConv && N.hasInput(3) ? N.input(3) : nullptr;
+  if (Residual && (!C.isF32(Residual) || C.shapeOf(Residual) != YS))
+    return false; // The node kernel reports it.
   Activation Act;
   if (N.op() == ir::OpKind::FusedConv) {
     Act = fusedNodeActivation(N);
     if (!Act.Ok)
       return false;
-    if (Act.needsOwnLoop())
-      speculateClamp(C, Act,
-                     C.Speculate ? convResultBound(C, N) : std::nullopt, N);
-  }
-  const ir::Value *Y = N.output(0);
-  const ir::Node *SumNode = nullptr;
-  const ir::Value *Residual = nullptr;
-  const ir::Node *ActNode = nullptr;
-  const Shape &YS = C.shapeOf(Y);
-  if (N.op() == ir::OpKind::Conv) {
-    FusedTail T = fusedTail(C, Y, YS, [&] { return convResultBound(C, N); });
-    SumNode = T.SumNode;
-    Residual = T.Residual;
-    ActNode = T.ActNode;
-    if (ActNode)
-      Act = T.Act;
-    Y = T.Out;
+    if (Act.needsOwnLoop()) {
+      // A clamp: oneDNN's when what it clamps is proven finite.
+      std::optional<double> Pre;
+      if (C.Speculate) {
+        Pre = convResultBound(C, N);
+        if (Pre && Residual) {
+          std::optional<double> R = valueBound(C, Residual);
+          Pre = R ? std::optional<double>(*Pre + *R) : std::nullopt;
+        }
+      }
+      speculateClamp(C, Act, Pre, N);
+    }
   }
 
   memory::dims Src = dimsOf(XS), Dst = dimsOf(YS);
@@ -305,7 +320,7 @@ bool lowerConv(LowerContext &C, const ir::Node &N) {
                                       SrcMD, anyF32(Wei), BiasMD, DstMD,
                                       Strides, Dil, PadL, PadR);
     dnnl::post_ops Ops;
-    if (SumNode)
+    if (Residual)
       Ops.append_sum(1.0f);
     (A ? *A : Act).appendTo(Ops);
     if (Dw) {
@@ -383,7 +398,7 @@ bool lowerConv(LowerContext &C, const ir::Node &N) {
   // A depthwise convolution after a pointwise one, when oneDNN has a
   // vectorized kernel for the pair.
   std::optional<DepthwiseTail> Dw;
-  if (!SumNode && !Act.needsOwnLoop() && Group == 1 &&
+  if (!Residual && !Act.needsOwnLoop() && Group == 1 &&
       isSquareWindow(Win, 1, 1, 0) && Win.PadEnd == std::vector<int64_t>{0, 0})
     Dw = depthwiseAfter(C, Y, YS);
   std::optional<ConvPD> FusedPD;
@@ -423,11 +438,13 @@ bool lowerConv(LowerContext &C, const ir::Node &N) {
   int XSlot = C.B.inLayout(C.slotOf(X), PD.src_desc());
   int OutSlot;
   bool InPlace = false;
-  if (SumNode) {
+  if (Residual) {
     int R = C.slotOf(Residual);
     const ValueSlot &RS = C.slot(R);
+    // (Not when the convolution reads the residual as another operand.)
     InPlace = RS.Kind == SlotKind::Buffer && RS.MD == PD.dst_desc() &&
-              C.diesAt(Residual, N, SumNode);
+              Residual != X && Residual != Bias &&
+              C.diesAt(Residual, N, &N);
     if (InPlace) {
       // The sum's result takes over the residual's bytes.
       ValueSlot Same = RS;
@@ -456,7 +473,7 @@ bool lowerConv(LowerContext &C, const ir::Node &N) {
     float Limit = WinoLimit.value_or(0.0f);
     std::vector<std::pair<int, float>> Checks = {{XSlot, Limit}};
     // (The residual, when in place, is the destination's bytes.)
-    if (SumNode)
+    if (Residual)
       Checks.push_back({InPlace ? OutSlot : C.slotOf(Residual), 1e30f});
     emitGuard(C, Checks, "guard of " + C.describe(N) + " (Winograd)");
     ++C.program().Stats.WinogradConvs;
@@ -489,20 +506,20 @@ bool lowerConv(LowerContext &C, const ir::Node &N) {
     if (Dw->Tail.Act.needsOwnLoop())
       emitEpilogue(C, OutSlot, Dw->Tail.Act.Own,
                    Dw->Dw->describe() + " activation");
-    for (const ir::Node *F : {Dw->Dw, Dw->Tail.ActNode})
-      if (F) {
-        C.Done.insert(F);
-        ++C.program().Stats.FusedNodes;
-      }
-  }
-  if (SumNode) {
-    C.Done.insert(SumNode);
+    C.Done.insert(Dw->Dw);
     ++C.program().Stats.FusedNodes;
+    // Its activation, which the epilogue rule fused into it.
+    if (Dw->Dw->op() == ir::OpKind::FusedConv &&
+        Dw->Dw->attrString("activation") != "Identity")
+      ++C.program().Stats.FusedNodes;
   }
-  if (ActNode) {
-    C.Done.insert(ActNode);
+  // The nodes the epilogue rule fused into this one: its residual Add and
+  // its activation.
+  if (Residual)
     ++C.program().Stats.FusedNodes;
-  }
+  if (N.op() == ir::OpKind::FusedConv &&
+      N.attrString("activation") != "Identity")
+    ++C.program().Stats.FusedNodes;
   return true;
 }
 

@@ -153,6 +153,10 @@ std::optional<double> boundOfNode(LowerContext &C, const ir::Node &N,
     return convResultBound(C, N);
   case K::FusedConv: {
     std::optional<double> Pre = convResultBound(C, N);
+    if (Pre && N.hasInput(3)) {
+      std::optional<double> S = In(3);
+      Pre = S ? checked(*Pre + *S) : std::nullopt;
+    }
     const ir::FusedActivationInfo *A =
         ir::lookupFusedActivation(N.attrString("activation"));
     if (!A)
@@ -165,8 +169,15 @@ std::optional<double> boundOfNode(LowerContext &C, const ir::Node &N,
     std::vector<float> P = ir::fusedActivationParams(*A, Given);
     if (A->Op == K::Clip)
       return clampBound(Pre, P[0], P[1], Guarded);
-    if (A->Op == K::Relu)
+    if (A->Op == K::Relu || A->Op == K::Identity)
       return Pre;
+    // As the standalone activations below, which the epilogue rule fused.
+    if (!Pre)
+      return std::nullopt;
+    if (A->Op == K::LeakyRelu)
+      return checked(*Pre * std::max(1.0, std::fabs(double(P[0]))));
+    if (A->Op == K::Tanh)
+      return 1.0;
     return std::nullopt;
   }
   case K::Clip: {
@@ -255,7 +266,9 @@ std::optional<double> valueBound(LowerContext &C, const ir::Value *V) {
 }
 
 std::optional<double> convResultBound(LowerContext &C, const ir::Node &N) {
-  if (N.numInputs() < 2 || N.numInputs() > 3)
+  // (FusedConv's fourth input is its residual Sum, added after.)
+  if (N.numInputs() < 2 ||
+      N.numInputs() > (N.op() == ir::OpKind::FusedConv ? 4u : 3u))
     return std::nullopt;
   std::optional<double> X = valueBound(C, N.input(0));
   if (!X)

@@ -2,10 +2,11 @@
 //
 // Reference kernels of the fused ops: the Conv or Gemm kernel runs on the
 // same context (the fused ops share Conv's and Gemm's attribute names and
-// defaults), then the activation of the FusedActivation table is applied in
-// place, in double, exactly as the standalone activation kernels compute it
-// on the rounded Conv/Gemm result. So a fused node gives the same bits as
-// the two nodes it replaces.
+// defaults), FusedConv's residual Sum is added when given, then the
+// activation of the FusedActivation table is applied in place, in double,
+// exactly as the standalone Add and activation kernels compute them on the
+// rounded results. So a fused node gives the same bits as the nodes it
+// replaces.
 //
 //===----------------------------------------------------------------------===//
 
@@ -35,6 +36,8 @@ std::function<double(double)> activationFn(const KernelContext &C) {
   std::vector<float> P = ir::fusedActivationParams(*A, Given);
   auto Param = [&](size_t I) { return static_cast<double>(P[I]); };
   switch (A->Op) {
+  case ir::OpKind::Identity:
+    return [](double X) { return X; };
   case ir::OpKind::Relu:
     return [](double X) { return X < 0 ? 0.0 : X; };
   case ir::OpKind::LeakyRelu:
@@ -95,10 +98,40 @@ void applyActivation(KernelContext &C) {
   });
 }
 
+/// Adds FusedConv's residual Sum to output 0 in place, rounding as a
+/// standalone Add of the two does. The Sum is of the result's shape; one
+/// whose dims the graph left unknown may broadcast to it, as the Add the
+/// epilogue rule fused would have.
+void addResidual(KernelContext &C) {
+  Tensor &Y = C.Outputs[0];
+  const Tensor &S = C.in(3);
+  if (S.dtype() != Y.dtype())
+    C.fail("the residual Sum is ", dtypeName(S.dtype()), ", the result ",
+           dtypeName(Y.dtype()));
+  if (!Y.isContiguous())
+    Y = Y.contiguous();
+  const Tensor R = S.shape() == Y.shape() && S.isContiguous()
+                       ? S
+                       : S.broadcastTo(Y.shape()).contiguous();
+  visitDType(Y.dtype(), [&](auto Tag) {
+    using T = typename decltype(Tag)::type;
+    if constexpr (IsFloatElem<T>) {
+      T *PY = mutPtr<T>(Y);
+      const T *PR = R.data<T>();
+      parallelFor(0, Y.numel(), ElemGrain, [&](int64_t B, int64_t E) {
+        for (int64_t I = B; I < E; ++I)
+          PY[I] = fromDouble<T>(toDouble(PY[I]) + toDouble(PR[I]));
+      });
+    }
+  });
+}
+
 } // namespace
 
 void kernelFusedConv(KernelContext &C) {
   kernelConv(C);
+  if (C.hasInput(3))
+    addResidual(C);
   applyActivation(C);
 }
 

@@ -164,8 +164,9 @@ void expandAttention(ir::Graph &G, ir::Node *N) {
   replaceNode(G, N, Y);
 }
 
-/// nng.FusedConv / nng.FusedGemm -> Conv / Gemm (keeping the node's name)
-/// followed by the activation's standalone op: parameters become its
+/// nng.FusedConv / nng.FusedGemm -> Conv / Gemm (keeping the node's name),
+/// then an Add of FusedConv's residual Sum when it has one, then the
+/// activation's standalone op (none for Identity): parameters become its
 /// attributes, or for Clip constant min/max inputs (an infinite bound is
 /// left out); GELU goes through nng.Gelu, which is then expanded.
 void expandFused(ir::Graph &G, ir::Node *N) {
@@ -188,9 +189,20 @@ void expandFused(ir::Graph &G, ir::Node *N) {
   Attrs.erase("activation");
   Attrs.erase("activation_params");
   Builder B(G, N, baseName(N));
-  ir::Value *Y = B.add(IsConv ? OpKind::Conv : OpKind::Gemm, N->inputs(),
+  std::vector<ir::Value *> Operands = N->inputs();
+  ir::Value *Sum = IsConv && N->hasInput(3) ? N->input(3) : nullptr;
+  Operands.resize(std::min<size_t>(Operands.size(), 3));
+  while (!Operands.empty() && !Operands.back())
+    Operands.pop_back();
+  ir::Value *Y = B.add(IsConv ? OpKind::Conv : OpKind::Gemm, Operands,
                        IsConv ? "conv" : "gemm", std::move(Attrs), Ty);
   Y->producer()->setName(N->name());
+  if (Sum)
+    Y = B.add(OpKind::Add, {Y, Sum}, "sum", {}, Ty);
+  if (A->Op == OpKind::Identity) {
+    replaceNode(G, N, Y);
+    return;
+  }
   std::vector<ir::Value *> Ins{Y};
   ir::AttrMap ActAttrs;
   for (size_t I = 0; I < P.size(); ++I) {
