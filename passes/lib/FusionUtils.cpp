@@ -154,7 +154,9 @@ std::optional<MatchedActivation> matchActivation(const ir::Node &N,
     if (A.Op == N.op() && (A.GeluApproximate.empty() ||
                            A.GeluApproximate == N.attrString("approximate")))
       Info = &A;
-  if (!Info) {
+  // Identity is the table's row for a FusedConv with no activation, not an
+  // activation worth fusing.
+  if (!Info || Info->Op == ir::OpKind::Identity) {
     Why = N.schema().qualifiedName() + " is not a fusable activation";
     return std::nullopt;
   }
