@@ -399,24 +399,13 @@ void attendKeys(const AttentionArgs &A, int64_t B, int64_t I0, int64_t Rows,
     K = A.K + A.G->KOff[B];
     KT = A.KT;
   }
-  switch (Rows) {
-  case 1:
-    return attendKeys1(A, K, KT, B, I0, J0, J1, St);
-  case 2:
-    return attendKeys2(A, K, KT, B, I0, J0, J1, St);
-  case 3:
-    return attendKeys3(A, K, KT, B, I0, J0, J1, St);
-  case 4:
-    return attendKeys4(A, K, KT, B, I0, J0, J1, St);
-  case 5:
-    return attendKeys5(A, K, KT, B, I0, J0, J1, St);
-  case 6:
-    return attendKeys6(A, K, KT, B, I0, J0, J1, St);
-  case 7:
-    return attendKeys7(A, K, KT, B, I0, J0, J1, St);
-  default:
-    return attendKeys8(A, K, KT, B, I0, J0, J1, St);
-  }
+  using AttendFn = void (*)(const AttentionArgs &, const float *, bool,
+                            int64_t, int64_t, int64_t, int64_t, RowState &);
+  static const AttendFn ByRows[MaxRowBlock] = {
+      attendKeys1, attendKeys2, attendKeys3, attendKeys4,
+      attendKeys5, attendKeys6, attendKeys7, attendKeys8};
+  ByRows[std::clamp<int64_t>(Rows, 1, MaxRowBlock) - 1](A, K, KT, B, I0, J0,
+                                                        J1, St);
 }
 
 /// Kt [D, N] = K [N, D] of batch entry B (rows of many queries then read
