@@ -31,8 +31,8 @@ const std::vector<std::string> &genericPresetPassNames(int Level) {
       {"shape-infer", "fuse-qdq", "canonicalize", "fold-conv-bn",
        "fold-conv-mul-add", "fuse-pad-into-conv", "fuse-transposes",
        "constant-reshape-targets", "fuse-reshapes", "recover-layernorm",
-       "recover-gelu", "fuse-attention", "fuse-matmul-add", "cse",
-       "dedup-initializers", "canonicalize", "dce"},
+       "recover-gelu", "recover-hardswish", "fuse-attention",
+       "fuse-matmul-add", "cse", "dedup-initializers", "canonicalize", "dce"},
   };
   NNG_CHECK(Level >= 0 && Level <= MaxOptLevel, "unknown optimization level ",
             Level, "; valid levels: 0, 1, 2");
