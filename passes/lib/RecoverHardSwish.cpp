@@ -52,15 +52,15 @@ bool recoverHardSwish(ir::Node &Clip, PatternRewriter &R) {
   };
   bool Divides = Final && Final->op() == OpKind::Div &&
                  Final->input(0) == Prod->output() && ScalarIs(Final, 6.0);
-  bool Scales = Final && Final->op() == OpKind::Mul &&
-                ScalarIs(Final, 1.0 / 6.0);
+  bool Scales =
+      Final && Final->op() == OpKind::Mul && ScalarIs(Final, 1.0 / 6.0);
   if (!Divides && !Scales)
     return R.decline(Clip, "product is not divided by 6");
   if (!(Final->output()->type() == X->type()))
     return R.decline(Clip, "result type differs from x's");
-  ir::Node *HS = R.create(OpKind::HardSwish, {X},
-                          {G.uniqueName(Final->output()->name() + ".hswish")},
-                          {}, Final);
+  ir::Node *HS =
+      R.create(OpKind::HardSwish, {X},
+               {G.uniqueName(Final->output()->name() + ".hswish")}, {}, Final);
   HS->setName(Final->name());
   HS->setScope(Final->scope());
   R.replaceWithNewValue(Final->output(), HS->output());

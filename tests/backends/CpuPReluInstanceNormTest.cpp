@@ -4,10 +4,11 @@
 // loops in the compiled schedule (LowerActivation.cpp, LowerNorm.cpp), not
 // node kernels. PRelu must equal the reference bit for bit (NaN,
 // infinities, the sign of zero, infinite and NaN slopes) for every form of
-// slope broadcast, and HardSigmoid for its default and other parameters; InstanceNormalization (the reference computes in double) must
-// agree within the LayerNormalization tests' tolerance for ranks 2 to 5,
-// one long row (a GroupNorm(1, C) export's [1, 1, C x L]), NaN and
-// infinities, constant rows. Both serve a new length without a compile.
+// slope broadcast, and HardSigmoid for its default and other parameters;
+// InstanceNormalization (the reference computes in double) must agree
+// within the LayerNormalization tests' tolerance for ranks 2 to 5, one long
+// row (a GroupNorm(1, C) export's [1, 1, C x L]), NaN and infinities,
+// constant rows. All serve a new length without a compile.
 //
 //===----------------------------------------------------------------------===//
 
@@ -162,7 +163,8 @@ TEST(CpuHardSigmoid, EqualsTheReferenceBitForBitAtEveryLength) {
                              std::pair{-3.0f, 0.25f}}) {
     auto G = std::make_unique<ir::Graph>();
     G->setName("hard-sigmoid alpha " + std::to_string(Alpha));
-    ir::Value *X = G->addInput("x", typeOf(Shape({1, 8, 10}), {true, false, true}));
+    ir::Value *X =
+        G->addInput("x", typeOf(Shape({1, 8, 10}), {true, false, true}));
     ir::AttrMap A;
     if (Alpha != -1.0f) {
       A.set("alpha", ir::Attribute(Alpha));

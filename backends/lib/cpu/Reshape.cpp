@@ -41,8 +41,9 @@ bool sameConstant(const Tensor &A, const Tensor &B) {
 
 /// The graph as Program::reshape walks it: a dense index per value (the
 /// graph's inputs, its initializers, the nodes' outputs), each node's
-/// operands as indices (-1: absent, -2: not the graph's), and the first slot of each value (its
-/// twins and reorders share its shape) and the value of each slot; and
+/// operands as indices (-1: absent, -2: not the graph's), the first slot
+/// of each value (its twins and reorders share its shape) and the value of
+/// each slot; and
 /// the type (and folded value) at the program's shapes of each value that
 /// has no slot (a product's result that a fused step consumes), so a node
 /// whose inputs did not change is not inferred again for it.
@@ -52,8 +53,8 @@ struct ReshapeIndex {
     std::vector<int> In, Out;
   };
   std::vector<const ir::Value *> Values;
-  std::vector<int> InputIndex; ///< Per graph input.
-  std::vector<int> SlotOf;     ///< Per value; -1: none.
+  std::vector<int> InputIndex;  ///< Per graph input.
+  std::vector<int> SlotOf;      ///< Per value; -1: none.
   std::vector<int> ValueOfSlot; ///< Per slot; -1: scratch, or not a value.
   std::vector<NodeRefs> Nodes;
   size_t SlotCount = 0;
@@ -145,7 +146,8 @@ std::string Program::reshape(const ir::Graph &G, ProgramShared &Shared,
       if (const ir::Value *IV = X.Values[V]; IV->isInitializer())
         Types[V] = ir::TensorType(IV->data().dtype(), IV->data().shape());
       else if (X.SlotOf[V] >= 0)
-        Types[V] = ir::TensorType(Slots[X.SlotOf[V]].Type, Slots[X.SlotOf[V]].S);
+        Types[V] =
+            ir::TensorType(Slots[X.SlotOf[V]].Type, Slots[X.SlotOf[V]].S);
       else if (X.Known[V])
         Types[V] = X.LastType[V];
       else
@@ -156,7 +158,6 @@ std::string Program::reshape(const ir::Graph &G, ProgramShared &Shared,
   };
   std::vector<char> Specialized(NV, 0);
   std::vector<ir::TensorType> InTypes;
-  std::vector<const ir::TensorType *> InTypePtrs;
   std::vector<const Tensor *> InValues;
   for (const ReshapeIndex::NodeRefs &R : X.Nodes) {
     const ir::Node &N = *R.N;
@@ -212,8 +213,7 @@ std::string Program::reshape(const ir::Graph &G, ProgramShared &Shared,
       if (!V && X.Known[Out]) { // No slot: as the last reshape left it.
         const Tensor &Last = X.LastValue[Out];
         Same = X.LastType[Out].dtype() == Sp->OutTypes[I].dtype() &&
-               X.LastType[Out].staticShape() ==
-                   Sp->OutTypes[I].staticShape() &&
+               X.LastType[Out].staticShape() == Sp->OutTypes[I].staticShape() &&
                Last.defined() == IsFolded &&
                (!IsFolded || sameConstant(Sp->Folded[I], Last));
       }
