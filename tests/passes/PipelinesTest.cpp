@@ -29,7 +29,7 @@ TEST(PipelinesTest, PresetContents) {
   EXPECT_EQ(presetPipeline(1), "canonicalize,cse,dce");
   // The reference backend adds form-fused-regions in every build.
   const auto O2 = presetPassNames(2, "reference");
-  ASSERT_EQ(O2.size(), 18u);
+  ASSERT_EQ(O2.size(), 19u);
   EXPECT_EQ(O2.front(), "shape-infer");
   // Q/DQ become int8 ops before canonicalize could fold a weight's DQ.
   EXPECT_EQ(O2[1], "fuse-qdq");
@@ -39,6 +39,8 @@ TEST(PipelinesTest, PresetContents) {
     return std::find(O2.begin(), O2.end(), Name) - O2.begin();
   };
   EXPECT_LT(At("constant-reshape-targets"), At("fuse-reshapes"));
+  // HardSwish recovered after the convolution's affine folded into it.
+  EXPECT_LT(At("fold-conv-mul-add"), At("recover-hardswish"));
 }
 
 TEST(PipelinesTest, PresetsUseOnlyRegisteredPasses) {
