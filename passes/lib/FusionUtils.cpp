@@ -147,6 +147,19 @@ ir::Value *matchScalarOp(const ir::Value *V, ir::OpKind K, double Want) {
   return nullptr;
 }
 
+ir::Node *consumerWithScalar(const ir::Graph &G, const ir::Value *V,
+                             ir::OpKind K, double Want) {
+  ir::Node *U = singleUser(G, V);
+  if (!U || U->op() != K || U->numInputs() != 2)
+    return nullptr;
+  if (K == ir::OpKind::Div && U->input(0) != V)
+    return nullptr;
+  ir::Value *C = otherOperand(*U, V);
+  std::optional<double> S = constantScalar(C);
+  double Tol = constantTolerance(V->type().dtype());
+  return S && near(*S, Want, Tol) ? U : nullptr;
+}
+
 std::optional<MatchedActivation> matchActivation(const ir::Node &N,
                                                  std::string &Why) {
   const ir::FusedActivationInfo *Info = nullptr;

@@ -67,6 +67,11 @@ ir::Value *otherOperand(const ir::Node &N, const ir::Value *V);
 /// near Want (tolerance by dtype), the other operand; else null. For Div
 /// and Sub only the second operand may be the constant.
 ir::Value *matchScalarOp(const ir::Value *V, ir::OpKind K, double Want);
+/// The single consumer of V when it is op K with a constant scalar near
+/// Want (tolerance by V's dtype) as its other operand (V must be the first
+/// operand of a Div); else null.
+ir::Node *consumerWithScalar(const ir::Graph &G, const ir::Value *V,
+                             ir::OpKind K, double Want);
 
 /// An activation node as the 'activation'/'activation_params' of a fused op.
 struct MatchedActivation {

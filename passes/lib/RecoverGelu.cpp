@@ -26,21 +26,6 @@ namespace {
 using namespace fusion;
 using ir::OpKind;
 
-/// The single consumer of V when it is op K with a constant scalar near Want
-/// as its other operand (V must be the first operand of a Div); else null.
-ir::Node *consumerWithScalar(const ir::Graph &G, const ir::Value *V, OpKind K,
-                             double Want) {
-  ir::Node *U = singleUser(G, V);
-  if (!U || U->op() != K || U->numInputs() != 2)
-    return nullptr;
-  if (K == OpKind::Div && U->input(0) != V)
-    return nullptr;
-  ir::Value *C = otherOperand(*U, V);
-  std::optional<double> S = constantScalar(C);
-  double Tol = constantTolerance(V->type().dtype());
-  return S && near(*S, Want, Tol) ? U : nullptr;
-}
-
 /// True when V is x^3: Pow(x, 3), Mul(Mul(x, x), x) or Mul(x, Mul(x, x)),
 /// with single-use intermediates.
 bool isCube(const ir::Graph &G, const ir::Value *V, const ir::Value *X) {

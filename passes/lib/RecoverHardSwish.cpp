@@ -44,17 +44,10 @@ bool recoverHardSwish(ir::Node &Clip, PatternRewriter &R) {
   if (!Prod || Prod->op() != OpKind::Mul ||
       otherOperand(*Prod, Clip.output()) != X)
     return R.decline(Clip, "result does not feed only x * it");
-  ir::Node *Final = singleUser(G, Prod->output());
-  double Tol = constantTolerance(X->type().dtype());
-  auto ScalarIs = [&](const ir::Node *N, double Want) {
-    std::optional<double> S = constantScalar(otherOperand(*N, Prod->output()));
-    return S && near(*S, Want, Tol);
-  };
-  bool Divides = Final && Final->op() == OpKind::Div &&
-                 Final->input(0) == Prod->output() && ScalarIs(Final, 6.0);
-  bool Scales =
-      Final && Final->op() == OpKind::Mul && ScalarIs(Final, 1.0 / 6.0);
-  if (!Divides && !Scales)
+  ir::Node *Final = consumerWithScalar(G, Prod->output(), OpKind::Div, 6.0);
+  if (!Final)
+    Final = consumerWithScalar(G, Prod->output(), OpKind::Mul, 1.0 / 6.0);
+  if (!Final)
     return R.decline(Clip, "product is not divided by 6");
   if (!(Final->output()->type() == X->type()))
     return R.decline(Clip, "result type differs from x's");
