@@ -16,6 +16,7 @@ std::string Dim::toString() const {
 
 TensorType::TensorType(DType T, const Shape &S) : Elem(T) {
   Dims.emplace();
+  Dims->reserve(S.rank());
   for (int64_t D : S)
     Dims->push_back(Dim(D));
 }
@@ -32,16 +33,20 @@ bool TensorType::isStatic() const {
 std::optional<Shape> TensorType::staticShape() const {
   if (!isStatic())
     return std::nullopt;
-  Shape S;
+  std::vector<int64_t> S;
+  S.reserve(Dims->size());
   for (const Dim &D : *Dims)
     S.push_back(D.value());
-  return S;
+  return Shape(std::move(S));
 }
 
 std::optional<int64_t> TensorType::staticNumel() const {
-  if (auto S = staticShape())
-    return S->numel();
-  return std::nullopt;
+  if (!isStatic())
+    return std::nullopt;
+  int64_t N = 1;
+  for (const Dim &D : *Dims)
+    N *= D.value();
+  return N;
 }
 
 std::string TensorType::toString() const {

@@ -239,32 +239,35 @@ Tensor shapeOnly(const Shape &S, DType T) {
 // --- compileProgram ----------------------------------------------------------
 
 std::optional<NodeSpecialization>
-specializeNode(const ir::Node &N, const std::vector<ir::TensorType> &InTypes,
-               const std::vector<const Tensor *> &Values,
-               const std::string &Desc) {
+specializeNode(const ir::Node &N,
+               const std::vector<const ir::TensorType *> &InTypes,
+               const std::vector<const Tensor *> &Values) {
   size_t NumIn = N.numInputs();
-  std::vector<const ir::TensorType *> TypePtrs(NumIn, nullptr);
   bool AllConst = true;
-  for (size_t I = 0; I < NumIn; ++I) {
-    if (!N.hasInput(I))
-      continue;
-    TypePtrs[I] = &InTypes[I];
-    AllConst = AllConst && Values[I];
+  for (size_t I = 0; I < NumIn; ++I)
+    if (InTypes[I])
+      AllConst = AllConst && Values[I];
+  // The node is described only when it fails: a compile or a reshape
+  // specializes hundreds of nodes.
+  ir::InferContext IC(N.schema(), N.attrs(), InTypes, Values, N.numOutputs(),
+                      std::string());
+  try {
+    N.schema().Infer(IC);
+  } catch (Error &E) {
+    E.addContext("in " + N.describe());
+    throw;
   }
-  ir::InferContext IC(N.schema(), N.attrs(), TypePtrs, Values, N.numOutputs(),
-                      Desc);
-  N.schema().Infer(IC);
   NodeSpecialization R;
   R.OutTypes = IC.outputTypes();
   bool Static = true;
   int64_t OutBytes = 0;
   for (const ir::TensorType &T : R.OutTypes) {
-    auto Sh = T.staticShape();
-    if (!Sh) {
+    std::optional<int64_t> Numel = T.staticNumel();
+    if (!Numel) {
       Static = false;
       break;
     }
-    OutBytes += Sh->numel() * static_cast<int64_t>(dtypeSize(T.dtype()));
+    OutBytes += *Numel * static_cast<int64_t>(dtypeSize(T.dtype()));
   }
   // ModuleCall's types come from outside: the declared ones.
   if (!Static && N.op() == ir::OpKind::ModuleCall) {
@@ -282,10 +285,10 @@ specializeNode(const ir::Node &N, const std::vector<ir::TensorType> &InTypes,
     KernelContext K{N, {}, R.OutTypes, {}, {}};
     K.Inputs.resize(NumIn);
     for (size_t I = 0; I < NumIn; ++I)
-      if (TypePtrs[I])
+      if (InTypes[I])
         K.Inputs[I] = Values[I] ? *Values[I]
-                                : shapeOnly(InTypes[I].staticShape().value(),
-                                            InTypes[I].dtype());
+                                : shapeOnly(InTypes[I]->staticShape().value(),
+                                            InTypes[I]->dtype());
     K.Outputs.resize(N.numOutputs());
     reference::getKernel(N.op())(K);
     R.Folded = std::move(K.Outputs);
@@ -300,17 +303,18 @@ bool lowerNode(LowerContext &C, const ir::Node &N) {
       return *Chosen;
   size_t NumIn = N.numInputs();
   std::vector<ir::TensorType> InTypes(NumIn);
+  std::vector<const ir::TensorType *> TypePtrs(NumIn, nullptr);
   std::vector<const Tensor *> Values(NumIn, nullptr);
   for (size_t I = 0; I < NumIn; ++I) {
     if (!N.hasInput(I))
       continue;
     const ValueSlot &S = C.slotOfValue(N.input(I));
     InTypes[I] = ir::TensorType(S.Type, S.S);
+    TypePtrs[I] = &InTypes[I];
     if (S.Kind == SlotKind::Constant)
       Values[I] = &S.Const;
   }
-  std::optional<NodeSpecialization> Sp =
-      specializeNode(N, InTypes, Values, C.describe(N));
+  std::optional<NodeSpecialization> Sp = specializeNode(N, TypePtrs, Values);
   if (!Sp)
     return false;
   std::vector<ir::TensorType> &OutTypes = Sp->OutTypes;

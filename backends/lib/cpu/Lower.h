@@ -233,7 +233,8 @@ int64_t ownLoopCallCount();
 NodeKernel nodeKernelFor(const ir::Node &N);
 
 /// What compiling node N learns before lowering it, from its inputs' types
-/// InTypes and values (Values[I] null: known only at run time): its static
+/// InTypes (null: an absent optional input) and values (Values[I] null:
+/// known only at run time): its static
 /// output types, and its outputs' values when it is computed now (Folded:
 /// all inputs known, or Shape/Size; not for impure nodes or outputs over
 /// 16 MiB). nullopt when an output's shape is only known at run time.
@@ -243,9 +244,9 @@ struct NodeSpecialization {
   std::vector<Tensor> Folded; ///< Empty: lowered, not folded.
 };
 std::optional<NodeSpecialization>
-specializeNode(const ir::Node &N, const std::vector<ir::TensorType> &InTypes,
-               const std::vector<const Tensor *> &Values,
-               const std::string &Desc);
+specializeNode(const ir::Node &N,
+               const std::vector<const ir::TensorType *> &InTypes,
+               const std::vector<const Tensor *> &Values);
 
 /// Compiles G for inputs of these dtypes and shapes; null when some value
 /// keeps a shape only known at run time (data-dependent), so the caller

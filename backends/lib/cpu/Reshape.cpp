@@ -23,6 +23,17 @@ namespace nng::backends::cpu {
 
 namespace {
 
+/// True when T is static with shape S (T.staticShape() == S, without
+/// making a Shape).
+bool hasShape(const ir::TensorType &T, const Shape &S) {
+  if (!T.hasRank() || static_cast<size_t>(T.rank()) != S.rank())
+    return false;
+  for (size_t I = 0; I < S.rank(); ++I)
+    if (!T.dim(I).isStatic() || T.dim(I).value() != S[I])
+      return false;
+  return true;
+}
+
 /// True when A and B hold the same dtype, shape and bytes.
 bool sameConstant(const Tensor &A, const Tensor &B) {
   if (A.dtype() != B.dtype() || A.shape() != B.shape())
@@ -149,7 +160,7 @@ std::string Program::reshape(const ir::Graph &G, ProgramShared &Shared,
         Types[V] =
             ir::TensorType(Slots[X.SlotOf[V]].Type, Slots[X.SlotOf[V]].S);
       else if (X.Known[V])
-        Types[V] = X.LastType[V];
+        return &X.LastType[V]; // Not changed before the loop ends.
       else
         return nullptr;
       Typed[V] = 1;
@@ -157,7 +168,7 @@ std::string Program::reshape(const ir::Graph &G, ProgramShared &Shared,
     return &Types[V];
   };
   std::vector<char> Specialized(NV, 0);
-  std::vector<ir::TensorType> InTypes;
+  std::vector<const ir::TensorType *> InTypes;
   std::vector<const Tensor *> InValues;
   for (const ReshapeIndex::NodeRefs &R : X.Nodes) {
     const ir::Node &N = *R.N;
@@ -171,7 +182,7 @@ std::string Program::reshape(const ir::Graph &G, ProgramShared &Shared,
       if (AllKnown)
         continue;
     }
-    InTypes.assign(N.numInputs(), ir::TensorType());
+    InTypes.assign(N.numInputs(), nullptr);
     InValues.assign(N.numInputs(), nullptr);
     for (size_t I = 0; I < N.numInputs(); ++I) {
       int V = R.In[I];
@@ -180,7 +191,7 @@ std::string Program::reshape(const ir::Graph &G, ProgramShared &Shared,
       const ir::TensorType *T = V < 0 ? nullptr : TypeOf(V);
       if (!T)
         return "internal: %" + N.input(I)->name() + " has no type";
-      InTypes[I] = *T;
+      InTypes[I] = T;
       if (Val[V])
         InValues[I] = Val[V];
       else if (const ir::Value *IV = X.Values[V]; IV->isInitializer())
@@ -194,7 +205,7 @@ std::string Program::reshape(const ir::Graph &G, ProgramShared &Shared,
     }
     std::optional<NodeSpecialization> Sp;
     try {
-      Sp = specializeNode(N, InTypes, InValues, Shared.describe(N));
+      Sp = specializeNode(N, InTypes, InValues);
     } catch (const Error &E) {
       return std::string("at these shapes ") + E.what();
     }
@@ -207,13 +218,12 @@ std::string Program::reshape(const ir::Graph &G, ProgramShared &Shared,
       const ValueSlot *V = X.SlotOf[Out] >= 0 ? &Slots[X.SlotOf[Out]] : nullptr;
       bool IsFolded = !Sp->Folded.empty();
       bool Same = V && V->Type == Sp->OutTypes[I].dtype() &&
-                  Sp->OutTypes[I].staticShape() == V->S &&
+                  hasShape(Sp->OutTypes[I], V->S) &&
                   (V->Kind == SlotKind::Constant) == IsFolded &&
                   (!IsFolded || sameConstant(Sp->Folded[I], V->Const));
       if (!V && X.Known[Out]) { // No slot: as the last reshape left it.
         const Tensor &Last = X.LastValue[Out];
-        Same = X.LastType[Out].dtype() == Sp->OutTypes[I].dtype() &&
-               X.LastType[Out].staticShape() == Sp->OutTypes[I].staticShape() &&
+        Same = X.LastType[Out] == Sp->OutTypes[I] &&
                Last.defined() == IsFolded &&
                (!IsFolded || sameConstant(Sp->Folded[I], Last));
       }
@@ -260,9 +270,9 @@ std::string Program::reshape(const ir::Graph &G, ProgramShared &Shared,
     }
     if (T.dtype() != V.Type)
       return "internal: %" + V.Name + " changed dtype";
-    std::optional<Shape> Sh = T.staticShape();
-    if (!Sh || *Sh == V.S)
+    if (!T.isStatic() || hasShape(T, V.S))
       continue;
+    std::optional<Shape> Sh = T.staticShape();
     if (V.Blocked || (V.Type != DType::F32 && V.MD))
       return "%" + V.Name + " is in a blocked layout";
     New.set(static_cast<int>(S), std::move(*Sh));

@@ -84,12 +84,12 @@ splitAtDataDependence(const ir::Graph &G, const std::vector<DType> &Types,
   std::unordered_set<const ir::Value *> DynamicValues;
   std::string Where;
   bool Computes = false;
-  std::vector<ir::TensorType> InTypes;
+  std::vector<const ir::TensorType *> InTypes; // Into Known (stable).
   std::vector<const Tensor *> InValues;
   for (const auto &NP : G.nodes()) {
     const ir::Node &N = *NP;
     bool Tainted = false;
-    InTypes.assign(N.numInputs(), ir::TensorType());
+    InTypes.assign(N.numInputs(), nullptr);
     InValues.assign(N.numInputs(), nullptr);
     for (size_t I = 0; I < N.numInputs() && !Tainted; ++I) {
       if (!N.hasInput(I))
@@ -98,7 +98,7 @@ splitAtDataDependence(const ir::Graph &G, const std::vector<DType> &Types,
       Tainted = T == Known.end();
       if (Tainted)
         break;
-      InTypes[I] = T->second;
+      InTypes[I] = &T->second;
       auto V = Values.find(N.input(I));
       if (V != Values.end())
         InValues[I] = &V->second;
@@ -106,7 +106,7 @@ splitAtDataDependence(const ir::Graph &G, const std::vector<DType> &Types,
     std::optional<NodeSpecialization> Sp;
     if (!Tainted) {
       try {
-        Sp = specializeNode(N, InTypes, InValues, Shared.describe(N));
+        Sp = specializeNode(N, InTypes, InValues);
       } catch (const Error &) {
         // Left to the node kernel, which reports it at run time.
       }
