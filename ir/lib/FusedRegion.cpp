@@ -178,9 +178,22 @@ const ParsedBody &parsedBody(std::string_view Body, std::string_view Where) {
   static std::unordered_map<std::string, ParsedBody, BodyHash,
                             std::equal_to<>>
       Parsed;
+  // Where each body's text lay when it was last looked up: a node's
+  // attribute keeps its place, so a reshape's inference compares the text
+  // (memcmp) instead of hashing it.
+  static std::unordered_map<const char *,
+                            std::pair<const std::string, ParsedBody> *>
+      ByPlace;
+  if (auto P = ByPlace.find(Body.data());
+      P != ByPlace.end() && P->second->first == Body)
+    return P->second->second;
   auto It = Parsed.find(Body);
-  if (It != Parsed.end())
+  if (It != Parsed.end()) {
+    if (ByPlace.size() >= 4096)
+      ByPlace.clear();
+    ByPlace[Body.data()] = &*It;
     return It->second;
+  }
   std::unique_ptr<Graph> G;
   try {
     G = parseGraph(Body, "fused region body");
@@ -188,8 +201,10 @@ const ParsedBody &parsedBody(std::string_view Body, std::string_view Where) {
     fail(ErrorKind::Verify, prefix(Where), "the body of the fused region "
          "does not parse: ", E.what());
   }
-  if (Parsed.size() >= 4096)
+  if (Parsed.size() >= 4096) {
     Parsed.clear(); // Bounded.
+    ByPlace.clear();
+  }
   ParsedBody P;
   P.Simple = simpleBody(*G);
   P.G = std::move(G);

@@ -260,6 +260,12 @@ std::vector<R> flatValues(const Tensor &T, ConvFn Conv) {
 } // namespace
 
 std::vector<int64_t> Tensor::toIntVector() const {
+  if (Type == DType::I64 && isContiguous()) { // Shapes and axes: the usual.
+    std::vector<int64_t> Out(static_cast<size_t>(numel()));
+    if (!Out.empty())
+      std::memcpy(Out.data(), rawData(), Out.size() * sizeof(int64_t));
+    return Out;
+  }
   return flatValues<int64_t>(*this, [](auto V) -> int64_t {
     if constexpr (std::is_integral_v<decltype(V)>)
       return static_cast<int64_t>(V);

@@ -28,10 +28,12 @@ std::optional<std::vector<int64_t>> intsOf(LowerContext &C,
   return R;
 }
 
-/// The view Transpose N takes of a dense tensor of shape S.
-std::optional<StridedView> transposeView(const ir::Node &N, const Shape &S) {
+/// The view a Transpose with attribute perm PermAttr takes of a dense tensor
+/// of shape S.
+std::optional<StridedView> transposeView(const std::vector<int64_t> &PermAttr,
+                                         const Shape &S) {
   std::optional<std::vector<int64_t>> Perm =
-      ir::transposePerm(N.attrInts("perm"), static_cast<int64_t>(S.rank()));
+      ir::transposePerm(PermAttr, static_cast<int64_t>(S.rank()));
   if (!Perm)
     return std::nullopt; // The node kernel reports it.
   Strides In = contiguousStrides(S);
@@ -172,7 +174,9 @@ int materializeTranspose(LowerContext &C, const ir::Value *Y) {
   const ir::Node &N = *Y->producer();
   int Out = C.B.newBuffer(DType::F32, Alias.S, {}, Y->name(), Y);
   C.SlotOf[Y] = Out;
-  ViewFn ViewAt = [&N](const Shape &S) { return transposeView(N, S); };
+  ViewFn ViewAt = [Perm = N.attrInts("perm")](const Shape &S) {
+    return transposeView(Perm, S);
+  };
   emitViewCopy(C, N, In, Out, ViewAt, *ViewAt(C.slot(In).S));
   return Out;
 }
@@ -187,7 +191,9 @@ bool lowerCopy(LowerContext &C, const ir::Node &N) {
   // The view at any input shape: a reshaped program takes it again.
   ViewFn ViewAt;
   if (N.op() == ir::OpKind::Transpose) {
-    ViewAt = [&N](const Shape &S) { return transposeView(N, S); };
+    ViewAt = [Perm = N.attrInts("perm")](const Shape &S) {
+      return transposeView(Perm, S);
+    };
   } else {
     std::optional<SliceBounds> B = sliceBounds(C, N);
     if (!B)

@@ -111,16 +111,18 @@ using ProgramStats = CpuExecutableStats;
 /// ones it changes.
 class SlotShapes {
 public:
-  explicit SlotShapes(const std::deque<ValueSlot> &Slots) : Slots(Slots) {}
-  const Shape &operator[](int S) const {
-    auto It = New.find(S);
-    return It == New.end() ? Slots[S].S : It->second;
+  explicit SlotShapes(const std::deque<ValueSlot> &Slots)
+      : Slots(Slots), Has(Slots.size(), 0), New(Slots.size()) {}
+  const Shape &operator[](int S) const { return Has[S] ? New[S] : Slots[S].S; }
+  void set(int S, Shape Sh) {
+    Has[S] = 1;
+    New[S] = std::move(Sh);
   }
-  void set(int S, Shape Sh) { New[S] = std::move(Sh); }
 
 private:
   const std::deque<ValueSlot> &Slots;
-  std::unordered_map<int, Shape> New;
+  std::vector<char> Has; ///< Per slot: New holds its shape.
+  std::vector<Shape> New;
 };
 
 /// One entry of the schedule.

@@ -17,6 +17,7 @@
 #include "Lower.h"
 
 #include <cstring>
+#include <deque>
 #include <unordered_set>
 
 namespace nng::backends::cpu {
@@ -145,7 +146,7 @@ std::string Program::reshape(const ir::Graph &G, ProgramShared &Shared,
   std::vector<ir::TensorType> Types(NV);
   std::vector<char> Typed(NV, 0), Dirty(NV, 0);
   std::vector<const Tensor *> Val(NV, nullptr);
-  std::vector<Tensor> Folded(NV);
+  std::deque<Tensor> Folded; // Val points into it (stable).
   for (size_t I = 0; I < Shapes.size(); ++I) {
     int V = X.InputIndex[I];
     Types[V] = ir::TensorType(InputTypes[I], Shapes[I]);
@@ -231,8 +232,8 @@ std::string Program::reshape(const ir::Graph &G, ProgramShared &Shared,
       Typed[Out] = 1;
       Specialized[Out] = 1;
       if (IsFolded) {
-        Folded[Out] = std::move(Sp->Folded[I]);
-        Val[Out] = &Folded[Out];
+        Folded.push_back(std::move(Sp->Folded[I]));
+        Val[Out] = &Folded.back();
       }
       Dirty[Out] = !Same;
     }
