@@ -253,12 +253,13 @@ private:
 
   void visitProduct(Node &N) {
     bool Gemm = N.op() == OpKind::Gemm;
+    bool Fused = N.op() == OpKind::FusedMatMul; // cpu-fuse-epilogues'.
     Value *A = N.input(0), *Y = N.output(0);
     Value *W = constWeight(N, 1);
     if (!W || W->type().rank() != 2 || !A->type().hasRank() ||
         A->type().rank() != 2 || (Gemm && N.attrInt("transA") != 0))
       return blockAll(N, "a product without its own constant 2-d weights");
-    bool TransB = Gemm && N.attrInt("transB") != 0;
+    bool TransB = (Gemm || Fused) && N.attrInt("transB") != 0;
     int64_t Mult = 1;
     int SA = featureSpace(A, Mult);
     int SY = spaceOf(Y);
@@ -272,6 +273,15 @@ private:
       else if (!(C && C->type().staticNumel() == std::optional<int64_t>(1)))
         block(SY, "a Gemm bias that is not a [N] constant");
     }
+    if (Fused && N.hasInput(2)) {
+      Value *C = constWeight(N, 2);
+      if (C && C->type().rank() == 1)
+        addSlice(SY, N, 2, 0);
+      else
+        block(SY, "a FusedMatMul bias that is not a [N] constant");
+    }
+    if (Fused && N.hasInput(3)) // The residual: the result's channels.
+      join(SY, spaceOf(N.input(3)));
   }
 
   /// Whether Reshape N of a 4-d X acts as Flatten(axis=1): its result is
@@ -393,6 +403,7 @@ private:
       return visitConv(N);
     case OpKind::Gemm:
     case OpKind::MatMul:
+    case OpKind::FusedMatMul:
       return visitProduct(N);
     case OpKind::Flatten:
     case OpKind::Reshape:

@@ -89,7 +89,8 @@ int64_t macsOf(const ir::Node &N) {
       PerIn *= (*W)[I];
     return numelOf(N.input(0)->type()) * PerIn;
   }
-  case K::MatMul: {
+  case K::MatMul:
+  case K::FusedMatMul: {
     auto A = Static(N.input(0));
     if (!A || A->rank() == 0)
       return 0;

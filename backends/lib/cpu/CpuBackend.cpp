@@ -612,7 +612,9 @@ std::unique_ptr<Executable> compileCpu(const ir::Graph &G, CpuMode M) {
   if (M == CpuMode::NodeByNode)
     return reference::makeInterpreter(std::move(C), cpu::chooseKernel, "cpu");
   // Stage "fuse": what the primitives fuse, as explicit nodes.
-  if (cpu::fuseConvEpilogues(*C).Fused > 0)
+  int64_t Fused = cpu::fuseConvEpilogues(*C).Fused;
+  Fused += cpu::fuseProductEpilogues(*C).Fused;
+  if (Fused > 0)
     ir::verifyOrThrow(*C);
   return std::make_unique<cpu::CompiledExecutable>(std::move(C));
 }

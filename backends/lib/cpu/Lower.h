@@ -325,24 +325,15 @@ struct Activation {
   }
 };
 
-/// What a product fuses after its result Y, of shape YS (a convolution's
-/// epilogue is explicit in the graph: FusionRules.h):
-/// a residual Add (Y's sole consumer, adding an already defined f32 value of
-/// shape YS), then an activation (the sole consumer of what came before, as
-/// standaloneActivation takes it).
+/// What a depthwise convolution fused after a pointwise one fuses after it
+/// (LowerConv.cpp): its activation. (A convolution's and a product's
+/// epilogues are explicit in the graph: FusionRules.h.)
 struct FusedTail {
-  const ir::Node *SumNode = nullptr;
-  const ir::Value *Residual = nullptr;
-  const ir::Node *ActNode = nullptr;
   Activation Act;
-  const ir::Value *Out = nullptr; ///< The last value fused (Y for none).
+  const ir::Value *Out = nullptr; ///< The last value fused.
 };
-/// YBound, when given, computes the bound of Y (ValueBounds.cpp), for a
-/// clamp after it.
-FusedTail fusedTail(LowerContext &C, const ir::Value *Y, const Shape &YS,
-                    const std::function<std::optional<double>()> &YBound = {});
 
-/// The activation of a FusedConv/FusedGemm node.
+/// The activation of a FusedConv/FusedGemm/FusedMatMul node.
 Activation fusedNodeActivation(const ir::Node &N);
 /// The activation node Act (Relu, Clip with constant bounds, LeakyRelu,
 /// Tanh, Elu, HardSwish, Gelu) as a fused activation.
@@ -377,6 +368,10 @@ Activation onFiniteValues(Activation A);
 void emitGuard(LowerContext &C, const std::vector<std::pair<int, float>> &Checks,
                std::string Desc);
 
+/// Emits oneDNN's eltwise P over slot Slot, in place (node N's activation
+/// after a step that wrote Slot).
+void emitEltwiseInPlace(LowerContext &C, const ir::Node &N, int Slot,
+                        const PostOpEltwise &P);
 /// Emits the own loop E over the f32 buffer slot Slot, in place.
 void emitEpilogue(LowerContext &C, int Slot, const Epilogue &E,
                   std::string Desc);

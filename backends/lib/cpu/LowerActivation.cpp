@@ -13,10 +13,11 @@
 // that +0, exactly max(x, 0) with NaN kept. Clip with an upper bound and
 // LeakyRelu with alpha 0, and a Relu on its own, run as own loops
 // (OwnKernels.cpp). Which activations exist, and their parameters, come
-// from the fused-activation table (ir/FusedActivation.h). fusedTail finds
-// what a product fuses after it: a residual Add, then an activation (a
-// convolution's are explicit: the epilogue rule, rules/FuseEpilogues.cpp,
-// made them a FusedConv's Sum and activation). PRelu is an own loop too (x < 0 ? slope * x : x, the slope
+// from the fused-activation table (ir/FusedActivation.h); what a
+// convolution or a product fuses is explicit in the graph (the epilogue
+// rules, rules/FuseEpilogues.cpp and rules/FuseProducts.cpp, made it a
+// FusedConv's or FusedMatMul's Sum and activation). PRelu is an own loop
+// too (x < 0 ? slope * x : x, the slope
 // broadcast by strides): oneDNN 2.6's prelu (jit_uni) gives NaN for an
 // infinite or NaN slope where x >= 0 (the reference: x), and +0 where the
 // reference's product is -0 (x = -0 under a negative slope, x < 0 under a
@@ -128,43 +129,6 @@ Activation standaloneActivation(LowerContext &C, const ir::Node &Act) {
   return {};
 }
 
-FusedTail fusedTail(LowerContext &C, const ir::Value *Y, const Shape &YS,
-                    const std::function<std::optional<double>()> &YBound) {
-  FusedTail T;
-  T.Out = Y;
-  const ir::Node *U = C.soleConsumer(Y);
-  if (U && U->op() == ir::OpKind::Add && U->input(0) != U->input(1)) {
-    const ir::Value *R = U->input(0) == Y ? U->input(1) : U->input(0);
-    if (C.SlotOf.count(R) && C.isF32(R) && C.shapeOf(R) == YS) {
-      T.SumNode = U;
-      T.Residual = R;
-      T.Out = U->output(0);
-      U = C.soleConsumer(T.Out);
-    }
-  }
-  if (U && U->input(0) == T.Out) {
-    Activation A = standaloneActivation(C, *U);
-    if (A.Ok && A.needsOwnLoop()) {
-      // A clamp: oneDNN's when what it clamps is proven finite.
-      std::optional<double> Pre;
-      if (C.Speculate && YBound) {
-        Pre = YBound();
-        if (Pre && T.Residual) {
-          std::optional<double> R = valueBound(C, T.Residual);
-          Pre = R ? std::optional<double>(*Pre + *R) : std::nullopt;
-        }
-      }
-      speculateClamp(C, A, Pre, *U);
-    }
-    if (A.Ok) {
-      T.Act = A;
-      T.ActNode = U;
-      T.Out = U->output(0);
-    }
-  }
-  return T;
-}
-
 namespace {
 
 /// An own loop from one buffer into another (or the same one).
@@ -241,6 +205,18 @@ bool emitEltwise(LowerContext &C, const ir::Node &N, dnnl::algorithm Alg,
 }
 
 } // namespace
+
+void emitEltwiseInPlace(LowerContext &C, const ir::Node &N, int Slot,
+                        const PostOpEltwise &P) {
+  dnnl::memory::desc MD = C.slot(Slot).MD;
+  dnnl::eltwise_forward::desc D(dnnl::prop_kind::forward_inference, P.Alg, MD,
+                                P.Alpha, P.Beta);
+  dnnl::eltwise_forward::primitive_desc PD(D, cpuEngine());
+  emitPrimitive(C, N, dnnl::eltwise_forward(PD), PD,
+                {{DNNL_ARG_SRC, Slot, MD}, {DNNL_ARG_DST, Slot, MD}}, {Slot},
+                Slot);
+  C.program().Steps.back()->Desc += " activation";
+}
 
 bool lowerActivation(LowerContext &C, const ir::Node &N) {
   const ir::Value *X = N.input(0);

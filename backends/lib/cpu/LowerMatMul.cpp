@@ -1,16 +1,19 @@
-//===- LowerMatMul.cpp - MatMul, Gemm and FusedGemm as oneDNN matmul -----===//
+//===- LowerMatMul.cpp - MatMul, Gemm and the fused products as oneDNN ----===//
 //
 // A product with a constant 2-d right operand (a linear layer: MatMul of a
-// [.., K] activation by [K, N], or Gemm) becomes one oneDNN matmul over the
-// activation viewed as [M, K], with the weights reordered once into the
-// layout the primitive picks and the bias fused: Gemm's C, or an Add of a
-// constant [N] vector that is the product's only consumer, then a residual
-// Add of a run-time value of the product's shape (a binary post-op), then a
-// fused activation (FusedGemm's, or the sole consumer's;
-// LowerActivation.cpp). A
-// product of two run-time values (attention's Q.K^T and P.V) is a batched
-// matmul on plain data with numpy broadcasting of the batch dims, or, with
-// few rows on the left (a decoder's step), the backend's own loop.
+// [.., K] activation by [K, N], Gemm, FusedGemm, FusedMatMul) becomes one
+// oneDNN matmul over the activation viewed as [M, K], with the weights
+// reordered once into the layout the primitive picks and what the node
+// holds fused: its bias (Gemm's C, FusedMatMul's Bias), FusedMatMul's
+// residual Sum (a binary post-op) and its or FusedGemm's activation
+// (post-ops, or an own loop after: LowerActivation.cpp). What a product
+// fuses is decided on the graph, by the epilogue rule that made the
+// FusedMatMul (rules/FuseProducts.cpp); here only what depends on the rows
+// (a primitive with M given at run time takes no binary post-op) and on
+// speculated clamps. A product of two run-time values (attention's Q.K^T
+// and P.V) is a batched matmul on plain data with numpy broadcasting of the
+// batch dims, or, with few rows on the left (a decoder's step), the
+// backend's own loop.
 //
 //===----------------------------------------------------------------------===//
 
@@ -230,12 +233,15 @@ bool lowerLinear(LowerContext &C, const ir::Node &N, const Tensor &Wt,
   if (M == 0 || K == 0 || NOut == 0)
     return false;
 
-  // Bias: Gemm's C, or the sole consumer Add of a constant vector.
+  // Bias: Gemm's C, or FusedMatMul's Bias (cpu-fuse-epilogues decided what
+  // the node fuses: FusionRules.h).
   const Tensor *BiasT = nullptr;
   int BiasSlot = -1;
-  bool IsGemm = N.op() != ir::OpKind::MatMul;
+  bool IsGemm =
+      N.op() == ir::OpKind::Gemm || N.op() == ir::OpKind::FusedGemm;
+  bool IsFused = N.op() == ir::OpKind::FusedMatMul;
   Activation Act;
-  if (N.op() == ir::OpKind::FusedGemm) {
+  if (N.op() == ir::OpKind::FusedGemm || IsFused) {
     Act = fusedNodeActivation(N);
     if (!Act.Ok)
       return false;
@@ -252,52 +258,52 @@ bool lowerLinear(LowerContext &C, const ir::Node &N, const Tensor &Wt,
   }
   const ir::Value *Y = N.output(0);
   const Shape YS = C.shapeOf(Y);
+  const ir::Value *Residual = nullptr;
+  if (IsFused) {
+    if (N.hasInput(2)) {
+      BiasT = C.constantOf(N.input(2));
+      if (!isBiasVector(BiasT, NOut) || BiasT->rank() > YS.rank())
+        return false; // The node kernel.
+      BiasSlot = C.slotOf(N.input(2));
+    }
+    if (N.hasInput(3)) {
+      Residual = N.input(3);
+      if (!C.isF32(Residual) || C.shapeOf(Residual) != YS)
+        return false; // A residual that broadcasts: the node kernel.
+    }
+    // A clamp: a guarded own loop (a product's result has no bound).
+    if (Act.needsOwnLoop())
+      speculateClamp(C, Act, std::nullopt, N);
+  }
   // A node met with a second M (a sequence length that varies) gets one
   // primitive with M given at run time, for every M from then on; a model
   // served at one shape keeps the one specialised for its M (faster: up to
   // a quarter on a transformer's layers, measured).
   bool AnyM = C.Shared.variesAt(&N, M);
-  const ir::Node *AddNode = nullptr, *ResNode = nullptr, *ActNode = nullptr;
-  const ir::Value *Residual = nullptr;
-  if (N.op() != ir::OpKind::FusedGemm) {
-    const ir::Node *U = C.soleConsumer(Y);
-    if (N.op() == ir::OpKind::MatMul && U && U->op() == ir::OpKind::Add) {
-      const ir::Value *Other = U->input(0) == Y ? U->input(1) : U->input(0);
-      const Tensor *T = C.constantOf(Other);
-      if (Other != Y && isBiasVector(T, NOut) && T->rank() <= YS.rank()) {
-        AddNode = U;
-        BiasT = T;
-        BiasSlot = C.slotOf(Other);
-        Y = U->output(0);
-      }
-    }
-    // Then a residual (a binary post-op) and an activation; not when the
-    // product's M varies (a primitive with M given at run time takes no
-    // binary post-op: the Add runs as its own loop).
-    FusedTail T = fusedTail(C, Y, YS);
-    if (!(AnyM && T.SumNode)) {
-      ResNode = T.SumNode;
-      Residual = T.Residual;
-      ActNode = T.ActNode;
-      if (ActNode)
-        Act = T.Act;
-      Y = T.Out;
-    }
-  }
+  // Such a primitive takes no binary post-op: the residual is then added by
+  // the step's own loop after the product, and the activation, which must
+  // follow it, by the own loop after that (Relu, Clip, LeakyRelu 0). An
+  // activation only oneDNN computes keeps the primitive of this M, which
+  // takes both as post-ops.
+  bool SumAfter =
+      AnyM && Residual && (Act.PostOps.empty() || Act.Own.K != Epilogue::None);
+  // What the node fused, for the statistics.
+  int64_t Fusions = IsFused ? (N.hasInput(2) ? 1 : 0) +
+                                  (Residual && !SumAfter ? 1 : 0) +
+                                  (N.attrString("activation") != "Identity" &&
+                                           !SumAfter
+                                       ? 1
+                                       : 0)
+                            : 0;
 
   // Few rows of large weights (a decoder's step at a small batch): the own
-  // loop over the weights where they lie. Their activation runs on its own
-  // when only oneDNN has it (a few rows' GELU).
+  // loop over the weights where they lie, then the activation's own loop,
+  // or its eltwise primitive when only oneDNN has it (a few rows' GELU).
   bool OwnAct = Act.Own.K != Epilogue::None;
   if (M <= InPlaceWeightRows && !AnyM && Wt.isContiguous() &&
       Wt.nbytes() >= FewRowsWeightBytes &&
-      (N.op() != ir::OpKind::FusedGemm || Act.PostOps.empty() || OwnAct)) {
-    if (ActNode && !OwnAct) {
-      ActNode = nullptr;
-      Act = {};
-      Y = ResNode ? ResNode->output(0) : AddNode ? AddNode->output(0)
-                                                 : N.output(0);
-    }
+      (N.op() != ir::OpKind::FusedGemm || Act.PostOps.empty() || OwnAct) &&
+      (OwnAct || Act.PostOps.size() <= 1)) {
     C.PendingTypes[Y] = {DType::F32, YS};
     LinearRows L;
     L.In = C.B.plainOf(C.slotOf(A));
@@ -311,11 +317,9 @@ bool lowerLinear(LowerContext &C, const ir::Node &N, const Tensor &Wt,
     emitLinearRows(C, N, L, Wt, F);
     if (OwnAct)
       emitEpilogue(C, L.Out, Act.Own, C.describe(N) + " activation");
-    for (const ir::Node *F : {AddNode, ResNode, ActNode})
-      if (F) {
-        C.Done.insert(F);
-        ++C.program().Stats.FusedNodes;
-      }
+    else if (!Act.PostOps.empty())
+      emitEltwiseInPlace(C, N, L.Out, Act.PostOps[0]);
+    C.program().Stats.FusedNodes += Fusions;
     return true;
   }
 
@@ -326,7 +330,9 @@ bool lowerLinear(LowerContext &C, const ir::Node &N, const Tensor &Wt,
   memory::desc BiasMD = BiasT ? plainDesc({1, NOut}) : memory::desc();
   // Everything the primitive depends on besides M: K, NOut and the
   // fusions (the weights are an argument, so layers of one form share it).
-  LinearForm F{K, NOut, BiasT != nullptr, Residual != nullptr, Act.PostOps, ""};
+  LinearForm F{K,           NOut,
+               BiasT != nullptr, Residual != nullptr && !SumAfter,
+               SumAfter ? std::vector<PostOpEltwise>() : Act.PostOps, ""};
   F.Key = linearKey(F);
   std::pair<MatMulPD, dnnl::matmul> Made;
   if (AnyM)
@@ -348,12 +354,21 @@ bool lowerLinear(LowerContext &C, const ir::Node &N, const Tensor &Wt,
   int ResSlot = -1;
   if (Residual) {
     ResSlot = C.B.plainOf(C.slotOf(Residual));
-    Args.push_back(
-        {DNNL_ARG_ATTR_MULTIPLE_POST_OP(0) | DNNL_ARG_SRC_1, ResSlot, DstMD});
+    if (!SumAfter)
+      Args.push_back(
+          {DNNL_ARG_ATTR_MULTIPLE_POST_OP(0) | DNNL_ARG_SRC_1, ResSlot, DstMD});
     Reads.push_back(ResSlot);
   }
   emitPrimitive(C, N, Prim, PD, std::move(Args), Reads, Out,
                 {WeightToPack{Wt, WeiUser}});
+  auto AddResidual = [=](Program &Q) {
+    float *Y = reinterpret_cast<float *>(Q.bufferData(Out));
+    binaryFloats(BinaryKind::Add, Y,
+                 static_cast<const float *>(Q.dataOf(ResSlot)), false, Y,
+                 Q.Slots[Out].S.numel());
+  };
+  if (SumAfter)
+    static_cast<PrimitiveStep &>(*C.program().Steps.back()).After = AddResidual;
   // Other rows (a reshaped program): the primitive with M given at run
   // time, new descriptions of the source and the destination, the weights
   // in its layout (packed once). A residual post-op takes no run-time
@@ -406,22 +421,13 @@ bool lowerLinear(LowerContext &C, const ir::Node &N, const Tensor &Wt,
         }
       Step.Scratch = -1; // The library's scratchpad.
       if (ResSlot >= 0)
-        Step.After = [=](Program &Q) {
-          float *Y = reinterpret_cast<float *>(Q.bufferData(Out));
-          binaryFloats(BinaryKind::Add, Y,
-                       static_cast<const float *>(Q.dataOf(ResSlot)), false, Y,
-                       Q.Slots[Out].S.numel());
-        };
+        Step.After = AddResidual;
       return true;
     };
   }
-  if (Act.needsOwnLoop())
+  if (SumAfter ? OwnAct : Act.needsOwnLoop())
     emitEpilogue(C, Out, Act.Own, C.describe(N) + " activation");
-  for (const ir::Node *F : {AddNode, ResNode, ActNode})
-    if (F) {
-      C.Done.insert(F);
-      ++C.program().Stats.FusedNodes;
-    }
+  C.program().Stats.FusedNodes += Fusions;
   return true;
 }
 
@@ -626,11 +632,11 @@ bool lowerMatMul(LowerContext &C, const ir::Node &N) {
   if (!C.isF32(A) || !C.isF32(B))
     return false;
   const Tensor *Wt = C.constantOf(B);
-  bool IsGemm = N.op() != ir::OpKind::MatMul;
+  bool IsMatMul = N.op() == ir::OpKind::MatMul;
   if (Wt && Wt->rank() == 2)
-    return lowerLinear(C, N, *Wt, IsGemm && N.attrInt("transB") != 0);
-  if (IsGemm)
-    return false;
+    return lowerLinear(C, N, *Wt, !IsMatMul && N.attrInt("transB") != 0);
+  if (!IsMatMul)
+    return false; // Gemm, FusedGemm, FusedMatMul: the node kernel.
   return lowerBatched(C, N);
 }
 

@@ -180,6 +180,21 @@ std::optional<double> boundOfNode(LowerContext &C, const ir::Node &N,
       return 1.0;
     return std::nullopt;
   }
+  case K::FusedMatMul: {
+    // A product has no bound (as MatMul); a clamp after it bounds the
+    // result when a guarded loop runs it, as the fused Clip's did.
+    const ir::FusedActivationInfo *A =
+        ir::lookupFusedActivation(N.attrString("activation"));
+    if (!A || A->Op != K::Clip)
+      return std::nullopt;
+    std::vector<float> Given;
+    if (N.attrs().has("activation_params"))
+      Given = N.attr("activation_params").floats();
+    if (Given.size() > A->Params.size())
+      return std::nullopt;
+    std::vector<float> P = ir::fusedActivationParams(*A, Given);
+    return clampBound(std::nullopt, P[0], P[1], Guarded);
+  }
   case K::Clip: {
     std::optional<float> Lo = scalarInput(C, N, 1, -INFINITY);
     std::optional<float> Hi = scalarInput(C, N, 2, INFINITY);

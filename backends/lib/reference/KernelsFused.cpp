@@ -1,8 +1,10 @@
-//===- KernelsFused.cpp - nng.FusedConv and nng.FusedGemm ----------------===//
+//===- KernelsFused.cpp - nng.FusedConv, FusedGemm and FusedMatMul -------===//
 //
 // Reference kernels of the fused ops: the Conv or Gemm kernel runs on the
 // same context (the fused ops share Conv's and Gemm's attribute names and
-// defaults), FusedConv's residual Sum is added when given, then the
+// defaults), FusedMatMul's product is the MatMul kernel's (on B with its
+// last two axes swapped when transB), FusedMatMul's Bias and the residual
+// Sum are added when given, each as a standalone Add, then the
 // activation of the FusedActivation table is applied in place, in double,
 // exactly as the standalone Add and activation kernels compute them on the
 // rounded results. So a fused node gives the same bits as the nodes it
@@ -98,15 +100,15 @@ void applyActivation(KernelContext &C) {
   });
 }
 
-/// Adds FusedConv's residual Sum to output 0 in place, rounding as a
-/// standalone Add of the two does. The Sum is of the result's shape; one
-/// whose dims the graph left unknown may broadcast to it, as the Add the
-/// epilogue rule fused would have.
-void addResidual(KernelContext &C) {
+/// Adds input I (FusedConv's or FusedMatMul's residual Sum, FusedMatMul's
+/// Bias) to output 0 in place, rounding as a standalone Add of the two does.
+/// The Sum is of the result's shape; one whose dims the graph left unknown
+/// may broadcast to it, as the Add the epilogue rule fused would have.
+void addResidual(KernelContext &C, size_t I = 3, const char *What = "Sum") {
   Tensor &Y = C.Outputs[0];
-  const Tensor &S = C.in(3);
+  const Tensor &S = C.in(I);
   if (S.dtype() != Y.dtype())
-    C.fail("the residual Sum is ", dtypeName(S.dtype()), ", the result ",
+    C.fail("the ", What, " is ", dtypeName(S.dtype()), ", the result ",
            dtypeName(Y.dtype()));
   if (!Y.isContiguous())
     Y = Y.contiguous();
@@ -138,6 +140,30 @@ void kernelFusedConv(KernelContext &C) {
 void kernelFusedGemm(KernelContext &C) {
   requireFloat(C, C.in(0), "A");
   kernelGemm(C);
+  applyActivation(C);
+}
+
+void kernelFusedMatMul(KernelContext &C) {
+  requireFloat(C, C.in(0), "A");
+  Tensor B = C.in(1);
+  if (C.attrInt("transB") != 0) {
+    if (B.rank() < 2)
+      C.fail("transB needs B of rank >= 2, got ", B.shape().toString());
+    std::vector<int64_t> Perm(B.rank());
+    for (size_t I = 0; I < Perm.size(); ++I)
+      Perm[I] = static_cast<int64_t>(I);
+    std::swap(Perm[Perm.size() - 1], Perm[Perm.size() - 2]);
+    B = B.permute(Perm);
+  }
+  KernelContext Product{C.N, {C.in(0), B}, {}, {}, {}};
+  Product.Outputs.resize(1);
+  kernelMatMul(Product);
+  const Tensor &P = Product.Outputs[0];
+  C.allocOutput(0, P.shape(), P.dtype()).copyFrom(P); // Into a Preset.
+  if (C.hasInput(2))
+    addResidual(C, 2, "Bias");
+  if (C.hasInput(3))
+    addResidual(C, 3, "Sum");
   applyActivation(C);
 }
 

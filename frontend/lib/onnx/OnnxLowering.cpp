@@ -5,6 +5,7 @@
 // - "nng" ops expand into standard ops (nng.Gelu -> Erf-based chain, or the
 //   Tanh-based chain for approximate='tanh'; nng.FusedConv / nng.FusedGemm
 //   -> Conv / Gemm followed by their activation as a standard op;
+//   nng.FusedMatMul -> MatMul, its bias and residual Adds and activation;
 //   nng.Attention -> MatMul(Q, K^T), Mul(scale), Add(mask), Softmax, MatMul),
 //   except
 //   nng.ModuleCall (a leaf module), which stays for the custom domain, and
@@ -165,7 +166,8 @@ void expandAttention(ir::Graph &G, ir::Node *N) {
 }
 
 /// nng.FusedConv / nng.FusedGemm -> Conv / Gemm (keeping the node's name),
-/// then an Add of FusedConv's residual Sum when it has one, then the
+/// nng.FusedMatMul -> MatMul (of a Transpose of B when transB) and an Add of
+/// its Bias; then an Add of the residual Sum when there is one, then the
 /// activation's standalone op (none for Identity): parameters become its
 /// attributes, or for Clip constant min/max inputs (an infinite bound is
 /// left out); GELU goes through nng.Gelu, which is then expanded.
@@ -185,18 +187,46 @@ void expandFused(ir::Graph &G, ir::Node *N) {
   const ir::TensorType &Ty = N->output()->type();
   DType T = Ty.dtype();
   bool IsConv = N->op() == OpKind::FusedConv;
+  bool IsMatMul = N->op() == OpKind::FusedMatMul;
   ir::AttrMap Attrs = N->attrs();
   Attrs.erase("activation");
   Attrs.erase("activation_params");
   Builder B(G, N, baseName(N));
   std::vector<ir::Value *> Operands = N->inputs();
-  ir::Value *Sum = IsConv && N->hasInput(3) ? N->input(3) : nullptr;
-  Operands.resize(std::min<size_t>(Operands.size(), 3));
-  while (!Operands.empty() && !Operands.back())
-    Operands.pop_back();
-  ir::Value *Y = B.add(IsConv ? OpKind::Conv : OpKind::Gemm, Operands,
-                       IsConv ? "conv" : "gemm", std::move(Attrs), Ty);
-  Y->producer()->setName(N->name());
+  ir::Value *Sum = (IsConv || IsMatMul) && N->hasInput(3) ? N->input(3)
+                                                          : nullptr;
+  ir::Value *Y = nullptr;
+  if (IsMatMul) {
+    // MatMul (of B transposed when transB), then the Bias's Add.
+    ir::Value *W = N->input(1);
+    if (N->attrInt("transB") != 0) {
+      const ir::TensorType &WT = W->type();
+      if (!WT.hasRank())
+        fail(ErrorKind::InvalidArgument, N->describe(),
+             ": transB needs B of known rank");
+      std::vector<int64_t> Perm(WT.rank());
+      for (size_t I = 0; I < Perm.size(); ++I)
+        Perm[I] = static_cast<int64_t>(I);
+      std::swap(Perm[Perm.size() - 1], Perm[Perm.size() - 2]);
+      std::vector<ir::Dim> D = WT.dims();
+      std::swap(D[D.size() - 1], D[D.size() - 2]);
+      ir::AttrMap TA;
+      TA.set("perm", ir::Attribute(Perm));
+      W = B.add(OpKind::Transpose, {W}, "weight_t", std::move(TA),
+                ir::TensorType(WT.dtype(), std::move(D)));
+    }
+    Y = B.add(OpKind::MatMul, {N->input(0), W}, "matmul", {}, Ty);
+    Y->producer()->setName(N->name());
+    if (N->hasInput(2))
+      Y = B.add(OpKind::Add, {Y, N->input(2)}, "bias", {}, Ty);
+  } else {
+    Operands.resize(std::min<size_t>(Operands.size(), 3));
+    while (!Operands.empty() && !Operands.back())
+      Operands.pop_back();
+    Y = B.add(IsConv ? OpKind::Conv : OpKind::Gemm, Operands,
+              IsConv ? "conv" : "gemm", std::move(Attrs), Ty);
+    Y->producer()->setName(N->name());
+  }
   if (Sum)
     Y = B.add(OpKind::Add, {Y, Sum}, "sum", {}, Ty);
   if (A->Op == OpKind::Identity) {
@@ -350,6 +380,7 @@ void lowerForOnnx(ir::Graph &G, int Opset) {
       continue;
     case OpKind::FusedConv:
     case OpKind::FusedGemm:
+    case OpKind::FusedMatMul:
       expandFused(G, N);
       continue;
     case OpKind::Attention:

@@ -12,9 +12,8 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "RuleUtils.h"
 #include "nngraph/backends/cpu/FusionRules.h"
-#include "nngraph/ir/FusedActivation.h"
-#include "nngraph/ir/ShapeInference.h"
 
 #include <unordered_map>
 
@@ -22,67 +21,7 @@ namespace nng::backends::cpu {
 
 namespace {
 
-/// An activation as FusedConv's attributes.
-struct MatchedActivation {
-  std::string Name;
-  std::vector<float> Params;
-};
-
-/// The activation node Act as a fused activation the lowering computes as
-/// the reference does (LowerActivation.cpp: Sigmoid and HardSigmoid are
-/// not fused); nullopt with Why set when it is none.
-std::optional<MatchedActivation> matchActivation(const ir::Node &Act,
-                                                 std::string &Why) {
-  const ir::FusedActivationInfo *Info = nullptr;
-  for (const ir::FusedActivationInfo &A : ir::fusedActivations())
-    if (A.Op == Act.op() && A.Op != ir::OpKind::Identity &&
-        (A.GeluApproximate.empty() ||
-         A.GeluApproximate == Act.attrString("approximate")))
-      Info = &A;
-  if (!Info || Info->Op == ir::OpKind::Sigmoid ||
-      Info->Op == ir::OpKind::HardSigmoid) {
-    Why = Act.schema().qualifiedName() + " is not an activation it fuses";
-    return std::nullopt;
-  }
-  MatchedActivation M{std::string(Info->Name), {}};
-  for (size_t I = 0; I < Info->Params.size(); ++I) {
-    const ir::FusedActivationParam &P = Info->Params[I];
-    if (!Info->ParamsAreInputs) {
-      M.Params.push_back(Act.attrFloat(P.Name));
-      continue;
-    }
-    if (!Act.hasInput(I + 1)) {
-      M.Params.push_back(P.Default);
-      continue;
-    }
-    const rt::Tensor *T = ir::constantValue(Act.input(I + 1));
-    if (!T || T->dtype() != DType::F32 || T->numel() != 1) {
-      Why = "Clip's " + std::string(P.Name) + " is not a constant f32 scalar";
-      return std::nullopt;
-    }
-    M.Params.push_back(static_cast<float>(T->getFlat(0)));
-  }
-  // Trailing defaults are implied.
-  while (!M.Params.empty() &&
-         M.Params.back() == Info->Params[M.Params.size() - 1].Default)
-    M.Params.pop_back();
-  return M;
-}
-
-/// True when A may have B's shape: equal ranks and, where both dims are
-/// known (static or symbolic), equal ones. An unknown dim (a length
-/// inference could not name) is taken on trust: the lowering checks the
-/// concrete shapes and declines otherwise, and the reference kernel
-/// broadcasts the residual as the Add did.
-bool sameShape(const ir::TensorType &A, const ir::TensorType &B) {
-  if (!A.hasRank() || !B.hasRank() || A.rank() != B.rank())
-    return false;
-  for (int64_t D = 0; D < A.rank(); ++D)
-    if (!A.dim(D).isUnknown() && !B.dim(D).isUnknown() &&
-        !(A.dim(D) == B.dim(D)))
-      return false;
-  return true;
-}
+using namespace rules;
 
 class EpilogueRule {
 public:
@@ -107,30 +46,12 @@ public:
 
 private:
   const FusionDeclineFn &Declined;
-  std::unordered_map<const ir::Value *, bool> Known;
+  CompileTimeValues Known;
 
   bool decline(const ir::Node &N, std::string_view Stat, std::string Why) {
     if (Declined)
       Declined(N, Stat, Why);
     return false;
-  }
-
-  /// True when V's values are known when the cpu backend compiles: an
-  /// initializer, or computed from such by pure nodes (it folds them).
-  bool knownAtCompileTime(const ir::Value *V) {
-    if (!V)
-      return false;
-    auto It = Known.find(V);
-    if (It != Known.end())
-      return It->second;
-    bool K = V->isInitializer();
-    if (const ir::Node *P = V->producer()) {
-      K = P->isPure() && P->regions().empty();
-      for (size_t I = 0; K && I < P->numInputs(); ++I)
-        K = !P->hasInput(I) || knownAtCompileTime(P->input(I));
-    }
-    Known.emplace(V, K);
-    return K;
   }
 
   /// True when the lowering makes Conv N one oneDNN primitive (LowerConv.cpp
@@ -140,7 +61,7 @@ private:
     if (X.dtype() != DType::F32 || !X.hasRank() ||
         (X.rank() != 3 && X.rank() != 4))
       return decline(N, "declined-input", "its input is not f32 of rank 3 or 4");
-    if (!knownAtCompileTime(N.input(1)) || W.dtype() != DType::F32 ||
+    if (!Known.known(N.input(1)) || W.dtype() != DType::F32 ||
         !W.hasRank() || W.rank() != X.rank())
       return decline(N, "declined-weights",
                      "its weights are not f32 of the input's rank, known "
@@ -155,25 +76,6 @@ private:
       return decline(N, "declined-depthwise-1d",
                      "it is (or may be) a 1-d depthwise convolution");
     return true;
-  }
-
-  /// The only reader of V, when V has one use and is no graph output.
-  static ir::Node *soleReader(const ir::Graph &G, const ir::Value *V) {
-    if (V->uses().size() != 1 || G.isOutput(V))
-      return nullptr;
-    return V->uses()[0].User;
-  }
-
-  /// Why V has no sole reader, for a decline.
-  static std::pair<std::string_view, std::string>
-  whyNoSoleReader(const ir::Graph &G, const ir::Value *V) {
-    if (G.isOutput(V))
-      return {"declined-graph-output", "%" + V->name() + " is a graph output"};
-    if (V->uses().size() > 1)
-      return {"declined-two-consumers",
-              "%" + V->name() + " has " + std::to_string(V->uses().size()) +
-                  " readers"};
-    return {"declined-no-consumer", "%" + V->name() + " is not read"};
   }
 
   bool rewrite(ir::Graph &G, ir::Node &N,

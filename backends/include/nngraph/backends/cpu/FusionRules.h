@@ -4,8 +4,10 @@
 // library primitive is decided on the graph, by rules that make the fused
 // nodes explicit, before layouts, speculation, emission and the memory
 // plan. Pure graph code (no oneDNN): the `cpu-fuse-epilogues` pass runs the
-// same rule in a pipeline (before form-fused-regions), and compileCpu runs
-// it on its copy of every graph, so a graph that ran no pipeline fuses too.
+// same rules in a pipeline (before form-fused-regions), and compileCpu runs
+// them on its copy of every graph, so a graph that ran no pipeline fuses
+// too. Convolutions become nng.FusedConv (rules/FuseEpilogues.cpp), linear
+// layers' products nng.FusedMatMul (rules/FuseProducts.cpp).
 //
 //===----------------------------------------------------------------------===//
 #pragma once
@@ -24,9 +26,10 @@ namespace nng::backends::cpu {
 using FusionDeclineFn = std::function<void(
     const ir::Node &Product, std::string_view Stat, const std::string &Why)>;
 
-/// What fuseConvEpilogues did.
+/// What fuseConvEpilogues or fuseProductEpilogues did.
 struct EpilogueFusionCounts {
-  int64_t Fused = 0;       ///< Convolutions that became a FusedConv.
+  int64_t Fused = 0;       ///< Convolutions (products) that became fused nodes.
+  int64_t Biases = 0;      ///< Bias Adds fused into products.
   int64_t Sums = 0;        ///< Residual Adds fused into them.
   int64_t Activations = 0; ///< Activations fused into them.
 };
@@ -46,5 +49,23 @@ struct EpilogueFusionCounts {
 /// regions (If branches, Loop and Scan bodies), not into fused regions.
 EpilogueFusionCounts fuseConvEpilogues(ir::Graph &G,
                                        const FusionDeclineFn &Declined = {});
+
+/// The product epilogue rule, the one place deciding what a product fuses:
+/// a linear layer's product, then the Add of a bias vector, then a residual
+/// Add, then an activation, each optional but one, becomes one
+/// nng.FusedMatMul (Bias and Sum inputs, 'activation'). Candidates are the
+/// products the lowering makes a linear layer: MatMul of an f32 value of
+/// rank >= 2 by f32 [K, N] weights known at compile time, or such a Gemm
+/// with alpha 1 and transA 0 whose C, if any, is a bias vector added with
+/// beta 1 (its transB kept; a Gemm fuses only with a residual or an
+/// activation). The bias Add (MatMul only) fuses when it is the product's
+/// only reader and adds a constant f32 vector of N values ([N], [1, N],
+/// ...); the residual Add and the activation as fuseConvEpilogues takes
+/// them (sole readers, no graph outputs, a residual of the result's shape
+/// defined before the product, the activations oneDNN's post-ops or the
+/// backend's loops compute as the reference does). Recurses into regions,
+/// not into fused regions.
+EpilogueFusionCounts fuseProductEpilogues(ir::Graph &G,
+                                          const FusionDeclineFn &Declined = {});
 
 } // namespace nng::backends::cpu

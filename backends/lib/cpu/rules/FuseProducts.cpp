@@ -1,0 +1,230 @@
+//===- FuseProducts.cpp - MatMul/Gemm + bias + residual + act -> FusedMatMul //
+//
+// The cpu backend's product epilogue rule (FusionRules.h): a linear layer's
+// product (MatMul of an f32 activation by constant [K, N] weights, or a Gemm
+// of such with alpha 1 and transA 0), the Add of a constant bias vector that
+// is its result's only reader (MatMul; a Gemm's bias is its C), the residual
+// Add after that and the activation after that become one nng.FusedMatMul.
+// This is the one place that decides what a product fuses: the lowering
+// (backends/lib/cpu/LowerMatMul.cpp) makes the node one oneDNN matmul with
+// bias, a binary post-op for the residual and eltwise post-ops, or the own
+// loops after it, deciding only what depends on run-time facts (the number
+// of rows, speculated clamps). Everything here is a graph fact: single
+// readers, graph outputs, node order, dtypes, constants and symbolic shapes.
+//
+//===----------------------------------------------------------------------===//
+
+#include "RuleUtils.h"
+#include "nngraph/backends/cpu/FusionRules.h"
+#include "nngraph/ir/ShapeInference.h"
+
+#include <unordered_map>
+
+namespace nng::backends::cpu {
+
+namespace {
+
+using namespace rules;
+
+class ProductRule {
+public:
+  ProductRule(const FusionDeclineFn &Declined) : Declined(Declined) {}
+
+  void run(ir::Graph &G) {
+    std::unordered_map<const ir::Node *, size_t> Pos;
+    std::vector<ir::Node *> Products;
+    for (const auto &N : G.nodes()) {
+      Pos.emplace(N.get(), Pos.size());
+      if (N->op() == ir::OpKind::MatMul || N->op() == ir::OpKind::Gemm)
+        Products.push_back(N.get());
+      if (N->op() != ir::OpKind::FusedRegion)
+        for (ir::Graph *R : N->regions())
+          run(*R);
+    }
+    for (ir::Node *N : Products)
+      rewrite(G, *N, Pos);
+  }
+
+  EpilogueFusionCounts Counts;
+
+private:
+  const FusionDeclineFn &Declined;
+  CompileTimeValues Known;
+
+  bool decline(const ir::Node &N, std::string_view Stat, std::string Why) {
+    if (Declined)
+      Declined(N, Stat, Why);
+    return false;
+  }
+
+  /// The static extent of T's last dim, or -1.
+  static int64_t lastExtent(const ir::TensorType &T) {
+    if (!T.hasRank() || T.rank() == 0 || !T.dim(T.rank() - 1).isStatic())
+      return -1;
+    return T.dim(T.rank() - 1).value();
+  }
+
+  /// True when V is an f32 vector of NOut values known at compile time
+  /// (shape [NOut], [1, NOut], ...) of at most rank Rank: what the lowering
+  /// passes to oneDNN as the product's bias.
+  bool isBiasVector(const ir::Value *V, int64_t NOut, size_t Rank) {
+    const ir::TensorType &T = V->type();
+    if (NOut < 0 || !Known.known(V) || T.dtype() != DType::F32 ||
+        !T.hasRank() || T.rank() == 0 || T.rank() > Rank ||
+        lastExtent(T) != NOut)
+      return false;
+    for (size_t D = 0; D + 1 < T.rank(); ++D)
+      if (!T.dim(D).isStatic() || T.dim(D).value() != 1)
+        return false;
+    return true;
+  }
+
+  /// True when the lowering makes product N a linear layer (LowerMatMul.cpp
+  /// lowerLinear); N's other products (two run-time operands) fuse nothing.
+  /// NOut: the number of columns.
+  bool isLinear(const ir::Node &N, int64_t &NOut) {
+    const ir::TensorType &A = N.input(0)->type(), &B = N.input(1)->type();
+    if (!Known.known(N.input(1)) || !B.hasRank() || B.rank() != 2)
+      return false; // Not a linear layer: silently none.
+    bool TransB = N.op() == ir::OpKind::Gemm && N.attrInt("transB") != 0;
+    NOut = B.dim(TransB ? 0 : 1).isStatic() ? B.dim(TransB ? 0 : 1).value()
+                                            : -1;
+    if (A.dtype() != DType::F32 || B.dtype() != DType::F32 || !A.hasRank() ||
+        A.rank() < 2 || NOut < 0)
+      return decline(N, "declined-input",
+                     "its operands are not f32 of rank >= 2 by a static "
+                     "matrix");
+    if (N.op() != ir::OpKind::Gemm)
+      return true;
+    if (N.attrFloat("alpha") != 1.0f || N.attrInt("transA") != 0)
+      return decline(N, "declined-gemm-attributes",
+                     "its alpha is not 1 or its A is transposed");
+    if (N.hasInput(2) &&
+        (N.attrFloat("beta") != 1.0f ||
+         !isBiasVector(N.input(2), NOut, N.output(0)->type().rank())))
+      return decline(N, "declined-bias",
+                     "its C is not a constant f32 bias vector added with "
+                     "beta 1");
+    return true;
+  }
+
+  bool rewrite(ir::Graph &G, ir::Node &N,
+               std::unordered_map<const ir::Node *, size_t> &Pos) {
+    int64_t NOut = -1;
+    if (!isLinear(N, NOut))
+      return false;
+    bool IsGemm = N.op() == ir::OpKind::Gemm;
+    ir::Value *Y = N.output(0), *Out = Y;
+    ir::Node *U = soleReader(G, Y);
+    if (!U) {
+      auto [Stat, Why] = whyNoSoleReader(G, Y);
+      return decline(N, Stat, Why);
+    }
+    // MatMul's bias: the Add of a constant vector.
+    ir::Node *BiasAdd = nullptr;
+    ir::Value *Bias = IsGemm && N.hasInput(2) ? N.input(2) : nullptr;
+    if (!IsGemm && U->op() == ir::OpKind::Add &&
+        U->input(0) != U->input(1)) {
+      ir::Value *Other = U->input(0) == Y ? U->input(1) : U->input(0);
+      if (isBiasVector(Other, NOut, Y->type().rank())) {
+        BiasAdd = U;
+        Bias = Other;
+        Out = U->output(0);
+        U = soleReader(G, Out);
+      }
+    }
+    // The residual Add.
+    ir::Node *Sum = nullptr;
+    ir::Value *Residual = nullptr;
+    if (U && U->op() == ir::OpKind::Add) {
+      ir::Value *R = U->input(0) == Out ? U->input(1) : U->input(0);
+      std::string Why;
+      const char *Stat = nullptr;
+      if (U->input(0) == U->input(1)) {
+        Stat = "declined-sum-of-itself";
+        Why = "the Add adds the result to itself";
+      } else if (R->producer() && (!Pos.count(R->producer()) ||
+                                   Pos.at(R->producer()) > Pos.at(&N))) {
+        Stat = "declined-residual-after";
+        Why = "the residual %" + R->name() + " is defined after the product";
+      } else if (R->type().dtype() != DType::F32) {
+        Stat = "declined-residual-dtype";
+        Why = "the residual %" + R->name() + " is not f32";
+      } else if (!sameShape(R->type(), Y->type())) {
+        Stat = "declined-shape-mismatch";
+        Why = "the residual %" + R->name() + " " + R->type().toString() +
+              " is not of the result's shape " + Y->type().toString();
+      }
+      if (Stat) {
+        decline(N, Stat, Why);
+        U = nullptr; // The bias alone still fuses; what follows does not.
+      } else {
+        Sum = U;
+        Residual = R;
+        Out = U->output(0);
+        U = soleReader(G, Out);
+      }
+    }
+    // The activation.
+    ir::Node *Act = nullptr;
+    std::optional<MatchedActivation> M;
+    if (U && U->input(0) == Out) {
+      std::string Why;
+      M = matchActivation(*U, Why);
+      if (M)
+        Act = U;
+      else if (!Sum && !BiasAdd)
+        return decline(N, "declined-activation", Why);
+    } else if (!Sum && !BiasAdd) {
+      if (U)
+        return decline(N, "declined-not-data-operand",
+                       "the result is not its reader's data operand");
+      auto [Stat, Why] = whyNoSoleReader(G, Out);
+      return decline(N, Stat, Why);
+    }
+    if (Act)
+      Out = Act->output(0);
+
+    ir::AttrMap Attrs;
+    Attrs.set("activation",
+              ir::Attribute(M ? M->Name : std::string("Identity")));
+    if (M && !M->Params.empty())
+      Attrs.set("activation_params", ir::Attribute(M->Params));
+    if (IsGemm && N.attrInt("transB") != 0)
+      Attrs.set("transB", ir::Attribute(int64_t(1)));
+    std::vector<ir::Value *> Ins = {N.input(0), N.input(1), Bias};
+    if (Residual)
+      Ins.push_back(Residual);
+    else if (!Ins.back())
+      Ins.pop_back();
+    std::string Name = Out->name();
+    ir::Node *F = G.addNode(ir::OpKind::FusedMatMul, std::move(Ins),
+                            {G.uniqueName(Name + ".fused")}, std::move(Attrs),
+                            &N);
+    F->setName(N.name());
+    F->setScope(N.scope());
+    F->output(0)->setType(Out->type());
+    Pos[F] = Pos.at(&N);
+    G.replaceAllUsesWith(Out, F->output(0));
+    for (ir::Node *Dead : {Act, Sum, BiasAdd, &N})
+      if (Dead)
+        G.eraseNode(Dead);
+    G.rename(F->output(0), Name);
+    ++Counts.Fused;
+    Counts.Biases += BiasAdd != nullptr;
+    Counts.Sums += Sum != nullptr;
+    Counts.Activations += Act != nullptr;
+    return true;
+  }
+};
+
+} // namespace
+
+EpilogueFusionCounts fuseProductEpilogues(ir::Graph &G,
+                                          const FusionDeclineFn &Declined) {
+  ProductRule R(Declined);
+  R.run(G);
+  return R.Counts;
+}
+
+} // namespace nng::backends::cpu

@@ -1,0 +1,95 @@
+//===- RuleUtils.cpp - What the cpu backend's fusion rules share ----------===//
+//
+// The graph facts of RuleUtils.h: activations the lowering fuses, single
+// readers, shapes, compile-time values.
+//
+//===----------------------------------------------------------------------===//
+
+#include "RuleUtils.h"
+#include "nngraph/ir/FusedActivation.h"
+#include "nngraph/ir/ShapeInference.h"
+
+namespace nng::backends::cpu::rules {
+
+std::optional<MatchedActivation> matchActivation(const ir::Node &Act,
+                                                 std::string &Why) {
+  const ir::FusedActivationInfo *Info = nullptr;
+  for (const ir::FusedActivationInfo &A : ir::fusedActivations())
+    if (A.Op == Act.op() && A.Op != ir::OpKind::Identity &&
+        (A.GeluApproximate.empty() ||
+         A.GeluApproximate == Act.attrString("approximate")))
+      Info = &A;
+  if (!Info || Info->Op == ir::OpKind::Sigmoid ||
+      Info->Op == ir::OpKind::HardSigmoid) {
+    Why = Act.schema().qualifiedName() + " is not an activation it fuses";
+    return std::nullopt;
+  }
+  MatchedActivation M{std::string(Info->Name), {}};
+  for (size_t I = 0; I < Info->Params.size(); ++I) {
+    const ir::FusedActivationParam &P = Info->Params[I];
+    if (!Info->ParamsAreInputs) {
+      M.Params.push_back(Act.attrFloat(P.Name));
+      continue;
+    }
+    if (!Act.hasInput(I + 1)) {
+      M.Params.push_back(P.Default);
+      continue;
+    }
+    const rt::Tensor *T = ir::constantValue(Act.input(I + 1));
+    if (!T || T->dtype() != DType::F32 || T->numel() != 1) {
+      Why = "Clip's " + std::string(P.Name) + " is not a constant f32 scalar";
+      return std::nullopt;
+    }
+    M.Params.push_back(static_cast<float>(T->getFlat(0)));
+  }
+  // Trailing defaults are implied.
+  while (!M.Params.empty() &&
+         M.Params.back() == Info->Params[M.Params.size() - 1].Default)
+    M.Params.pop_back();
+  return M;
+}
+
+bool sameShape(const ir::TensorType &A, const ir::TensorType &B) {
+  if (!A.hasRank() || !B.hasRank() || A.rank() != B.rank())
+    return false;
+  for (int64_t D = 0; D < A.rank(); ++D)
+    if (!A.dim(D).isUnknown() && !B.dim(D).isUnknown() &&
+        !(A.dim(D) == B.dim(D)))
+      return false;
+  return true;
+}
+
+ir::Node *soleReader(const ir::Graph &G, const ir::Value *V) {
+  if (V->uses().size() != 1 || G.isOutput(V))
+    return nullptr;
+  return V->uses()[0].User;
+}
+
+std::pair<std::string_view, std::string> whyNoSoleReader(const ir::Graph &G,
+                                                         const ir::Value *V) {
+  if (G.isOutput(V))
+    return {"declined-graph-output", "%" + V->name() + " is a graph output"};
+  if (V->uses().size() > 1)
+    return {"declined-two-consumers", "%" + V->name() + " has " +
+                                          std::to_string(V->uses().size()) +
+                                          " readers"};
+  return {"declined-no-consumer", "%" + V->name() + " is not read"};
+}
+
+bool CompileTimeValues::known(const ir::Value *V) {
+  if (!V)
+    return false;
+  auto It = Known.find(V);
+  if (It != Known.end())
+    return It->second;
+  bool K = V->isInitializer();
+  if (const ir::Node *P = V->producer()) {
+    K = P->isPure() && P->regions().empty();
+    for (size_t I = 0; K && I < P->numInputs(); ++I)
+      K = !P->hasInput(I) || known(P->input(I));
+  }
+  Known.emplace(V, K);
+  return K;
+}
+
+} // namespace nng::backends::cpu::rules

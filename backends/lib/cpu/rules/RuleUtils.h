@@ -1,0 +1,58 @@
+//===- RuleUtils.h - What the cpu backend's fusion rules share --*- C++ -*-===//
+//
+// Graph facts the epilogue rules (FuseEpilogues.cpp for convolutions,
+// FuseProducts.cpp for MatMul and Gemm) decide on alike: which activation
+// nodes fuse and as what attributes, single readers, shapes that may be
+// equal, values known when the backend compiles.
+//
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include "nngraph/ir/Graph.h"
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+namespace nng::backends::cpu::rules {
+
+/// An activation as a fused node's 'activation' and 'activation_params'.
+struct MatchedActivation {
+  std::string Name;
+  std::vector<float> Params;
+};
+
+/// The activation node Act as a fused activation the lowering computes as
+/// the reference does (LowerActivation.cpp: Sigmoid and HardSigmoid are
+/// not fused); nullopt with Why set when it is none.
+std::optional<MatchedActivation> matchActivation(const ir::Node &Act,
+                                                 std::string &Why);
+
+/// True when A may have B's shape: equal ranks and, where both dims are
+/// known (static or symbolic), equal ones. An unknown dim (a length
+/// inference could not name) is taken on trust: the lowering checks the
+/// concrete shapes and declines otherwise, and the reference kernel
+/// broadcasts the residual as the Add did.
+bool sameShape(const ir::TensorType &A, const ir::TensorType &B);
+
+/// The only reader of V, when V has one use and is no graph output.
+ir::Node *soleReader(const ir::Graph &G, const ir::Value *V);
+
+/// Why V has no sole reader, for a decline: the statistic and the words.
+std::pair<std::string_view, std::string> whyNoSoleReader(const ir::Graph &G,
+                                                         const ir::Value *V);
+
+/// Values known when the cpu backend compiles: initializers, and what pure
+/// nodes compute from them (it folds them). Remembers its answers.
+class CompileTimeValues {
+public:
+  bool known(const ir::Value *V);
+
+private:
+  std::unordered_map<const ir::Value *, bool> Known;
+};
+
+} // namespace nng::backends::cpu::rules

@@ -1,0 +1,153 @@
+//===- CpuFusedMatMulTest.cpp - Products with their epilogues fused -------===//
+//
+// The cpu backend's product epilogue rule (rules/FuseProducts.cpp) makes a
+// linear layer's MatMul or Gemm, its bias Add, a residual Add and an
+// activation one nng.FusedMatMul, which LowerMatMul.cpp lowers to one oneDNN
+// matmul (post-ops) or own loops after it. Checked against the reference
+// backend at two row counts on one executable (the second served by the
+// reshaped program: a primitive with its rows given at run time, which
+// takes no residual post-op, so the residual, then the activation, run as
+// loops after it, or the primitive of those rows when only oneDNN has the
+// activation), for MatMul + bias + residual + Relu, Tanh and Clip, Gemm
+// (transB) + bias + Gelu, Gemm + bias + residual + Relu, and a decoder's
+// single row of large weights with a Gelu (the weights read in place, the
+// Gelu an eltwise step after).
+//
+//===----------------------------------------------------------------------===//
+
+#include "CpuTestUtils.h"
+#include "nngraph/backends/Backend.h"
+#include "nngraph/backends/cpu/FusionRules.h"
+#include "nngraph/backends/reference/ReferenceBackend.h"
+#include "nngraph/ir/ShapeInference.h"
+
+#include <gtest/gtest.h>
+
+using namespace nng;
+using namespace nng::cputest;
+
+namespace {
+
+/// The block's activation node on V.
+ir::Value *activation(ir::Graph &G, std::string_view Act, ir::Value *V) {
+  if (Act == "Relu")
+    return add(G, ir::OpKind::Relu, {V}, "y");
+  if (Act == "Tanh")
+    return add(G, ir::OpKind::Tanh, {V}, "y");
+  if (Act == "Gelu")
+    return add(G, ir::OpKind::Gelu, {V}, "y");
+  ir::Value *Lo = G.addInitializer("lo", Tensor::scalar(0.0f));
+  ir::Value *Hi = G.addInitializer("hi", Tensor::scalar(0.5f));
+  return add(G, ir::OpKind::Clip, {V, Lo, Hi}, "y");
+}
+
+/// y = act(x . W + b (+ r)): MatMul of x f32[N, S, K] (N, S symbolic) by
+/// W [K, NOut], or Gemm of x f32[M, K] by W [NOut, K] with transB.
+std::unique_ptr<ir::Graph> block(bool Gemm, bool Residual, std::string_view Act,
+                                 int64_t K, int64_t NOut) {
+  auto G = std::make_unique<ir::Graph>();
+  G->setName(std::string(Gemm ? "gemm" : "matmul") +
+             (Residual ? "-residual-" : "-") + std::string(Act));
+  std::vector<ir::Dim> XD = {ir::Dim::symbol("N")};
+  if (!Gemm)
+    XD.push_back(ir::Dim::symbol("S"));
+  std::vector<ir::Dim> RD = XD;
+  XD.push_back(ir::Dim(K));
+  RD.push_back(ir::Dim(NOut));
+  ir::Value *X = G->addInput("x", ir::TensorType(DType::F32, XD));
+  ir::Value *R =
+      Residual ? G->addInput("r", ir::TensorType(DType::F32, RD)) : nullptr;
+  ir::Value *B = G->addInitializer("b", rnd({NOut}, 2));
+  ir::Value *Y;
+  if (Gemm) {
+    ir::AttrMap A;
+    A.set("transB", int64_t(1));
+    ir::Value *W = G->addInitializer("w", rnd({NOut, K}, 1, -0.1, 0.1));
+    Y = add(*G, ir::OpKind::Gemm, {X, W, B}, "y0", A);
+  } else {
+    ir::Value *W = G->addInitializer("w", rnd({K, NOut}, 1, -0.1, 0.1));
+    Y = add(*G, ir::OpKind::Add, {add(*G, ir::OpKind::MatMul, {X, W}, "xw"), B},
+            "y0");
+  }
+  if (R)
+    Y = add(*G, ir::OpKind::Add, {Y, R}, "y1");
+  G->addOutput(activation(*G, Act, Y));
+  ir::inferTypes(*G); // The rule decides on the graph's types.
+  return G;
+}
+
+/// Runs G on Exe and on the reference at M rows; they agree.
+void expectMatches(const ir::Graph &G, backends::Executable &Exe, bool Gemm,
+                   int64_t M, int64_t K, int64_t NOut, unsigned Seed) {
+  Shape XS = Gemm ? Shape({M, K}) : Shape({1, M, K});
+  Shape RS = Gemm ? Shape({M, NOut}) : Shape({1, M, NOut});
+  std::vector<Tensor> In = {rnd(XS, Seed)};
+  if (G.inputs().size() > 1)
+    In.push_back(rnd(RS, Seed + 1));
+  std::vector<Tensor> Want = backends::runReference(G, In);
+  std::vector<Tensor> Got = Exe.run(In);
+  ASSERT_EQ(Got.size(), 1u);
+  ASSERT_EQ(Got[0].shape(), Want[0].shape());
+  for (int64_t I = 0; I < Want[0].numel(); ++I)
+    ASSERT_NEAR(Got[0].getFlat(I), Want[0].getFlat(I),
+                1e-5 + 1e-4 * std::fabs(Want[0].getFlat(I)))
+        << G.name() << " at " << M << " rows, element " << I;
+}
+
+TEST(CpuFusedMatMul, RuleMakesOneNodeOfEachBlock) {
+  for (bool Gemm : {false, true}) {
+    std::unique_ptr<ir::Graph> G = block(Gemm, !Gemm, "Relu", 8, 4);
+    backends::cpu::EpilogueFusionCounts Counts =
+        backends::cpu::fuseProductEpilogues(*G);
+    EXPECT_EQ(Counts.Fused, 1);
+    EXPECT_EQ(Counts.Biases, Gemm ? 0 : 1);
+    EXPECT_EQ(Counts.Sums, Gemm ? 0 : 1);
+    EXPECT_EQ(Counts.Activations, 1);
+    ASSERT_EQ(G->nodes().size(), 1u);
+    const ir::Node &F = *G->nodes().front();
+    EXPECT_EQ(F.op(), ir::OpKind::FusedMatMul);
+    EXPECT_EQ(F.attrString("activation"), "Relu");
+    EXPECT_EQ(F.attrInt("transB"), Gemm ? 1 : 0);
+    EXPECT_EQ(F.output(0)->name(), "y");
+  }
+}
+
+TEST(CpuFusedMatMul, MatchesTheReferenceAtTwoRowCounts) {
+  REQUIRE_ONEDNN();
+  constexpr int64_t K = 64, NOut = 96;
+  struct Case {
+    bool Gemm, Residual;
+    const char *Act;
+  };
+  for (Case C : {Case{false, true, "Relu"}, Case{false, true, "Tanh"},
+                 Case{false, true, "Clip"}, Case{true, false, "Gelu"},
+                 Case{true, true, "Relu"}}) {
+    std::unique_ptr<ir::Graph> G = block(C.Gemm, C.Residual, C.Act, K, NOut);
+    auto Exe = backends::getBackend("cpu").compile(*G);
+    unsigned Seed = 10;
+    expectMatches(*G, *Exe, C.Gemm, 64, K, NOut, Seed);
+    backends::CpuExecutableStats S = *backends::cpuExecutableStats(*Exe);
+    ASSERT_TRUE(S.Compiled) << G->name();
+    EXPECT_EQ(S.FusedNodes, C.Residual ? 3 : 2) << G->name();
+    // Then 40 rows (the program reshaped, or one for rows that vary), 64
+    // again and 17.
+    for (int64_t M : {40, 64, 17})
+      expectMatches(*G, *Exe, C.Gemm, M, K, NOut, Seed += 2);
+  }
+}
+
+TEST(CpuFusedMatMul, ASingleRowOfLargeWeightsKeepsItsGelu) {
+  REQUIRE_ONEDNN();
+  constexpr int64_t K = 512, NOut = 768; // 1.5 MiB of weights.
+  std::unique_ptr<ir::Graph> G = block(false, true, "Gelu", K, NOut);
+  auto Exe = backends::getBackend("cpu").compile(*G);
+  expectMatches(*G, *Exe, false, 1, K, NOut, 30);
+  EXPECT_EQ(backends::cpuExecutableStats(*Exe)->WeightPacks, 0)
+      << "few rows read the weights where they lie";
+  // Other rows: the eltwise step was made for its shape, so a program for
+  // rows that vary (oneDNN's primitive on packed weights) serves them.
+  for (int64_t M : {2, 1, 7})
+    expectMatches(*G, *Exe, false, M, K, NOut, 32 + unsigned(M));
+}
+
+} // namespace
