@@ -28,7 +28,7 @@ public:
   EpilogueRule(const FusionDeclineFn &Declined) : Declined(Declined) {}
 
   void run(ir::Graph &G) {
-    std::unordered_map<const ir::Node *, size_t> Pos;
+    NodePositions Pos;
     std::vector<ir::Node *> Convs;
     for (const auto &N : G.nodes()) {
       Pos.emplace(N.get(), Pos.size());
@@ -79,7 +79,7 @@ private:
   }
 
   bool rewrite(ir::Graph &G, ir::Node &N,
-               std::unordered_map<const ir::Node *, size_t> &Pos) {
+               NodePositions &Pos) {
     if (!lowersToPrimitive(N))
       return false;
     ir::Value *Y = N.output(0);
@@ -93,25 +93,9 @@ private:
     ir::Value *Residual = nullptr, *Out = Y;
     if (U->op() == ir::OpKind::Add) {
       ir::Value *R = U->input(0) == Y ? U->input(1) : U->input(0);
-      std::string Why;
-      const char *Stat = nullptr;
-      if (U->input(0) == U->input(1)) {
-        Stat = "declined-sum-of-itself";
-        Why = "the Add adds the result to itself";
-      } else if (R->producer() && (!Pos.count(R->producer()) ||
-                                   Pos.at(R->producer()) > Pos.at(&N))) {
-        Stat = "declined-residual-after";
-        Why = "the residual %" + R->name() + " is defined after the Conv";
-      } else if (R->type().dtype() != DType::F32) {
-        Stat = "declined-residual-dtype";
-        Why = "the residual %" + R->name() + " is not f32";
-      } else if (!sameShape(R->type(), Y->type())) {
-        Stat = "declined-shape-mismatch";
-        Why = "the residual %" + R->name() + " " + R->type().toString() +
-              " is not of the result's shape " + Y->type().toString();
-      }
-      if (Stat) {
-        decline(N, Stat, Why);
+      auto Bad = residualDecline(*U, R, Y, N, Pos, "Conv");
+      if (Bad) {
+        decline(N, Bad->first, Bad->second);
         // An activation on the Conv's result alone still fuses; an Add
         // does not.
         return false;
@@ -151,19 +135,8 @@ private:
       Ins.push_back(Residual);
     else if (!Ins.back())
       Ins.pop_back();
-    std::string Name = Out->name();
-    ir::Node *F = G.addNode(ir::OpKind::FusedConv, std::move(Ins),
-                            {G.uniqueName(Name + ".fused")}, std::move(Attrs),
-                            &N);
-    F->setName(N.name());
-    F->setScope(N.scope());
-    F->output(0)->setType(Out->type());
-    Pos[F] = Pos.at(&N);
-    G.replaceAllUsesWith(Out, F->output(0));
-    for (ir::Node *Dead : {Act, Sum, &N})
-      if (Dead)
-        G.eraseNode(Dead);
-    G.rename(F->output(0), Name);
+    replaceByFused(G, ir::OpKind::FusedConv, N, std::move(Ins),
+                   std::move(Attrs), Out, {Act, Sum}, Pos);
     ++Counts.Fused;
     Counts.Sums += Sum != nullptr;
     Counts.Activations += Act != nullptr;

@@ -31,7 +31,7 @@ public:
   ProductRule(const FusionDeclineFn &Declined) : Declined(Declined) {}
 
   void run(ir::Graph &G) {
-    std::unordered_map<const ir::Node *, size_t> Pos;
+    NodePositions Pos;
     std::vector<ir::Node *> Products;
     for (const auto &N : G.nodes()) {
       Pos.emplace(N.get(), Pos.size());
@@ -70,10 +70,11 @@ private:
   bool isBiasVector(const ir::Value *V, int64_t NOut, size_t Rank) {
     const ir::TensorType &T = V->type();
     if (NOut < 0 || !Known.known(V) || T.dtype() != DType::F32 ||
-        !T.hasRank() || T.rank() == 0 || T.rank() > Rank ||
+        !T.hasRank() || T.rank() == 0 ||
+        static_cast<size_t>(T.rank()) > Rank ||
         lastExtent(T) != NOut)
       return false;
-    for (size_t D = 0; D + 1 < T.rank(); ++D)
+    for (int64_t D = 0; D + 1 < T.rank(); ++D)
       if (!T.dim(D).isStatic() || T.dim(D).value() != 1)
         return false;
     return true;
@@ -109,7 +110,7 @@ private:
   }
 
   bool rewrite(ir::Graph &G, ir::Node &N,
-               std::unordered_map<const ir::Node *, size_t> &Pos) {
+               NodePositions &Pos) {
     int64_t NOut = -1;
     if (!isLinear(N, NOut))
       return false;
@@ -138,25 +139,9 @@ private:
     ir::Value *Residual = nullptr;
     if (U && U->op() == ir::OpKind::Add) {
       ir::Value *R = U->input(0) == Out ? U->input(1) : U->input(0);
-      std::string Why;
-      const char *Stat = nullptr;
-      if (U->input(0) == U->input(1)) {
-        Stat = "declined-sum-of-itself";
-        Why = "the Add adds the result to itself";
-      } else if (R->producer() && (!Pos.count(R->producer()) ||
-                                   Pos.at(R->producer()) > Pos.at(&N))) {
-        Stat = "declined-residual-after";
-        Why = "the residual %" + R->name() + " is defined after the product";
-      } else if (R->type().dtype() != DType::F32) {
-        Stat = "declined-residual-dtype";
-        Why = "the residual %" + R->name() + " is not f32";
-      } else if (!sameShape(R->type(), Y->type())) {
-        Stat = "declined-shape-mismatch";
-        Why = "the residual %" + R->name() + " " + R->type().toString() +
-              " is not of the result's shape " + Y->type().toString();
-      }
-      if (Stat) {
-        decline(N, Stat, Why);
+      auto Bad = residualDecline(*U, R, Y, N, Pos, "product");
+      if (Bad) {
+        decline(N, Bad->first, Bad->second);
         U = nullptr; // The bias alone still fuses; what follows does not.
       } else {
         Sum = U;
@@ -197,19 +182,8 @@ private:
       Ins.push_back(Residual);
     else if (!Ins.back())
       Ins.pop_back();
-    std::string Name = Out->name();
-    ir::Node *F = G.addNode(ir::OpKind::FusedMatMul, std::move(Ins),
-                            {G.uniqueName(Name + ".fused")}, std::move(Attrs),
-                            &N);
-    F->setName(N.name());
-    F->setScope(N.scope());
-    F->output(0)->setType(Out->type());
-    Pos[F] = Pos.at(&N);
-    G.replaceAllUsesWith(Out, F->output(0));
-    for (ir::Node *Dead : {Act, Sum, BiasAdd, &N})
-      if (Dead)
-        G.eraseNode(Dead);
-    G.rename(F->output(0), Name);
+    replaceByFused(G, ir::OpKind::FusedMatMul, N, std::move(Ins),
+                   std::move(Attrs), Out, {Act, Sum, BiasAdd}, Pos);
     ++Counts.Fused;
     Counts.Biases += BiasAdd != nullptr;
     Counts.Sums += Sum != nullptr;

@@ -49,6 +49,51 @@ std::optional<MatchedActivation> matchActivation(const ir::Node &Act,
   return M;
 }
 
+std::optional<std::pair<std::string_view, std::string>>
+residualDecline(const ir::Node &Add, const ir::Value *R, const ir::Value *Y,
+                const ir::Node &N, const NodePositions &Pos,
+                std::string_view What) {
+  if (Add.input(0) == Add.input(1))
+    return std::pair{std::string_view("declined-sum-of-itself"),
+                     std::string("the Add adds the result to itself")};
+  if (R->producer() &&
+      (!Pos.count(R->producer()) || Pos.at(R->producer()) > Pos.at(&N)))
+    return std::pair{std::string_view("declined-residual-after"),
+                     "the residual %" + R->name() + " is defined after the " +
+                         std::string(What)};
+  if (R->type().dtype() != DType::F32)
+    return std::pair{std::string_view("declined-residual-dtype"),
+                     "the residual %" + R->name() + " is not f32"};
+  if (!sameShape(R->type(), Y->type()))
+    return std::pair{std::string_view("declined-shape-mismatch"),
+                     "the residual %" + R->name() + " " +
+                         R->type().toString() +
+                         " is not of the result's shape " +
+                         Y->type().toString()};
+  return std::nullopt;
+}
+
+ir::Node *replaceByFused(ir::Graph &G, ir::OpKind Op, ir::Node &N,
+                         std::vector<ir::Value *> Ins, ir::AttrMap Attrs,
+                         ir::Value *Out,
+                         std::initializer_list<ir::Node *> Fused,
+                         NodePositions &Pos) {
+  std::string Name = Out->name();
+  ir::Node *F = G.addNode(Op, std::move(Ins), {G.uniqueName(Name + ".fused")},
+                          std::move(Attrs), &N);
+  F->setName(N.name());
+  F->setScope(N.scope());
+  F->output(0)->setType(Out->type());
+  Pos[F] = Pos.at(&N);
+  G.replaceAllUsesWith(Out, F->output(0));
+  for (ir::Node *Dead : Fused)
+    if (Dead)
+      G.eraseNode(Dead);
+  G.eraseNode(&N);
+  G.rename(F->output(0), Name);
+  return F;
+}
+
 bool sameShape(const ir::TensorType &A, const ir::TensorType &B) {
   if (!A.hasRank() || !B.hasRank() || A.rank() != B.rank())
     return false;

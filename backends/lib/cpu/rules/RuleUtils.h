@@ -10,6 +10,7 @@
 
 #include "nngraph/ir/Graph.h"
 
+#include <initializer_list>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -44,6 +45,29 @@ ir::Node *soleReader(const ir::Graph &G, const ir::Value *V);
 /// Why V has no sole reader, for a decline: the statistic and the words.
 std::pair<std::string_view, std::string> whyNoSoleReader(const ir::Graph &G,
                                                          const ir::Value *V);
+
+/// Nodes' places in their graph's order, as a rule found them (a fused node
+/// takes the place of the node it replaces).
+using NodePositions = std::unordered_map<const ir::Node *, size_t>;
+
+/// Why the residual R, which Add adds to Y (the result of What N, a
+/// convolution or a product), cannot join N's fused node: the statistic and
+/// the words; nullopt when it can (R is not Y, is f32, may have Y's shape
+/// and is defined before N, so the fused node may take N's place).
+std::optional<std::pair<std::string_view, std::string>>
+residualDecline(const ir::Node &Add, const ir::Value *R, const ir::Value *Y,
+                const ir::Node &N, const NodePositions &Pos,
+                std::string_view What);
+
+/// Replaces N and the nodes of Fused (null entries skipped) that follow it
+/// by one node of op Op with inputs Ins and attributes Attrs at N's place:
+/// it takes N's name and scope, Out's type, uses and name (Out: the last
+/// fused node's result). Returns it.
+ir::Node *replaceByFused(ir::Graph &G, ir::OpKind Op, ir::Node &N,
+                         std::vector<ir::Value *> Ins, ir::AttrMap Attrs,
+                         ir::Value *Out,
+                         std::initializer_list<ir::Node *> Fused,
+                         NodePositions &Pos);
 
 /// Values known when the cpu backend compiles: initializers, and what pure
 /// nodes compute from them (it folds them). Remembers its answers.
