@@ -115,18 +115,7 @@ void checkActivation(const InferContext &C) {
 void inferFusedConv(InferContext &C) {
   checkActivation(C);
   inferConv(C);
-  if (!C.hasInput(3))
-    return;
-  infer::checkSameDType(C, 0, 3);
-  const TensorType &S = C.inputType(3), &Y = C.outputTypes()[0];
-  if (!S.hasRank() || !Y.hasRank())
-    return;
-  bool Same = S.rank() == Y.rank();
-  for (size_t D = 0; Same && D < S.rank(); ++D)
-    Same = infer::dimsCompatible(S.dim(D), Y.dim(D));
-  if (!Same)
-    C.fail("the residual Sum ", S.toString(), " is not of the result's shape ",
-           Y.toString());
+  infer::checkResidualSum(C, 3, C.outputTypes()[0]);
 }
 
 /// nng.FusedGemm: Gemm's shape, then an elementwise activation.

@@ -50,25 +50,14 @@ void inferFusedMatMul(InferContext &C) {
       bool Vector = B.rank() >= 1 && B.rank() <= Y.rank() &&
                     infer::dimsCompatible(B.dim(B.rank() - 1),
                                           Y.dim(Y.rank() - 1));
-      for (size_t D = 0; Vector && D + 1 < B.rank(); ++D)
+      for (int64_t D = 0; Vector && D + 1 < B.rank(); ++D)
         Vector = infer::dimsCompatible(B.dim(D), Dim(1));
       if (!Vector)
         C.fail("the Bias ", B.toString(), " is not a vector of the result's ",
                "last extent (result ", Y.toString(), ")");
     }
   }
-  if (C.hasInput(3)) {
-    infer::checkSameDType(C, 0, 3);
-    const TensorType &S = C.inputType(3);
-    if (!S.hasRank() || !Y.hasRank())
-      return;
-    bool Same = S.rank() == Y.rank();
-    for (size_t D = 0; Same && D < S.rank(); ++D)
-      Same = infer::dimsCompatible(S.dim(D), Y.dim(D));
-    if (!Same)
-      C.fail("the residual Sum ", S.toString(),
-             " is not of the result's shape ", Y.toString());
-  }
+  infer::checkResidualSum(C, 3, Y);
 }
 
 } // namespace nng::ir

@@ -76,6 +76,21 @@ void checkSameDType(const InferContext &C, size_t I, size_t J) {
            ") must have the same dtype; insert a Cast");
 }
 
+void checkResidualSum(const InferContext &C, size_t I, const TensorType &Y) {
+  if (!C.hasInput(I))
+    return;
+  checkSameDType(C, 0, I);
+  const TensorType &S = C.inputType(I);
+  if (!S.hasRank() || !Y.hasRank())
+    return;
+  bool Same = S.rank() == Y.rank();
+  for (int64_t D = 0; Same && D < S.rank(); ++D)
+    Same = dimsCompatible(S.dim(D), Y.dim(D));
+  if (!Same)
+    C.fail("the residual Sum ", S.toString(), " is not of the result's shape ",
+           Y.toString());
+}
+
 void checkDType(const InferContext &C, size_t I, DType T,
                 std::string_view Why) {
   const TensorType &A = C.inputType(I);

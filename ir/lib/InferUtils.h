@@ -37,6 +37,11 @@ TensorType broadcastInputs(const InferContext &C, size_t First = 0);
 /// the operands and both types.
 void checkSameDType(const InferContext &C, size_t I, size_t J);
 
+/// Fails unless input I (a fused node's residual Sum, when present) has
+/// input 0's dtype and may have the shape of Y, the node's result: equal
+/// ranks and compatible dims.
+void checkResidualSum(const InferContext &C, size_t I, const TensorType &Y);
+
 /// Fails unless input I has dtype T.
 void checkDType(const InferContext &C, size_t I, DType T,
                 std::string_view Why = "");

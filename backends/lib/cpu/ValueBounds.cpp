@@ -124,6 +124,24 @@ std::optional<float> scalarInput(LowerContext &C, const ir::Node &N,
 
 /// The bound of a clamp to [Lo, Hi] of an operand bounded by In (none: the
 /// operand may hold anything), run by a guarded loop when Guarded.
+/// The activation a fused node's 'activation' names, its parameters in P
+/// ('activation_params' with the table's defaults); null when the node
+/// names none the table has, or gives too many parameters.
+const ir::FusedActivationInfo *fusedActivationOf(const ir::Node &N,
+                                                 std::vector<float> &P) {
+  const ir::FusedActivationInfo *A =
+      ir::lookupFusedActivation(N.attrString("activation"));
+  if (!A)
+    return nullptr;
+  std::vector<float> Given;
+  if (N.attrs().has("activation_params"))
+    Given = N.attr("activation_params").floats();
+  if (Given.size() > A->Params.size())
+    return nullptr;
+  P = ir::fusedActivationParams(*A, Given);
+  return A;
+}
+
 std::optional<double> clampBound(std::optional<double> In, float Lo,
                                   float Hi, bool Guarded) {
   bool Finite = std::isfinite(Lo) && std::isfinite(Hi);
@@ -157,16 +175,10 @@ std::optional<double> boundOfNode(LowerContext &C, const ir::Node &N,
       std::optional<double> S = In(3);
       Pre = S ? checked(*Pre + *S) : std::nullopt;
     }
-    const ir::FusedActivationInfo *A =
-        ir::lookupFusedActivation(N.attrString("activation"));
+    std::vector<float> P;
+    const ir::FusedActivationInfo *A = fusedActivationOf(N, P);
     if (!A)
       return std::nullopt;
-    std::vector<float> Given;
-    if (N.attrs().has("activation_params"))
-      Given = N.attr("activation_params").floats();
-    if (Given.size() > A->Params.size())
-      return std::nullopt;
-    std::vector<float> P = ir::fusedActivationParams(*A, Given);
     if (A->Op == K::Clip)
       return clampBound(Pre, P[0], P[1], Guarded);
     if (A->Op == K::Relu || A->Op == K::Identity)
@@ -183,16 +195,10 @@ std::optional<double> boundOfNode(LowerContext &C, const ir::Node &N,
   case K::FusedMatMul: {
     // A product has no bound (as MatMul); a clamp after it bounds the
     // result when a guarded loop runs it, as the fused Clip's did.
-    const ir::FusedActivationInfo *A =
-        ir::lookupFusedActivation(N.attrString("activation"));
+    std::vector<float> P;
+    const ir::FusedActivationInfo *A = fusedActivationOf(N, P);
     if (!A || A->Op != K::Clip)
       return std::nullopt;
-    std::vector<float> Given;
-    if (N.attrs().has("activation_params"))
-      Given = N.attr("activation_params").floats();
-    if (Given.size() > A->Params.size())
-      return std::nullopt;
-    std::vector<float> P = ir::fusedActivationParams(*A, Given);
     return clampBound(std::nullopt, P[0], P[1], Guarded);
   }
   case K::Clip: {
