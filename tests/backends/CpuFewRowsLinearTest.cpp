@@ -36,27 +36,7 @@ std::unique_ptr<ir::Graph> linearBlock(bool Gemm, int64_t K = ::K,
                                        int64_t NOut = ::NOut) {
   auto G = std::make_unique<ir::Graph>();
   G->setName(Gemm ? "gemm-rows" : "matmul-rows");
-  std::vector<ir::Dim> XD = {ir::Dim::symbol("N")};
-  if (!Gemm)
-    XD.push_back(ir::Dim::symbol("S"));
-  std::vector<ir::Dim> RD = XD;
-  XD.push_back(ir::Dim(K));
-  RD.push_back(ir::Dim(NOut));
-  ir::Value *X = G->addInput("x", ir::TensorType(DType::F32, XD));
-  ir::Value *R = G->addInput("r", ir::TensorType(DType::F32, RD));
-  ir::Value *B = G->addInitializer("b", rnd({NOut}, 2));
-  ir::Value *Y;
-  if (Gemm) {
-    ir::AttrMap A;
-    A.set("transB", int64_t(1));
-    ir::Value *W = G->addInitializer("w", rnd({NOut, K}, 1, -0.05, 0.05));
-    Y = add(*G, ir::OpKind::Gemm, {X, W, B}, "y0", A);
-  } else {
-    ir::Value *W = G->addInitializer("w", rnd({K, NOut}, 1, -0.05, 0.05));
-    Y = add(*G, ir::OpKind::Add, {add(*G, ir::OpKind::MatMul, {X, W}, "xw"), B},
-            "y0");
-  }
-  Y = add(*G, ir::OpKind::Add, {Y, R}, "y1");
+  ir::Value *Y = addLinearLayer(*G, Gemm, /*Residual=*/true, K, NOut, 0.05);
   G->addOutput(add(*G, ir::OpKind::Relu, {Y}, "y"));
   ir::inferTypes(*G); // The epilogue rule decides on the graph's types.
   return G;
@@ -64,15 +44,8 @@ std::unique_ptr<ir::Graph> linearBlock(bool Gemm, int64_t K = ::K,
 
 void expectMatches(const ir::Graph &G, backends::Executable &Exe,
                    const Shape &XS, const Shape &RS, unsigned Seed) {
-  std::vector<Tensor> In = {rnd(XS, Seed), rnd(RS, Seed + 1)};
-  std::vector<Tensor> Want = backends::runReference(G, In);
-  std::vector<Tensor> Got = Exe.run(In);
-  ASSERT_EQ(Got.size(), 1u);
-  ASSERT_EQ(Got[0].shape(), Want[0].shape());
-  for (int64_t I = 0; I < Want[0].numel(); ++I)
-    ASSERT_NEAR(Got[0].getFlat(I), Want[0].getFlat(I),
-                1e-5 + 1e-4 * std::fabs(Want[0].getFlat(I)))
-        << G.name() << " x " << XS.toString() << " element " << I;
+  expectSameAsReference(G, Exe, {rnd(XS, Seed), rnd(RS, Seed + 1)},
+                        G.name() + " x " + XS.toString());
 }
 
 TEST(CpuFewRowsLinear, ReadsTheWeightsInPlaceThenServesAPrompt) {

@@ -48,29 +48,7 @@ std::unique_ptr<ir::Graph> block(bool Gemm, bool Residual, std::string_view Act,
   auto G = std::make_unique<ir::Graph>();
   G->setName(std::string(Gemm ? "gemm" : "matmul") +
              (Residual ? "-residual-" : "-") + std::string(Act));
-  std::vector<ir::Dim> XD = {ir::Dim::symbol("N")};
-  if (!Gemm)
-    XD.push_back(ir::Dim::symbol("S"));
-  std::vector<ir::Dim> RD = XD;
-  XD.push_back(ir::Dim(K));
-  RD.push_back(ir::Dim(NOut));
-  ir::Value *X = G->addInput("x", ir::TensorType(DType::F32, XD));
-  ir::Value *R =
-      Residual ? G->addInput("r", ir::TensorType(DType::F32, RD)) : nullptr;
-  ir::Value *B = G->addInitializer("b", rnd({NOut}, 2));
-  ir::Value *Y;
-  if (Gemm) {
-    ir::AttrMap A;
-    A.set("transB", int64_t(1));
-    ir::Value *W = G->addInitializer("w", rnd({NOut, K}, 1, -0.1, 0.1));
-    Y = add(*G, ir::OpKind::Gemm, {X, W, B}, "y0", A);
-  } else {
-    ir::Value *W = G->addInitializer("w", rnd({K, NOut}, 1, -0.1, 0.1));
-    Y = add(*G, ir::OpKind::Add, {add(*G, ir::OpKind::MatMul, {X, W}, "xw"), B},
-            "y0");
-  }
-  if (R)
-    Y = add(*G, ir::OpKind::Add, {Y, R}, "y1");
+  ir::Value *Y = addLinearLayer(*G, Gemm, Residual, K, NOut, 0.1);
   G->addOutput(activation(*G, Act, Y));
   ir::inferTypes(*G); // The rule decides on the graph's types.
   return G;
@@ -84,14 +62,8 @@ void expectMatches(const ir::Graph &G, backends::Executable &Exe, bool Gemm,
   std::vector<Tensor> In = {rnd(XS, Seed)};
   if (G.inputs().size() > 1)
     In.push_back(rnd(RS, Seed + 1));
-  std::vector<Tensor> Want = backends::runReference(G, In);
-  std::vector<Tensor> Got = Exe.run(In);
-  ASSERT_EQ(Got.size(), 1u);
-  ASSERT_EQ(Got[0].shape(), Want[0].shape());
-  for (int64_t I = 0; I < Want[0].numel(); ++I)
-    ASSERT_NEAR(Got[0].getFlat(I), Want[0].getFlat(I),
-                1e-5 + 1e-4 * std::fabs(Want[0].getFlat(I)))
-        << G.name() << " at " << M << " rows, element " << I;
+  expectSameAsReference(G, Exe, In,
+                        G.name() + " at " + std::to_string(M) + " rows,");
 }
 
 TEST(CpuFusedMatMul, RuleMakesOneNodeOfEachBlock) {

@@ -61,6 +61,55 @@ inline Tensor ties(Shape S, unsigned Seed, int K = 3) {
   return R;
 }
 
+/// A linear layer for the product epilogue rule, added to G: MatMul of an
+/// input x f32[N, S, K] (N, S symbolic) by W [K, NOut] then the Add of a
+/// bias b, or Gemm of x f32[N, K] by W [NOut, K] (transB) with C = b; then,
+/// when Residual, the Add of an input r of the result's shape. W's values
+/// are in [-WeightBound, WeightBound). Returns the last result (not yet an
+/// output).
+inline ir::Value *addLinearLayer(ir::Graph &G, bool Gemm, bool Residual,
+                                 int64_t K, int64_t NOut, double WeightBound) {
+  std::vector<ir::Dim> XD = {ir::Dim::symbol("N")};
+  if (!Gemm)
+    XD.push_back(ir::Dim::symbol("S"));
+  std::vector<ir::Dim> RD = XD;
+  XD.push_back(ir::Dim(K));
+  RD.push_back(ir::Dim(NOut));
+  ir::Value *X = G.addInput("x", ir::TensorType(DType::F32, XD));
+  ir::Value *R =
+      Residual ? G.addInput("r", ir::TensorType(DType::F32, RD)) : nullptr;
+  ir::Value *B = G.addInitializer("b", rnd({NOut}, 2));
+  ir::Value *Y;
+  if (Gemm) {
+    ir::AttrMap A;
+    A.set("transB", int64_t(1));
+    ir::Value *W =
+        G.addInitializer("w", rnd({NOut, K}, 1, -WeightBound, WeightBound));
+    Y = add(G, ir::OpKind::Gemm, {X, W, B}, "y0", A);
+  } else {
+    ir::Value *W =
+        G.addInitializer("w", rnd({K, NOut}, 1, -WeightBound, WeightBound));
+    Y = add(G, ir::OpKind::Add, {add(G, ir::OpKind::MatMul, {X, W}, "xw"), B},
+            "y0");
+  }
+  return R ? add(G, ir::OpKind::Add, {Y, R}, "y1") : Y;
+}
+
+/// Expects Exe (G compiled for a backend) to give the reference backend's
+/// single output on In within 1e-5 + 1e-4 |want|; What names the case.
+inline void expectSameAsReference(const ir::Graph &G, backends::Executable &Exe,
+                                  const std::vector<Tensor> &In,
+                                  const std::string &What) {
+  std::vector<Tensor> Want = backends::runReference(G, In);
+  std::vector<Tensor> Got = Exe.run(In);
+  ASSERT_EQ(Got.size(), 1u);
+  ASSERT_EQ(Got[0].shape(), Want[0].shape());
+  for (int64_t I = 0; I < Want[0].numel(); ++I)
+    ASSERT_NEAR(Got[0].getFlat(I), Want[0].getFlat(I),
+                1e-5 + 1e-4 * std::fabs(Want[0].getFlat(I)))
+        << What << " element " << I;
+}
+
 /// Who must compute a case on the cpu backend.
 enum class Expect { Dnnl, Fallback, Reference, Fast };
 

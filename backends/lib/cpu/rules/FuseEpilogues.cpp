@@ -28,18 +28,11 @@ public:
   EpilogueRule(const FusionDeclineFn &Declined) : Declined(Declined) {}
 
   void run(ir::Graph &G) {
-    NodePositions Pos;
-    std::vector<ir::Node *> Convs;
-    for (const auto &N : G.nodes()) {
-      Pos.emplace(N.get(), Pos.size());
-      if (N->op() == ir::OpKind::Conv)
-        Convs.push_back(N.get());
-      if (N->op() != ir::OpKind::FusedRegion)
-        for (ir::Graph *R : N->regions())
-          run(*R);
-    }
-    for (ir::Node *N : Convs)
-      rewrite(G, *N, Pos);
+    rewriteCandidates(
+        G, [](const ir::Node &N) { return N.op() == ir::OpKind::Conv; },
+        [this](ir::Graph &Gr, ir::Node &N, NodePositions &Pos) {
+          rewrite(Gr, N, Pos);
+        });
   }
 
   EpilogueFusionCounts Counts;
@@ -48,10 +41,9 @@ private:
   const FusionDeclineFn &Declined;
   CompileTimeValues Known;
 
-  bool decline(const ir::Node &N, std::string_view Stat, std::string Why) {
-    if (Declined)
-      Declined(N, Stat, Why);
-    return false;
+  bool decline(const ir::Node &N, std::string_view Stat,
+               const std::string &Why) {
+    return declineFusion(Declined, N, Stat, Why);
   }
 
   /// True when the lowering makes Conv N one oneDNN primitive (LowerConv.cpp
@@ -106,35 +98,18 @@ private:
       U = soleReader(G, Out);
     }
     // The activation.
-    ir::Node *Act = nullptr;
-    std::optional<MatchedActivation> M;
-    if (U && U->input(0) == Out) {
-      std::string Why;
-      M = matchActivation(*U, Why);
-      if (M)
-        Act = U;
-      else if (!Sum)
-        return decline(N, "declined-activation", Why);
-    } else if (!Sum) {
-      if (U)
-        return decline(N, "declined-not-data-operand",
-                       "the result is not its reader's data operand");
-      auto [Stat, Why] = whyNoSoleReader(G, Out);
-      return decline(N, Stat, Why);
-    }
+    ActivationTail T = matchActivationTail(G, U, Out, Sum != nullptr);
+    if (T.Decline)
+      return decline(N, T.Decline->first, T.Decline->second);
+    ir::Node *Act = T.Act;
     if (Act)
       Out = Act->output(0);
 
     ir::AttrMap Attrs = N.attrs();
-    Attrs.set("activation", ir::Attribute(M ? M->Name : std::string("Identity")));
-    if (M && !M->Params.empty())
-      Attrs.set("activation_params", ir::Attribute(M->Params));
-    std::vector<ir::Value *> Ins = {N.input(0), N.input(1),
-                                    N.hasInput(2) ? N.input(2) : nullptr};
-    if (Residual)
-      Ins.push_back(Residual);
-    else if (!Ins.back())
-      Ins.pop_back();
+    setActivationAttrs(Attrs, T.M);
+    std::vector<ir::Value *> Ins =
+        fusedInputs(N.input(0), N.input(1),
+                    N.hasInput(2) ? N.input(2) : nullptr, Residual);
     replaceByFused(G, ir::OpKind::FusedConv, N, std::move(Ins),
                    std::move(Attrs), Out, {Act, Sum}, Pos);
     ++Counts.Fused;

@@ -31,18 +31,11 @@ public:
   ProductRule(const FusionDeclineFn &Declined) : Declined(Declined) {}
 
   void run(ir::Graph &G) {
-    NodePositions Pos;
-    std::vector<ir::Node *> Products;
-    for (const auto &N : G.nodes()) {
-      Pos.emplace(N.get(), Pos.size());
-      if (N->op() == ir::OpKind::MatMul || N->op() == ir::OpKind::Gemm)
-        Products.push_back(N.get());
-      if (N->op() != ir::OpKind::FusedRegion)
-        for (ir::Graph *R : N->regions())
-          run(*R);
-    }
-    for (ir::Node *N : Products)
-      rewrite(G, *N, Pos);
+    rewriteCandidates(
+        G, [](const ir::Node &N) { return N.op() == ir::OpKind::MatMul || N.op() == ir::OpKind::Gemm; },
+        [this](ir::Graph &Gr, ir::Node &N, NodePositions &Pos) {
+          rewrite(Gr, N, Pos);
+        });
   }
 
   EpilogueFusionCounts Counts;
@@ -51,10 +44,9 @@ private:
   const FusionDeclineFn &Declined;
   CompileTimeValues Known;
 
-  bool decline(const ir::Node &N, std::string_view Stat, std::string Why) {
-    if (Declined)
-      Declined(N, Stat, Why);
-    return false;
+  bool decline(const ir::Node &N, std::string_view Stat,
+               const std::string &Why) {
+    return declineFusion(Declined, N, Stat, Why);
   }
 
   /// The static extent of T's last dim, or -1.
@@ -151,37 +143,19 @@ private:
       }
     }
     // The activation.
-    ir::Node *Act = nullptr;
-    std::optional<MatchedActivation> M;
-    if (U && U->input(0) == Out) {
-      std::string Why;
-      M = matchActivation(*U, Why);
-      if (M)
-        Act = U;
-      else if (!Sum && !BiasAdd)
-        return decline(N, "declined-activation", Why);
-    } else if (!Sum && !BiasAdd) {
-      if (U)
-        return decline(N, "declined-not-data-operand",
-                       "the result is not its reader's data operand");
-      auto [Stat, Why] = whyNoSoleReader(G, Out);
-      return decline(N, Stat, Why);
-    }
+    ActivationTail T = matchActivationTail(G, U, Out, Sum || BiasAdd);
+    if (T.Decline)
+      return decline(N, T.Decline->first, T.Decline->second);
+    ir::Node *Act = T.Act;
     if (Act)
       Out = Act->output(0);
 
     ir::AttrMap Attrs;
-    Attrs.set("activation",
-              ir::Attribute(M ? M->Name : std::string("Identity")));
-    if (M && !M->Params.empty())
-      Attrs.set("activation_params", ir::Attribute(M->Params));
+    setActivationAttrs(Attrs, T.M);
     if (IsGemm && N.attrInt("transB") != 0)
       Attrs.set("transB", ir::Attribute(int64_t(1)));
-    std::vector<ir::Value *> Ins = {N.input(0), N.input(1), Bias};
-    if (Residual)
-      Ins.push_back(Residual);
-    else if (!Ins.back())
-      Ins.pop_back();
+    std::vector<ir::Value *> Ins =
+        fusedInputs(N.input(0), N.input(1), Bias, Residual);
     replaceByFused(G, ir::OpKind::FusedMatMul, N, std::move(Ins),
                    std::move(Attrs), Out, {Act, Sum, BiasAdd}, Pos);
     ++Counts.Fused;

@@ -73,6 +73,42 @@ residualDecline(const ir::Node &Add, const ir::Value *R, const ir::Value *Y,
   return std::nullopt;
 }
 
+ActivationTail matchActivationTail(const ir::Graph &G, ir::Node *U,
+                                   const ir::Value *Out, bool FusedBefore) {
+  ActivationTail T;
+  if (U && U->input(0) == Out) {
+    std::string Why;
+    T.M = matchActivation(*U, Why);
+    if (T.M)
+      T.Act = U;
+    else if (!FusedBefore)
+      T.Decline = std::pair{std::string_view("declined-activation"), Why};
+  } else if (!FusedBefore) {
+    T.Decline = U ? std::pair{std::string_view("declined-not-data-operand"),
+                              std::string("the result is not its reader's "
+                                          "data operand")}
+                  : whyNoSoleReader(G, Out);
+  }
+  return T;
+}
+
+void setActivationAttrs(ir::AttrMap &A,
+                        const std::optional<MatchedActivation> &M) {
+  A.set("activation", ir::Attribute(M ? M->Name : std::string("Identity")));
+  if (M && !M->Params.empty())
+    A.set("activation_params", ir::Attribute(M->Params));
+}
+
+std::vector<ir::Value *> fusedInputs(ir::Value *X, ir::Value *W,
+                                     ir::Value *Bias, ir::Value *Residual) {
+  std::vector<ir::Value *> Ins = {X, W, Bias};
+  if (Residual)
+    Ins.push_back(Residual);
+  else if (!Bias)
+    Ins.pop_back();
+  return Ins;
+}
+
 ir::Node *replaceByFused(ir::Graph &G, ir::OpKind Op, ir::Node &N,
                          std::vector<ir::Value *> Ins, ir::AttrMap Attrs,
                          ir::Value *Out,
@@ -92,6 +128,31 @@ ir::Node *replaceByFused(ir::Graph &G, ir::OpKind Op, ir::Node &N,
   G.eraseNode(&N);
   G.rename(F->output(0), Name);
   return F;
+}
+
+void rewriteCandidates(
+    ir::Graph &G, const std::function<bool(const ir::Node &)> &IsCandidate,
+    const std::function<void(ir::Graph &, ir::Node &, NodePositions &)>
+        &Rewrite) {
+  NodePositions Pos;
+  std::vector<ir::Node *> Candidates;
+  for (const auto &N : G.nodes()) {
+    Pos.emplace(N.get(), Pos.size());
+    if (IsCandidate(*N))
+      Candidates.push_back(N.get());
+    if (N->op() != ir::OpKind::FusedRegion)
+      for (ir::Graph *R : N->regions())
+        rewriteCandidates(*R, IsCandidate, Rewrite);
+  }
+  for (ir::Node *N : Candidates)
+    Rewrite(G, *N, Pos);
+}
+
+bool declineFusion(const FusionDeclineFn &Declined, const ir::Node &N,
+                   std::string_view Stat, const std::string &Why) {
+  if (Declined)
+    Declined(N, Stat, Why);
+  return false;
 }
 
 bool sameShape(const ir::TensorType &A, const ir::TensorType &B) {

@@ -8,7 +8,10 @@
 //===----------------------------------------------------------------------===//
 #pragma once
 
+#include "nngraph/backends/cpu/FusionRules.h"
 #include "nngraph/ir/Graph.h"
+
+#include <functional>
 
 #include <initializer_list>
 #include <optional>
@@ -59,6 +62,30 @@ residualDecline(const ir::Node &Add, const ir::Value *R, const ir::Value *Y,
                 const ir::Node &N, const NodePositions &Pos,
                 std::string_view What);
 
+/// The activation after a fused node's result Out, whose sole reader is U
+/// (null: none): Act is U when the node takes it (M its match). Decline
+/// holds the statistic and the words when the node fuses nothing after
+/// all: U is no activation the node takes and nothing fused before it
+/// (FusedBefore false).
+struct ActivationTail {
+  ir::Node *Act = nullptr;
+  std::optional<MatchedActivation> M;
+  std::optional<std::pair<std::string_view, std::string>> Decline;
+};
+ActivationTail matchActivationTail(const ir::Graph &G, ir::Node *U,
+                                   const ir::Value *Out, bool FusedBefore);
+
+/// Sets a fused node's 'activation' (Identity when M is none) and
+/// 'activation_params' in A.
+void setActivationAttrs(ir::AttrMap &A,
+                        const std::optional<MatchedActivation> &M);
+
+/// A fused node's inputs: X, W, then the optional Bias and Residual (an
+/// absent Bias stays a null entry before a Residual; trailing absent ones
+/// are dropped).
+std::vector<ir::Value *> fusedInputs(ir::Value *X, ir::Value *W,
+                                     ir::Value *Bias, ir::Value *Residual);
+
 /// Replaces N and the nodes of Fused (null entries skipped) that follow it
 /// by one node of op Op with inputs Ins and attributes Attrs at N's place:
 /// it takes N's name and scope, Out's type, uses and name (Out: the last
@@ -68,6 +95,19 @@ ir::Node *replaceByFused(ir::Graph &G, ir::OpKind Op, ir::Node &N,
                          ir::Value *Out,
                          std::initializer_list<ir::Node *> Fused,
                          NodePositions &Pos);
+
+/// Calls Rewrite(G, N, Pos) for each node N of G for which IsCandidate
+/// holds, in order, after a scan that numbers G's nodes (Pos) and runs the
+/// same over the regions of G's nodes (fused regions' bodies excepted).
+void rewriteCandidates(
+    ir::Graph &G, const std::function<bool(const ir::Node &)> &IsCandidate,
+    const std::function<void(ir::Graph &, ir::Node &, NodePositions &)>
+        &Rewrite);
+
+/// Reports that N's fusion was declined (the statistic and why) to
+/// Declined, when there is one; false, for a rule to return.
+bool declineFusion(const FusionDeclineFn &Declined, const ir::Node &N,
+                   std::string_view Stat, const std::string &Why);
 
 /// Values known when the cpu backend compiles: initializers, and what pure
 /// nodes compute from them (it folds them). Remembers its answers.
