@@ -33,24 +33,6 @@ namespace nng {
 
 namespace {
 
-/// When the process's last run ended (steady clock, ns; RunShare), for
-/// windowStartsAfterIdle.
-std::atomic<int64_t> LastRunEndNs{0};
-
-int64_t steadyNs() {
-  return std::chrono::duration_cast<std::chrono::nanoseconds>(
-             std::chrono::steady_clock::now().time_since_epoch())
-      .count();
-}
-
-/// Milliseconds since the last run ended; 0 before the first ended (a
-/// process that starts compiles, then runs: the window over its compile
-/// tells its first runs what else is busy).
-int64_t idleMs() {
-  int64_t End = LastRunEndNs.load(std::memory_order_relaxed);
-  return End ? (steadyNs() - End) / 1'000'000 : 0;
-}
-
 struct Sample {
   double WallS = 0;
   double OwnS = 0;    ///< This process's CPU time.
@@ -95,12 +77,8 @@ public:
     if (Ms >= (First.load(std::memory_order_relaxed) ? FirstSampleMs
                                                      : CpuContention::SampleMs)) {
       std::unique_lock<std::mutex> Lock(M, std::try_to_lock);
-      if (Lock.owns_lock()) {
-        if (windowStartsAfterIdle(RunShare::active(), idleMs()))
-          restart(Now);
-        else
-          update(Now);
-      }
+      if (Lock.owns_lock())
+        update(Now);
     }
     double Others = Estimate.load(std::memory_order_relaxed);
     return threadsLeft(Max, Cpus, Others);
@@ -132,12 +110,6 @@ private:
     S.Ok = true;
 #endif
     return S;
-  }
-
-  /// A new window from Now; the estimate stays.
-  void restart(std::chrono::steady_clock::time_point Now) {
-    Last = take();
-    LastAt.store(Now, std::memory_order_relaxed);
   }
 
   void update(std::chrono::steady_clock::time_point Now) {
@@ -205,10 +177,6 @@ CpuTicks parseProcStat(std::string_view Text, const std::vector<int> &Allowed) {
   return Out;
 }
 
-bool windowStartsAfterIdle(int ActiveRuns, int64_t IdleMs) {
-  return ActiveRuns == 0 && IdleMs >= CpuContention::SampleMs;
-}
-
 double nextOthersBusy(double Old, double Sample) {
   return Sample < Old ? Sample : 0.5 * Old + 0.5 * Sample;
 }
@@ -264,6 +232,11 @@ std::atomic<int> OverlapLevel{1};
 std::atomic<int64_t> OverlapAtNs{0};
 constexpr int64_t OverlapMemoryNs = 50'000'000; // 50 ms.
 
+int64_t nowNs() {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(
+             std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
 } // namespace
 
 namespace {
@@ -279,7 +252,7 @@ RunShare::RunShare(int Threads) {
     return;
   }
   int N = ActiveRuns.fetch_add(1, std::memory_order_relaxed) + 1;
-  int64_t Now = steadyNs();
+  int64_t Now = nowNs();
   bool Recent =
       Now - OverlapAtNs.load(std::memory_order_relaxed) < OverlapMemoryNs;
   int Level = Recent ? OverlapLevel.load(std::memory_order_relaxed) : 1;
@@ -294,7 +267,6 @@ RunShare::RunShare(int Threads) {
 RunShare::~RunShare() {
   if (--RunDepth > 0)
     return;
-  LastRunEndNs.store(steadyNs(), std::memory_order_relaxed);
   ActiveRuns.fetch_sub(1, std::memory_order_relaxed);
 }
 

@@ -94,20 +94,6 @@ TEST(CpuCountTest, ContentionFollowsAPeerThatStopsAtOnce) {
   EXPECT_EQ(threadsLeft(2, 2, nextOthersBusy(0.0, 0.6)), 2);
 }
 
-TEST(CpuCountTest, ContentionWindowStartsAfterAnIdleGap) {
-  // An engine run in turns beside this one (a benchmark's peer), or another
-  // model served between requests: what it did while this process was idle
-  // did not compete with this process's runs, so the window starts at the
-  // next run and the estimate of the last active period stands.
-  EXPECT_TRUE(windowStartsAfterIdle(0, CpuContention::SampleMs));
-  EXPECT_TRUE(windowStartsAfterIdle(0, 10 * CpuContention::SampleMs));
-  // Runs back to back (or a gap shorter than a window): the window counts.
-  EXPECT_FALSE(windowStartsAfterIdle(0, CpuContention::SampleMs / 2));
-  EXPECT_FALSE(windowStartsAfterIdle(0, 0));
-  // Another caller's run in progress: the process is not idle.
-  EXPECT_FALSE(windowStartsAfterIdle(1, 10 * CpuContention::SampleMs));
-}
-
 TEST(CpuCountTest, ContentionSuggestsACountWithinBounds) {
   CpuContention &C = CpuContention::global();
   int N = C.threadsFor(4);

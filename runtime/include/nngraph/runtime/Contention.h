@@ -39,15 +39,6 @@ CpuTicks parseProcStat(std::string_view Text, const std::vector<int> &Allowed);
 /// half).
 double nextOthersBusy(double Old, double Sample);
 
-/// True when a window of the estimate should start afresh instead of
-/// ending now: no run was in progress (ActiveRuns) and the last one ended
-/// IdleMs ago, at least a sample period (CpuContention::SampleMs). Work
-/// that other processes did while this one was idle did not compete with
-/// it (an engine run in turns beside this one in a benchmark, another
-/// model served between this one's requests); the estimate measured while
-/// this process last ran stands until a window of its own runs replaces it.
-bool windowStartsAfterIdle(int ActiveRuns, int64_t IdleMs);
-
 /// The thread count for OthersBusy CPUs busy with other work, of Cpus the
 /// process may use, at most Max: the cores left, where a core busy more
 /// than a third of the time counts as taken; at least 1. Never more than
