@@ -52,6 +52,27 @@ TEST(RefSort, TopK) {
   EXPECT_FAILS(OpTest(OpKind::TopK).in(X).in(i64({5})), "K = 5");
 }
 
+TEST(RefSort, TopKFewOfMany) {
+  // K well below N sorts only the first K: the same order as a stable sort
+  // of all (NaN first when largest, ties to the lower index).
+  std::vector<float> V(40, 1.0f);
+  V[3] = 7;
+  V[9] = NAN;
+  V[11] = 7;
+  V[20] = 5;
+  V[33] = NAN;
+  V[35] = 7;
+  std::vector<Tensor> R =
+      OpTest(OpKind::TopK).in(f32(V)).in(i64({6})).run();
+  EXPECT_TENSOR(R[0], f32({NAN, NAN, 7, 7, 7, 5}));
+  EXPECT_TENSOR(R[1], i64({9, 33, 3, 11, 35, 20}));
+  V[0] = -2;
+  V[39] = -2;
+  R = OpTest(OpKind::TopK).in(f32(V)).in(i64({3})).attr("largest", 0).run();
+  EXPECT_TENSOR(R[0], f32({-2, -2, 1}));
+  EXPECT_TENSOR(R[1], i64({0, 39, 1}));
+}
+
 TEST(RefSort, UniqueFlat) {
   Tensor X = f32({2, 1, 1, 3, 4, 3});
   std::vector<Tensor> R = OpTest(OpKind::Unique).in(X).outputs(4).run();
