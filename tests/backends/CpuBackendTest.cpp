@@ -225,6 +225,29 @@ TEST(CpuBackend, Gemm) {
             .attr("activation", "Tanh"));
 }
 
+// FusedMatMul's node kernel (a graph cut at a data-dependent shape runs it):
+// transB through strides, the bias vector, a Sum of the result's shape and
+// the activation on oneDNN; f64 on the reference kernel.
+TEST(CpuBackend, FusedMatMulNodeKernel) {
+  REQUIRE_ONEDNN();
+  using ir::OpKind;
+  check(mk(OpKind::FusedMatMul, {rnd({6, 8}, 125), rnd({8, 5}, 126)}));
+  check(mk(OpKind::FusedMatMul, {rnd({6, 8}, 127), rnd({5, 8}, 128),
+                                 rnd({5}, 129)})
+            .attr("transB", 1)
+            .attr("activation", "Relu"));
+  check(mk(OpKind::FusedMatMul, {rnd({2, 3, 8}, 130), rnd({2, 5, 8}, 131),
+                                 Tensor(), rnd({2, 3, 5}, 132)})
+            .attr("transB", 1)
+            .attr("activation", "Tanh"));
+  check(mk(OpKind::FusedMatMul, {rnd({4, 8}, 133), rnd({8, 5}, 134),
+                                 rnd({5}, 135), rnd({4, 5}, 136)})
+            .attr("activation", "Sigmoid"));
+  check(mk(OpKind::FusedMatMul, {rnd({4, 8}, 137, -1, 1, DType::F64),
+                                 rnd({8, 5}, 138, -1, 1, DType::F64)})
+            .expect(Expect::Fallback));
+}
+
 // --- pools -------------------------------------------------------------------
 
 TEST(CpuBackend, MaxPool) {

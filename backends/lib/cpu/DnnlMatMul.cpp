@@ -4,7 +4,12 @@
 // broadcast) and Gemm (transposes as strided descriptors; C as the bias when
 // alpha = beta = 1, else alpha/beta as the output scale, C as a binary-add
 // post-op and beta as a linear post-op); nng.FusedGemm adds its activation
-// as the last post-op. f32 only; anything else falls back.
+// as the last post-op. nng.FusedMatMul is MatMul's primitive with B read
+// through swapped strides when transB, its bias vector as the primitive's
+// bias, its Sum (of the result's shape) as a binary-add post-op and its
+// activation last (a graph cut at a data-dependent shape runs Faster
+// R-CNN's box head this way: 1000 proposals x 12544 x 1024). f32 only;
+// anything else falls back.
 //
 //===----------------------------------------------------------------------===//
 
@@ -22,11 +27,13 @@ public:
   /// With an activation post-op, inputs must be finite (see ConvPlan).
   bool NeedFinite = false;
   int PostOpArg = 0;
+  /// FusedMatMul's Sum (input 3), bound to SumArg; -1: none.
+  int SumInput = -1, SumArg = 0;
   bool accepts(const KernelContext &C) const override {
     return !NeedFinite || allInputsFinite(C);
   }
   void run(KernelContext &C) override {
-    Tensor A = dense(C.in(0)), B = dense(C.in(1)), Cin;
+    Tensor A = dense(C.in(0)), B = dense(C.in(1)), Cin, Sum;
     Tensor &Y = C.allocOutput(0);
     bind(DNNL_ARG_SRC, A);
     bind(DNNL_ARG_WEIGHTS, B);
@@ -34,20 +41,29 @@ public:
       Cin = dense(C.in(2));
       bind(HasBias ? DNNL_ARG_BIAS : PostOpArg, Cin);
     }
+    if (SumInput >= 0) {
+      Sum = dense(C.in(SumInput));
+      bind(SumArg, Sum);
+    }
     bind(DNNL_ARG_DST, Y);
     execute();
   }
 };
 
+/// MatMul, and FusedMatMul (Fused: transB, bias, Sum and activation).
 class MatMulKernel : public DnnlKernel {
 public:
-  using DnnlKernel::DnnlKernel;
+  MatMulKernel(const ir::Node &N, bool Fused, std::optional<PostOpEltwise> Act)
+      : DnnlKernel(N), Fused(Fused), Act(Act) {}
 
 protected:
   std::unique_ptr<Plan> makePlan(KernelContext &C) override {
     const Tensor &A = C.in(0), &B = C.in(1);
     if (!isF32(A) || !isF32(B) || A.rank() == 0 || B.rank() == 0)
       return nullptr;
+    bool TransB = Fused && C.attrInt("transB") != 0;
+    if (TransB && B.rank() < 2)
+      return nullptr; // The reference kernel reports it.
     memory::dims AD = dimsOf(A.shape()), BD = dimsOf(B.shape());
     if (A.rank() == 1)
       AD.insert(AD.begin(), 1);
@@ -56,6 +72,14 @@ protected:
     size_t R = std::max(AD.size(), BD.size());
     AD = padDims(AD, R);
     BD = padDims(BD, R);
+    // B's plain strides, its last two axes swapped when transB.
+    memory::dims BS(R, 1);
+    for (size_t D = R - 1; D > 0; --D)
+      BS[D - 1] = BS[D] * BD[D];
+    if (TransB) {
+      std::swap(BD[R - 1], BD[R - 2]);
+      std::swap(BS[R - 1], BS[R - 2]);
+    }
     if (AD[R - 1] != BD[R - 2])
       return nullptr;
     memory::dims YD(R);
@@ -66,16 +90,56 @@ protected:
     }
     YD[R - 2] = AD[R - 2];
     YD[R - 1] = BD[R - 1];
-    memory::desc Src = plainDesc(AD), Wei = plainDesc(BD), Dst = plainDesc(YD);
-    dnnl::matmul::desc D(Src, Wei, Dst);
-    dnnl::matmul::primitive_desc PD(D, cpuEngine());
+    memory::desc Src = plainDesc(AD), Wei = stridedDesc(BD, BS),
+                 Dst = plainDesc(YD);
     auto P = std::make_unique<MatMulPlan>();
+    memory::desc Bias;
+    dnnl::primitive_attr Attr;
+    dnnl::post_ops Ops;
+    if (Fused) {
+      if (C.hasInput(2)) {
+        const Tensor &BV = C.in(2);
+        if (!isF32(BV) || BV.rank() != 1 || BV.size(0) != YD[R - 1])
+          return nullptr;
+        memory::dims BiasD(R, 1);
+        BiasD[R - 1] = YD[R - 1];
+        Bias = plainDesc(BiasD);
+        P->HasBias = true;
+      }
+      if (C.hasInput(3)) {
+        const Tensor &S = C.in(3);
+        // A Sum that broadcasts goes to the reference kernel.
+        if (!isF32(S) || S.rank() > R ||
+            padDims(dimsOf(S.shape()), R) != YD)
+          return nullptr;
+        Ops.append_binary(dnnl::algorithm::binary_add, Dst);
+        P->SumInput = 3;
+        P->SumArg = DNNL_ARG_ATTR_MULTIPLE_POST_OP(0) | DNNL_ARG_SRC_1;
+      }
+      if (Act) {
+        Ops.append_eltwise(1.0f, Act->Alg, Act->Alpha, Act->Beta);
+        P->NeedFinite = true;
+      }
+      Attr.set_post_ops(Ops);
+    }
+    dnnl::matmul::desc D = P->HasBias
+                               ? dnnl::matmul::desc(Src, Wei, Bias, Dst)
+                               : dnnl::matmul::desc(Src, Wei, Dst);
+    dnnl::matmul::primitive_desc PD(D, Attr, cpuEngine());
     P->Prim = dnnl::matmul(PD);
     P->addArg(DNNL_ARG_SRC, Src);
     P->addArg(DNNL_ARG_WEIGHTS, Wei);
     P->addArg(DNNL_ARG_DST, Dst);
+    if (P->HasBias)
+      P->addArg(DNNL_ARG_BIAS, Bias);
+    if (P->SumInput >= 0)
+      P->addArg(P->SumArg, Dst);
     return P;
   }
+
+private:
+  bool Fused;
+  std::optional<PostOpEltwise> Act;
 };
 
 class GemmKernel : public DnnlKernel {
@@ -155,7 +219,15 @@ private:
 } // namespace
 
 std::shared_ptr<DnnlKernel> makeMatMulKernel(const ir::Node &N) {
-  return std::make_shared<MatMulKernel>(N);
+  if (N.op() != ir::OpKind::FusedMatMul)
+    return std::make_shared<MatMulKernel>(N, false, std::nullopt);
+  std::optional<PostOpEltwise> Act;
+  if (N.attrString("activation") != "Identity") {
+    Act = fusedActivationPostOp(N);
+    if (!Act)
+      return nullptr;
+  }
+  return std::make_shared<MatMulKernel>(N, true, Act);
 }
 
 std::shared_ptr<DnnlKernel> makeGemmKernel(const ir::Node &N) {
