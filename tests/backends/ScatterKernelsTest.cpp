@@ -159,6 +159,15 @@ TEST(RefIndexing, NonZero) {
   // A scalar counts as one axis.
   EXPECT_TENSOR(OpTest(OpKind::NonZero).in(f32({5}, {})).run1(),
                 i64({0}, {1, 1}));
+  // Three axes (the outer coordinates carry over rows); NaN is not zero.
+  EXPECT_TENSOR(OpTest(OpKind::NonZero)
+                    .in(f32({0, 0, 2, 0, 0, 0, NAN, 0, 0, 0, 1, 4}, {2, 2, 3}))
+                    .run1(),
+                i64({0, 1, 1, 1, 0, 0, 1, 1, 2, 0, 1, 2}, {3, 4}));
+  EXPECT_TENSOR(OpTest(OpKind::NonZero)
+                    .in(Tensor::empty(Shape{2, 3, 0}, DType::F32))
+                    .run1(),
+                Tensor::empty(Shape{3, 0}, DType::I64));
 }
 
 TEST(RefIndexing, OneHot) {

@@ -243,23 +243,46 @@ void kernelCompress(KernelContext &C) {
 }
 
 void kernelNonZero(KernelContext &C) {
-  const Tensor &X = C.in(0);
+  Tensor X = C.in(0).contiguous();
   Shape S = X.rank() == 0 ? Shape{1} : X.shape();
   int64_t R = static_cast<int64_t>(S.rank());
-  std::vector<int64_t> Hits;
-  std::vector<double> V = X.toDoubleVector();
-  for (size_t I = 0; I < V.size(); ++I)
-    if (V[I] != 0)
-      Hits.push_back(static_cast<int64_t>(I));
-  int64_t N = static_cast<int64_t>(Hits.size());
-  Tensor &Y = C.allocOutput(0, Shape{R, N}, DType::I64);
-  int64_t *PY = mutPtr<int64_t>(Y);
-  std::vector<int64_t> Pos(R);
-  for (int64_t J = 0; J < N; ++J) {
-    unflatten(Hits[J], S.dims(), Pos.data());
-    for (int64_t D = 0; D < R; ++D)
-      PY[D * N + J] = Pos[D];
-  }
+  int64_t Numel = X.numel();
+  // Compared in the element's own type (NaN is not zero). Two passes, a
+  // count and the coordinates, each along the rows of the last axis with
+  // the outer coordinates kept as a counter: a detector's score mask has
+  // 1.3M elements.
+  visitDType(X.dtype(), [&](auto Tag) {
+    using T = typename decltype(Tag)::type;
+    const T *P = ptr<T>(X);
+    auto Hit = [](T V) {
+      if constexpr (IsFloatElem<T>)
+        return toDouble(V) != 0.0;
+      else
+        return V != T(0);
+    };
+    int64_t N = 0;
+    for (int64_t I = 0; I < Numel; ++I)
+      N += Hit(P[I]) ? 1 : 0;
+    Tensor &Y = C.allocOutput(0, Shape{R, N}, DType::I64);
+    int64_t *PY = mutPtr<int64_t>(Y);
+    int64_t Row = S[R - 1], J = 0;
+    std::vector<int64_t> Pos(R, 0); // The outer coordinates of a row.
+    for (int64_t Start = 0; Start < Numel && Row > 0; Start += Row) {
+      for (int64_t K = 0; K < Row; ++K) {
+        if (!Hit(P[Start + K]))
+          continue;
+        for (int64_t D = 0; D + 1 < R; ++D)
+          PY[D * N + J] = Pos[D];
+        PY[(R - 1) * N + J] = K;
+        ++J;
+      }
+      for (int64_t D = R - 2; D >= 0; --D) {
+        if (++Pos[D] < S[D])
+          break;
+        Pos[D] = 0;
+      }
+    }
+  });
 }
 
 void kernelOneHot(KernelContext &C) {
