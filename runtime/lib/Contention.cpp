@@ -5,7 +5,9 @@
 // less this process's own, over the wall time since the last sample. The
 // estimate is smoothed (half old, half new) so one short burst does not
 // halve a run's threads, and a sample is taken only when SampleMs has
-// passed, so a run pays a clock read.
+// passed, so a run pays a clock read. When the estimate would take threads
+// away, othersRunnableNow (at most every CheckMs; about 20 us) confirms
+// that another process is runnable now.
 //
 //===----------------------------------------------------------------------===//
 
@@ -24,6 +26,8 @@
 #include <sstream>
 
 #if defined(__linux__)
+#include <dirent.h>
+#include <fcntl.h>
 #include <sched.h>
 #include <sys/resource.h>
 #include <unistd.h>
@@ -81,7 +85,10 @@ public:
         update(Now);
     }
     double Others = Estimate.load(std::memory_order_relaxed);
-    return threadsLeft(Max, Cpus, Others);
+    int T = threadsLeft(Max, Cpus, Others);
+    if (T < Max && !competingNow(Now))
+      return Max;
+    return T;
   }
 
   double others() const { return Estimate.load(std::memory_order_relaxed); }
@@ -112,6 +119,21 @@ private:
     return S;
   }
 
+  /// Whether another process is runnable now (true when unknown), checked
+  /// at most every CheckMs: the window's other work may have run while
+  /// this process was idle, and then this run has the cores.
+  bool competingNow(std::chrono::steady_clock::time_point Now) {
+    int64_t NowNs = std::chrono::duration_cast<std::chrono::nanoseconds>(
+                        Now.time_since_epoch())
+                        .count();
+    if (NowNs - CheckedAtNs.load(std::memory_order_relaxed) < CheckMs * 1000000)
+      return Competing.load(std::memory_order_relaxed);
+    CheckedAtNs.store(NowNs, std::memory_order_relaxed);
+    bool C = othersRunnableNow() != 0;
+    Competing.store(C, std::memory_order_relaxed);
+    return C;
+  }
+
   void update(std::chrono::steady_clock::time_point Now) {
     Sample S = take();
     LastAt.store(Now, std::memory_order_relaxed);
@@ -138,6 +160,9 @@ private:
   std::atomic<double> Estimate{0.0};
   std::atomic<bool> First{true}; ///< No estimate yet.
   static constexpr int64_t FirstSampleMs = 50;
+  std::atomic<int64_t> CheckedAtNs{0};
+  std::atomic<bool> Competing{true};
+  static constexpr int64_t CheckMs = 5;
 };
 
 Monitor &monitor() {
@@ -175,6 +200,77 @@ CpuTicks parseProcStat(std::string_view Text, const std::vector<int> &Allowed) {
     Out.Total += Busy + V[3] + V[4];
   }
   return Out;
+}
+
+int parseLoadavgRunning(std::string_view Text) {
+  // Fields: three averages, then "running/total", then the last pid.
+  size_t Pos = 0;
+  for (int Field = 0; Field < 3; ++Field) {
+    Pos = Text.find(' ', Pos);
+    if (Pos == std::string_view::npos)
+      return -1;
+    ++Pos;
+  }
+  int N = 0;
+  size_t Digits = 0;
+  while (Pos < Text.size() &&
+         std::isdigit(static_cast<unsigned char>(Text[Pos])) && Digits < 9) {
+    N = N * 10 + (Text[Pos++] - '0');
+    ++Digits;
+  }
+  return Digits > 0 && Pos < Text.size() && Text[Pos] == '/' ? N : -1;
+}
+
+char parseTaskState(std::string_view Text) {
+  size_t Close = Text.rfind(')');
+  if (Close == std::string_view::npos || Close + 2 >= Text.size() ||
+      Text[Close + 1] != ' ')
+    return 0;
+  return Text[Close + 2];
+}
+
+namespace {
+#if defined(__linux__)
+/// Up to Cap bytes of a /proc file; empty when unreadable.
+std::string readSmall(const char *Path, size_t Cap = 512) {
+  std::string Out;
+  int Fd = ::open(Path, O_RDONLY | O_CLOEXEC);
+  if (Fd < 0)
+    return Out;
+  Out.resize(Cap);
+  ssize_t N = ::read(Fd, Out.data(), Cap);
+  ::close(Fd);
+  Out.resize(N > 0 ? static_cast<size_t>(N) : 0);
+  return Out;
+}
+#endif
+} // namespace
+
+int othersRunnableNow() {
+#if defined(__linux__)
+  static const bool WholeMachine =
+      usableCpus().Count == static_cast<int>(sysconf(_SC_NPROCESSORS_ONLN));
+  if (!WholeMachine)
+    return -1;
+  int Running = parseLoadavgRunning(readSmall("/proc/loadavg"));
+  if (Running < 0)
+    return -1;
+  DIR *D = ::opendir("/proc/self/task");
+  if (!D)
+    return -1;
+  int Own = 0;
+  while (dirent *E = ::readdir(D)) {
+    if (E->d_name[0] == '.')
+      continue;
+    std::string Path = std::string("/proc/self/task/") + E->d_name + "/stat";
+    if (parseTaskState(readSmall(Path.c_str())) == 'R')
+      ++Own;
+  }
+  ::closedir(D);
+  return std::max(0, Running - Own);
+#else
+  return -1;
+#endif
 }
 
 double nextOthersBusy(double Old, double Sample) {

@@ -8,7 +8,11 @@
 #include <thread>
 
 #if defined(__linux__)
+#include <chrono>
+#include <csignal>
 #include <sched.h>
+#include <sys/wait.h>
+#include <unistd.h>
 #endif
 
 using namespace nng;
@@ -70,6 +74,48 @@ TEST(CpuCountTest, ProcStatSumsTheAllowedCpus) {
   EXPECT_EQ(One.Total, 70u + 605);
   EXPECT_EQ(parseProcStat("garbage\ncpu7\n", {}).Total, 0u);
 }
+
+TEST(CpuCountTest, RunnableNowParses) {
+  EXPECT_EQ(parseLoadavgRunning("0.50 0.40 0.30 2/345 6789\n"), 2);
+  EXPECT_EQ(parseLoadavgRunning("1.00 1.00 1.00 17/1024 1"), 17);
+  EXPECT_EQ(parseLoadavgRunning("0.5 0.4 0.3"), -1);
+  EXPECT_EQ(parseLoadavgRunning(""), -1);
+  EXPECT_EQ(parseLoadavgRunning("0.5 0.4 0.3 x/2 1"), -1);
+  EXPECT_EQ(parseTaskState("12 (python3) R 1 2 3"), 'R');
+  // A name may hold spaces and parentheses: the state follows the last ')'.
+  EXPECT_EQ(parseTaskState("12 (a (b) c) S 1 2 3"), 'S');
+  EXPECT_EQ(parseTaskState("12 (python3"), 0);
+  EXPECT_EQ(parseTaskState(""), 0);
+}
+
+#if defined(__linux__)
+TEST(CpuCountTest, RunnableNowSeesABusyProcess) {
+  if (othersRunnableNow() < 0)
+    GTEST_SKIP() << "SKIPPED: this process may not use every online CPU, so "
+                    "the machine's runnable count says nothing of its CPUs";
+  pid_t Child = fork();
+  ASSERT_GE(Child, 0);
+  if (Child == 0) {
+    // Busy until killed (at most 10 s).
+    auto End = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+    volatile unsigned long Spin = 0;
+    while (std::chrono::steady_clock::now() < End)
+      Spin = Spin + 1;
+    _exit(0);
+  }
+  // Runnable whether it runs or waits for a core; poll until it has
+  // started (a fork returns before the child first runs).
+  int Seen = 0;
+  for (int I = 0; I < 200 && Seen < 1; ++I) {
+    Seen = othersRunnableNow();
+    if (Seen < 1)
+      std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  kill(Child, SIGKILL);
+  waitpid(Child, nullptr, 0);
+  EXPECT_GE(Seen, 1);
+}
+#endif
 
 TEST(CpuCountTest, ThreadsLeaveBusyCoresAlone) {
   EXPECT_EQ(threadsLeft(2, 2, 0.0), 2);

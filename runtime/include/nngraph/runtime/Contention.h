@@ -8,7 +8,12 @@
 // over those CPUs minus this process's own time, getrusage), sampled at
 // most every SampleMs, and suggests a thread count that leaves the busy
 // ones alone: a run then uses the cores it can have, and no barrier waits
-// for a descheduled thread. NNGRAPH_ADAPTIVE_THREADS=0 turns it off (runs
+// for a descheduled thread. The window counts work that ran while this
+// process was idle too (a peer engine run in turns with this one, another
+// model between requests): before a run takes fewer threads, a check of
+// what is runnable now (othersRunnableNow) confirms that another process
+// competes at this moment, else the run takes them all.
+// NNGRAPH_ADAPTIVE_THREADS=0 turns it off (runs
 // always use numThreads()). RunShare does the same among this process's own
 // runs when callers on several threads overlap.
 //
@@ -38,6 +43,21 @@ CpuTicks parseProcStat(std::string_view Text, const std::vector<int> &Allowed);
 /// frees its core now), up halfway (a short burst of a window counts for
 /// half).
 double nextOthersBusy(double Old, double Sample);
+
+/// The running count of /proc/loadavg text ("0.5 0.4 0.3 2/345 678": 2,
+/// the machine's runnable threads now); -1 when malformed.
+int parseLoadavgRunning(std::string_view Text);
+
+/// The state letter of /proc/PID/task/TID/stat text ("12 (a (b)) R ...":
+/// 'R'), after the last ')' since a name may hold any character; 0 when
+/// malformed.
+char parseTaskState(std::string_view Text);
+
+/// Threads of other processes runnable now: the machine's runnable
+/// threads (/proc/loadavg) less this process's threads in state R. -1 when
+/// unknown: not Linux, or this process may use fewer CPUs than the machine
+/// has online (the count is the machine's, not its CPUs').
+int othersRunnableNow();
 
 /// The thread count for OthersBusy CPUs busy with other work, of Cpus the
 /// process may use, at most Max: the cores left, where a core busy more
