@@ -55,3 +55,22 @@ function(nngraph_check_links LIB)
   set_target_properties(${LIB}_linkcheck PROPERTIES
     LIBRARY_OUTPUT_DIRECTORY ${PROJECT_BINARY_DIR}/linkcheck)
 endfunction()
+
+# nngraph_openmp_spin_at_start(TARGET): the program TARGET gives libgomp
+# nngraph's spin (runtime/include/nngraph/runtime/OpenMPStart.h). The
+# loader runs the initializers of libraries that do not depend on each
+# other last-needed first, and a library's dependencies before it: so the
+# program's needed list names libgomp and libdnnl (which needs libgomp),
+# then libnngraph_openmp_spin.so, whose initializer then runs before
+# libgomp's. --no-as-needed keeps all three listed.
+function(nngraph_openmp_spin_at_start TARGET)
+  # As linker flags, not libraries: CMake would move a library it links
+  # again later (libdnnl) to its last place; the linker lists each at its
+  # first.
+  set(_first "-Wl,--push-state,--no-as-needed,${OpenMP_gomp_LIBRARY}")
+  if(TARGET DNNL::dnnl)
+    string(APPEND _first ",$<TARGET_FILE:DNNL::dnnl>")
+  endif()
+  target_link_libraries(${TARGET} PRIVATE "${_first}" nngraph_openmp_spin
+    "-Wl,--pop-state")
+endfunction()

@@ -14,7 +14,30 @@ turn a torchvision state_dict into a graph (from_zoo). See docs/python.md.
 Errors raise nngraph.Error (a RuntimeError) carrying the C++ message.
 """
 
-from ._nngraph import (
+import os as _os
+
+
+def _openmp_spin_default():
+    """libgomp (OpenMP, which the extension's oneDNN runs on) reads how long
+    its idle threads spin once, when it is loaded; its default burns a core
+    for milliseconds after every run. Before the extension loads it, and
+    only when nothing has loaded it yet, set the spin nngraph's programs use
+    (OpenMPSpinDefault in runtime/OpenMPStart.h); a value the user set is
+    kept."""
+    if "GOMP_SPINCOUNT" in _os.environ or "OMP_WAIT_POLICY" in _os.environ:
+        return
+    try:
+        with open("/proc/self/maps") as maps:
+            if "libgomp" in maps.read():
+                return
+    except OSError:
+        return
+    _os.environ["GOMP_SPINCOUNT"] = "20000"
+
+
+_openmp_spin_default()
+
+from ._nngraph import (  # noqa: E402
     Error,
     InferenceSession,
     Model,

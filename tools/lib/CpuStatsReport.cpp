@@ -10,6 +10,7 @@
 #include "nngraph/backends/cpu/KernelJit.h"
 #include "nngraph/runtime/Contention.h"
 #include "nngraph/runtime/CpuCount.h"
+#include "nngraph/runtime/OpenMPStart.h"
 #include "nngraph/runtime/Parallel.h"
 
 #include <cstdio>
@@ -51,7 +52,8 @@ void printCpuStats(std::ostream &Out, const backends::CpuExecutableStats &S) {
   Out << "threads: " << nng::numThreads() << " (" << nng::threadCountOrigin()
       << "); the last run used " << S.RunThreads << " ("
       << nng::CpuContention::global().describe() << "); "
-      << S.Lanes << " lane(s) for callers running at once\n";
+      << S.Lanes << " lane(s) for callers running at once; idle OpenMP "
+      << "threads spin per " << nng::describeOpenMPSpin() << "\n";
   Out << "memory: arena " << S.ArenaBytes << " bytes (" << S.NaiveBytes
       << " without reuse), packed weights " << S.WeightBytes << " bytes, "
       << S.Specializations << " shape signature(s) compiled\n";
