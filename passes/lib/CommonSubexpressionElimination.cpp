@@ -34,6 +34,7 @@ using namespace detail;
 class CSEPass final : public Pass {
 public:
   std::string_view name() const override { return "cse"; }
+  bool entersRegions() const override { return true; }
   std::string_view summary() const override {
     return "merge nodes with the same op, inputs and attributes";
   }

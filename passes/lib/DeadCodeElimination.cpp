@@ -16,6 +16,7 @@ namespace {
 class DeadCodeEliminationPass final : public Pass {
 public:
   std::string_view name() const override { return "dce"; }
+  bool entersRegions() const override { return true; }
   std::string_view summary() const override {
     return "remove nodes whose results are unused and unused initializers";
   }

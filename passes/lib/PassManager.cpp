@@ -1,7 +1,8 @@
 //===- PassManager.cpp - Pipelines of passes ------------------------------===//
 //
-// The pipeline-string parser and the PassManager that runs passes in order,
-// verifying after each and reporting statistics and timings on request.
+// The pipeline-string parser and the PassManager that runs passes in order
+// (on the regions too, for passes that enter them), verifying after each
+// and reporting statistics and timings on request.
 //
 //===----------------------------------------------------------------------===//
 
@@ -45,6 +46,18 @@ void parseOptions(std::string_view Pipeline, size_t Base, std::string_view Text,
     E.Options.emplace_back(std::string(Item.substr(0, Eq)),
                            std::string(Item.substr(Eq + 1)));
   }
+}
+
+/// Runs P on the regions of G's nodes, innermost first; true when it
+/// changed one.
+bool runOnRegions(Pass &P, ir::Graph &G) {
+  bool Changed = false;
+  for (const auto &N : G.nodes())
+    for (ir::Graph *R : N->regions()) {
+      Changed |= runOnRegions(P, *R);
+      Changed |= P.run(*R);
+    }
+  return Changed;
 }
 
 } // namespace
@@ -120,6 +133,8 @@ bool PassManager::run(ir::Graph &G) {
     bool PassChanged;
     try {
       PassChanged = P->run(G);
+      if (P->entersRegions())
+        PassChanged |= runOnRegions(*P, G);
     } catch (Error &E) {
       E.addContext("in pass '" + std::string(P->name()) + "'");
       throw;

@@ -57,6 +57,13 @@ public:
   virtual std::string_view summary() const = 0;
   /// Transforms G in place; returns true when it changed G.
   virtual bool run(ir::Graph &G) = 0;
+  /// True when the PassManager also runs the pass on every region of the
+  /// graph (If's branches, Loop's and Scan's bodies; ir/Regions.h), after
+  /// the graph itself, innermost regions first: for passes that rewrite one
+  /// graph at a time and keep its inputs, outputs and captures, so a region
+  /// keeps its signature and reads the same outer values (dce, cse,
+  /// canonicalize). Passes that make nng ops or change interfaces stay out.
+  virtual bool entersRegions() const { return false; }
 
   /// Sets option Key to Value (from "name{key=value}"). The default looks
   /// Key up among the declared options and parses Value by its type; throws
