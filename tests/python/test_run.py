@@ -4,6 +4,9 @@ graphs written in the text format), on the cpu and reference backends;
 strided, Fortran-order and big-endian inputs; outputs returned without a
 copy yet never aliasing an input; and the errors of a bad feed."""
 
+import os
+import subprocess
+import sys
 import unittest
 from concurrent.futures import ThreadPoolExecutor
 
@@ -106,6 +109,25 @@ class RunTest(unittest.TestCase):
             self.assertIn("at least 1", str(e.exception))
         finally:
             nngraph.set_num_threads(n)
+
+    def test_openmp_spin_set_before_libgomp(self):
+        # import nngraph, in a process that has not loaded libgomp, gives it
+        # a short spin (runtime/include/nngraph/runtime/OpenMPStart.h); a
+        # value the user set stays.
+        env = {k: v for k, v in os.environ.items()
+               if k not in ("GOMP_SPINCOUNT", "OMP_WAIT_POLICY")}
+        code = ("import os, nngraph; "
+                "print(os.environ.get('GOMP_SPINCOUNT'))")
+
+        def spin(extra):
+            out = subprocess.run([sys.executable, "-c", code],
+                                 env={**env, **extra}, check=True,
+                                 capture_output=True, text=True)
+            return out.stdout.strip()
+
+        self.assertEqual(spin({}), "20000")
+        self.assertEqual(spin({"GOMP_SPINCOUNT": "7"}), "7")
+        self.assertEqual(spin({"OMP_WAIT_POLICY": "active"}), "None")
 
     def test_stats_count_shapes_and_shared_weights(self):
         session = self.cnn.compile("cpu")
