@@ -32,6 +32,7 @@ def _openmp_spin_default():
                 return
     except OSError:
         return
+    # OpenMPSpinDefault; the extension's _openmp_spin_default (tests check).
     _os.environ["GOMP_SPINCOUNT"] = "20000"
 
 

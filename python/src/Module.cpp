@@ -12,6 +12,7 @@
 #include "Bindings.h"
 
 #include "nngraph/runtime/Error.h"
+#include "nngraph/runtime/OpenMPStart.h"
 #include "nngraph/tools/ToolSupport.h"
 
 #include <cstdint>
@@ -70,6 +71,9 @@ PYBIND11_MODULE(_nngraph, M) {
   using namespace nng::python;
   M.doc() = "nngraph's C++ library (see the package nngraph).";
   M.attr("__version__") = std::string(nng::tools::toolsVersion());
+  // The spin nngraph/__init__.py gives libgomp before it loads this module
+  // (its tests check that the two agree).
+  M.attr("_openmp_spin_default") = std::string(nng::OpenMPSpinDefault);
   bindErrors(M);
   bindModel(M);
   bindPasses(M);

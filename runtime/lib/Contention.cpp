@@ -37,6 +37,13 @@ namespace nng {
 
 namespace {
 
+/// T in nanoseconds of the steady clock.
+int64_t nsOf(std::chrono::steady_clock::time_point T) {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(
+             T.time_since_epoch())
+      .count();
+}
+
 struct Sample {
   double WallS = 0;
   double OwnS = 0;    ///< This process's CPU time.
@@ -123,9 +130,7 @@ private:
   /// at most every CheckMs: the window's other work may have run while
   /// this process was idle, and then this run has the cores.
   bool competingNow(std::chrono::steady_clock::time_point Now) {
-    int64_t NowNs = std::chrono::duration_cast<std::chrono::nanoseconds>(
-                        Now.time_since_epoch())
-                        .count();
+    int64_t NowNs = nsOf(Now);
     if (NowNs - CheckedAtNs.load(std::memory_order_relaxed) < CheckMs * 1000000)
       return Competing.load(std::memory_order_relaxed);
     CheckedAtNs.store(NowNs, std::memory_order_relaxed);
@@ -328,11 +333,7 @@ std::atomic<int> OverlapLevel{1};
 std::atomic<int64_t> OverlapAtNs{0};
 constexpr int64_t OverlapMemoryNs = 50'000'000; // 50 ms.
 
-int64_t nowNs() {
-  return std::chrono::duration_cast<std::chrono::nanoseconds>(
-             std::chrono::steady_clock::now().time_since_epoch())
-      .count();
-}
+int64_t nowNs() { return nsOf(std::chrono::steady_clock::now()); }
 } // namespace
 
 namespace {
