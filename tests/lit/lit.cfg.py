@@ -33,5 +33,9 @@ except OSError:
 try:
     if len(os.sched_getaffinity(0)) >= 2 and {0, 1} <= os.sched_getaffinity(0):
         config.available_features.add("two-cpus")
+    # Exactly two CPUs online, both this process's: the runnable count of
+    # /proc/loadavg is then about them (runtime/Contention.h).
+    if os.cpu_count() == 2 and os.sched_getaffinity(0) == {0, 1}:
+        config.available_features.add("two-cpu-machine")
 except (AttributeError, OSError):
     pass

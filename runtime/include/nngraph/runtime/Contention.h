@@ -12,7 +12,8 @@
 // process was idle too (a peer engine run in turns with this one, another
 // model between requests): before a run takes fewer threads, a check of
 // what is runnable now (othersRunnableNow) confirms that another process
-// competes at this moment, else the run takes them all.
+// competes at this moment, else the run takes them all; and until the
+// first window ends, that count is the estimate (a short process's runs).
 // NNGRAPH_ADAPTIVE_THREADS=0 turns it off (runs
 // always use numThreads()). RunShare does the same among this process's own
 // runs when callers on several threads overlap.
