@@ -17,7 +17,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "Lower.h"
+#include "InPlaceViews.h"
 #include "nngraph/ir/ShapeInference.h"
 #include "nngraph/runtime/Error.h"
 
@@ -195,10 +195,12 @@ private:
 
 void lowerFallback(LowerContext &C, const ir::Node &N,
                    const std::vector<ir::TensorType> &OutTypes) {
-  // A transpose left for a product to read in place is made real first.
+  // A transpose left for a product to read in place, or a view left for
+  // an attention loop, is made real first.
   for (size_t I = 0; I < N.numInputs(); ++I)
     if (N.hasInput(I) && C.slotOfValue(N.input(I)).TransposeOf >= 0)
       materializeTranspose(C, N.input(I));
+  materializeInPlaceInputs(C, N);
   auto St = std::make_unique<NodeStep>(N, nodeKernelFor(N));
   St->Desc = C.describe(N);
   std::vector<int> In;
@@ -331,6 +333,8 @@ bool lowerNode(LowerContext &C, const ir::Node &N) {
     C.PendingTypes[N.output(I)] = {OutTypes[I].dtype(),
                                    *OutTypes[I].staticShape()};
   LowerFn F = lowerFnFor(N.op());
+  if (F != lowerCopy && F != lowerAlias && F != lowerAttention)
+    materializeInPlaceInputs(C, N); // Only those read views in place.
   bool Lowered = false;
   if (F) {
     try {
@@ -522,6 +526,9 @@ bool lowerAlias(LowerContext &C, const ir::Node &N) {
       (N.hasInput(2) && !(C.constantOf(N.input(2)) &&
                           C.constantOf(N.input(2))->getFlat(0) == 0)))
     return false; // Training mode, or not known to be off.
+  if (lowerInPlaceView(C, N))
+    return true;
+  materializeInPlaceInputs(C, N);
   int In = C.slotOf(N.input(0));
   if (C.slot(In).Kind != SlotKind::Buffer)
     return false; // Inputs and constants: a copy into the arena.

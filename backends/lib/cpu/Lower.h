@@ -465,6 +465,12 @@ struct StridedView {
   std::vector<int64_t> Sizes, Strides;
   int64_t Offset = 0;
 };
+/// Slice's constant starts, ends, axes and steps.
+struct SliceBounds {
+  std::vector<int64_t> Starts, Ends, Axes, Steps;
+};
+/// The bounds of Slice N, when its operands are constants (LowerCopy.cpp).
+std::optional<SliceBounds> sliceBounds(LowerContext &C, const ir::Node &N);
 /// Copies the view V of Src into the dense row-major Dst.
 void stridedCopy(const char *Src, char *Dst, const StridedView &V,
                  size_t Elem);

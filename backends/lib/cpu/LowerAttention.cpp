@@ -23,11 +23,12 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "Lower.h"
+#include "InPlaceViews.h"
 #include "VectorMath.h"
 #include "nngraph/runtime/Parallel.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 
 namespace nng::backends::cpu {
@@ -60,6 +61,13 @@ struct AttentionGeometry {
   /// The mask's element strides along the query rows and the keys (0 where
   /// it broadcasts).
   int64_t MaskRow = 0, MaskCol = 0;
+  /// Element strides between consecutive rows: of Q (query rows), of K
+  /// (keys as [N, D]; along D for keys as [D, N]) and of V (keys). Dense
+  /// operands have D, D (N when KT) and Dv; operands read in place where an
+  /// earlier step left them have their own.
+  int64_t QLd = 0, KLd = 0, VLd = 0;
+  /// K is given as [.., D, N].
+  bool KT = false;
 };
 
 /// Row-major strides of S with 0 for axes of extent 1, aligned to the right
@@ -121,6 +129,10 @@ attentionGeometry(const Shape &Q, const Shape &K, const Shape &V,
     G.MaskRow = St[3][R - 2];
     G.MaskCol = St[3][R - 1];
   }
+  G.QLd = G.D;
+  G.KLd = KT ? G.N : G.D;
+  G.VLd = G.Dv;
+  G.KT = KT;
   for (size_t I = 0; I + 2 < R; ++I)
     G.Batches *= Y[I];
   std::vector<int64_t> *Offs[] = {&G.QOff, &G.KOff, &G.VOff, &G.MaskOff};
@@ -145,7 +157,6 @@ struct AttentionArgs {
   const float *Q, *K, *V, *Mask; ///< Mask null: none.
   float *Y;
   float Scale;
-  bool KT;
 };
 
 /// The running softmax state of Rows query rows: maximum, sum and the
@@ -192,11 +203,11 @@ inline float sum16(const V16 &V) {
 /// each CPU.
 template <int R>
 [[gnu::always_inline]] inline void
-attendKeysRows(const AttentionArgs &A, const float *K, bool KT, int64_t B,
-               int64_t I0, int64_t J0, int64_t J1, RowState &St) {
+attendKeysRows(const AttentionArgs &A, const float *K, bool KT, int64_t KLd,
+               int64_t B, int64_t I0, int64_t J0, int64_t J1, RowState &St) {
   const AttentionGeometry &G = *A.G;
-  const int64_t D = G.D, Dv = G.Dv, N = G.N;
-  const float *Q = A.Q + G.QOff[B] + I0 * D;
+  const int64_t D = G.D, Dv = G.Dv, QLd = G.QLd, VLd = G.VLd;
+  const float *Q = A.Q + G.QOff[B] + I0 * QLd;
   const float *V = A.V + G.VOff[B];
   alignas(64) float S[R][KeyBlock];
   for (int64_t Jb = J0; Jb < J1; Jb += KeyBlock) {
@@ -205,18 +216,18 @@ attendKeysRows(const AttentionArgs &A, const float *K, bool KT, int64_t B,
     if (!KT) {
       // K as [N, D]: per key, R dot products along D.
       for (int64_t J = 0; J < Nb; ++J) {
-        const float *KRow = K + (Jb + J) * D;
+        const float *KRow = K + (Jb + J) * KLd;
         V16 Acc[R] = {};
         int64_t L = 0;
         for (; L + Lanes <= D; L += Lanes) {
           const V16 Kv = load16(KRow + L);
           for (int Rr = 0; Rr < R; ++Rr)
-            Acc[Rr] += load16(Q + Rr * D + L) * Kv;
+            Acc[Rr] += load16(Q + Rr * QLd + L) * Kv;
         }
         for (int Rr = 0; Rr < R; ++Rr) {
           float Sum = sum16(Acc[Rr]);
           for (int64_t T = L; T < D; ++T)
-            Sum += Q[Rr * D + T] * KRow[T];
+            Sum += Q[Rr * QLd + T] * KRow[T];
           S[Rr][J] = Sum;
         }
       }
@@ -226,10 +237,10 @@ attendKeysRows(const AttentionArgs &A, const float *K, bool KT, int64_t B,
       for (; J + 2 * Lanes <= Nb; J += 2 * Lanes) {
         V16 Acc0[R] = {}, Acc1[R] = {};
         for (int64_t L = 0; L < D; ++L) {
-          const float *KRow = K + L * N + Jb + J;
+          const float *KRow = K + L * KLd + Jb + J;
           const V16 K0 = load16(KRow), K1 = load16(KRow + Lanes);
           for (int Rr = 0; Rr < R; ++Rr) {
-            const float QL = Q[Rr * D + L];
+            const float QL = Q[Rr * QLd + L];
             Acc0[Rr] += K0 * QL;
             Acc1[Rr] += K1 * QL;
           }
@@ -242,9 +253,9 @@ attendKeysRows(const AttentionArgs &A, const float *K, bool KT, int64_t B,
       for (; J + Lanes <= Nb; J += Lanes) {
         V16 Acc[R] = {};
         for (int64_t L = 0; L < D; ++L) {
-          const V16 Kv = load16(K + L * N + Jb + J);
+          const V16 Kv = load16(K + L * KLd + Jb + J);
           for (int Rr = 0; Rr < R; ++Rr)
-            Acc[Rr] += Kv * Q[Rr * D + L];
+            Acc[Rr] += Kv * Q[Rr * QLd + L];
         }
         for (int Rr = 0; Rr < R; ++Rr)
           store16(&S[Rr][J], Acc[Rr]);
@@ -253,7 +264,7 @@ attendKeysRows(const AttentionArgs &A, const float *K, bool KT, int64_t B,
         for (int Rr = 0; Rr < R; ++Rr) {
           float Sum = 0;
           for (int64_t L = 0; L < D; ++L)
-            Sum += Q[Rr * D + L] * K[L * N + Jb + J];
+            Sum += Q[Rr * QLd + L] * K[L * KLd + Jb + J];
           S[Rr][J] = Sum;
         }
     }
@@ -332,7 +343,7 @@ attendKeysRows(const AttentionArgs &A, const float *K, bool KT, int64_t B,
         Acc1[Rr] = load16(St.Acc + Rr * Dv + E0 + Lanes);
       }
       for (int64_t J = 0; J < Nb; ++J) {
-        const float *VRow = V + (Jb + J) * Dv + E0;
+        const float *VRow = V + (Jb + J) * VLd + E0;
         const V16 V0 = load16(VRow), V1 = load16(VRow + Lanes);
         for (int Rr = 0; Rr < R; ++Rr) {
           const float P = S[Rr][J];
@@ -350,7 +361,7 @@ attendKeysRows(const AttentionArgs &A, const float *K, bool KT, int64_t B,
       for (int Rr = 0; Rr < R; ++Rr)
         Acc[Rr] = load16(St.Acc + Rr * Dv + E0);
       for (int64_t J = 0; J < Nb; ++J) {
-        const V16 Vv = load16(V + (Jb + J) * Dv + E0);
+        const V16 Vv = load16(V + (Jb + J) * VLd + E0);
         for (int Rr = 0; Rr < R; ++Rr)
           Acc[Rr] += Vv * S[Rr][J];
       }
@@ -359,7 +370,7 @@ attendKeysRows(const AttentionArgs &A, const float *K, bool KT, int64_t B,
     }
     if (E0 < Dv)
       for (int64_t J = 0; J < Nb; ++J) {
-        const float *VRow = V + (Jb + J) * Dv;
+        const float *VRow = V + (Jb + J) * VLd;
         for (int Rr = 0; Rr < R; ++Rr) {
           const float P = S[Rr][J];
           float *AccR = St.Acc + Rr * Dv;
@@ -375,9 +386,9 @@ attendKeysRows(const AttentionArgs &A, const float *K, bool KT, int64_t B,
 #define NNG_ATTEND_KEYS(R)                                                     \
   NNG_VECTOR_CLONES                                                            \
   void attendKeys##R(const AttentionArgs &A, const float *K, bool KT,          \
-                     int64_t B, int64_t I0, int64_t J0, int64_t J1,            \
-                     RowState &St) {                                           \
-    attendKeysRows<R>(A, K, KT, B, I0, J0, J1, St);                            \
+                     int64_t KLd, int64_t B, int64_t I0, int64_t J0,           \
+                     int64_t J1, RowState &St) {                               \
+    attendKeysRows<R>(A, K, KT, KLd, B, I0, J0, J1, St);                       \
   }
 NNG_ATTEND_KEYS(1)
 NNG_ATTEND_KEYS(2)
@@ -391,31 +402,34 @@ NNG_ATTEND_KEYS(8)
 static_assert(MaxRowBlock == 8, "attendKeys has a copy per row count");
 
 /// Walks keys [J0, J1) for rows [I0, I0 + Rows) of batch entry B, whose
-/// keys are K (null: the operand's own, as the node gives them).
+/// keys are K with rows KLd apart (null: the operand's own, as the
+/// geometry gives them).
 void attendKeys(const AttentionArgs &A, int64_t B, int64_t I0, int64_t Rows,
                 int64_t J0, int64_t J1, RowState &St,
-                const float *K = nullptr, bool KT = false) {
+                const float *K = nullptr, bool KT = false, int64_t KLd = 0) {
   if (!K) {
     K = A.K + A.G->KOff[B];
-    KT = A.KT;
+    KT = A.G->KT;
+    KLd = A.G->KLd;
   }
-  using AttendFn = void (*)(const AttentionArgs &, const float *, bool,
-                            int64_t, int64_t, int64_t, int64_t, RowState &);
+  using AttendFn =
+      void (*)(const AttentionArgs &, const float *, bool, int64_t, int64_t,
+               int64_t, int64_t, int64_t, RowState &);
   static const AttendFn ByRows[MaxRowBlock] = {
       attendKeys1, attendKeys2, attendKeys3, attendKeys4,
       attendKeys5, attendKeys6, attendKeys7, attendKeys8};
-  ByRows[std::clamp<int64_t>(Rows, 1, MaxRowBlock) - 1](A, K, KT, B, I0, J0,
-                                                        J1, St);
+  ByRows[std::clamp<int64_t>(Rows, 1, MaxRowBlock) - 1](A, K, KT, KLd, B, I0,
+                                                        J0, J1, St);
 }
 
 /// Kt [D, N] = K [N, D] of batch entry B (rows of many queries then read
 /// 32 keys at a time instead of one dot product per key).
 void transposeKeys(const AttentionArgs &A, int64_t B, float *Kt) {
-  const int64_t N = A.G->N, D = A.G->D;
+  const int64_t N = A.G->N, D = A.G->D, Ld = A.G->KLd;
   const float *K = A.K + A.G->KOff[B];
   for (int64_t J = 0; J < N; ++J)
     for (int64_t L = 0; L < D; ++L)
-      Kt[L * N + J] = K[J * D + L];
+      Kt[L * N + J] = K[J * Ld + L];
 }
 
 /// Y's rows [I0, I0 + Rows) of batch entry B from a finished state.
@@ -449,7 +463,7 @@ void runAttention(const AttentionArgs &A) {
     I0 = (T % RowBlocks) * RowBlock;
     return std::min(RowBlock, G.M - I0);
   };
-  if (Parts == 1 && !A.KT && G.M > 2 * RowBlock) {
+  if (Parts == 1 && !G.KT && G.M > 2 * RowBlock) {
     // Keys as [N, D] for many query rows: each task takes a group of row
     // blocks of one batch entry and transposes its keys once for them.
     int64_t Groups = std::max<int64_t>(
@@ -466,7 +480,7 @@ void runAttention(const AttentionArgs &A) {
              ++Rb) {
           int64_t I0 = Rb * RowBlock, Rows = std::min(RowBlock, G.M - I0);
           St->reset(Rows, G.Dv);
-          attendKeys(A, B, I0, Rows, 0, G.N, *St, Kt.data(), true);
+          attendKeys(A, B, I0, Rows, 0, G.N, *St, Kt.data(), true, G.N);
           writeRows(A, B, I0, Rows, *St);
         }
       }
@@ -535,6 +549,76 @@ void runAttention(const AttentionArgs &A) {
   });
 }
 
+/// Q, K and V's views when the loop reads them where a chain of view
+/// nodes left them (InPlaceViews.h); null for dense operands.
+using OperandViews = std::array<std::shared_ptr<const InPlaceView>, 3>;
+
+/// Points operand Which (0: Q, 1: K, 2: V) of G at W, its view read in
+/// place (Y: the output's shape); false when the loop cannot read it so: a
+/// matrix axis spanning several strided axes, no contiguous axis where one
+/// is needed, or batch axes other than the output's.
+bool readInPlace(AttentionGeometry &G, int Which, const GroupedView &W,
+                 const Shape &Y) {
+  Shape S = logicalShape(W);
+  size_t R = Y.rank();
+  if (S.rank() != R)
+    return false;
+  for (size_t I = 0; I + 2 < R; ++I)
+    if (S[I] != Y[I])
+      return false;
+  std::optional<MatrixView> M = matrixView(W);
+  if (!M || static_cast<int64_t>(M->Offsets.size()) != G.Batches)
+    return false;
+  auto Unit = [](int64_t Stride, int64_t Extent) {
+    return Stride == 1 || Extent == 1;
+  };
+  if (Which != 1) {
+    if (!Unit(M->ColStride, S[R - 1]))
+      return false;
+    (Which == 0 ? G.QOff : G.VOff) = std::move(M->Offsets);
+    (Which == 0 ? G.QLd : G.VLd) = M->RowStride;
+    return true;
+  }
+  // The keys, as [N, D] or as the node gives them, [D, N]: whichever axis
+  // is contiguous decides how the loop reads them.
+  int64_t NStride = G.KT ? M->ColStride : M->RowStride;
+  int64_t DStride = G.KT ? M->RowStride : M->ColStride;
+  if (Unit(DStride, G.D)) {
+    G.KT = false;
+    G.KLd = NStride;
+  } else if (Unit(NStride, G.N)) {
+    G.KT = true;
+    G.KLd = DStride;
+  } else {
+    return false;
+  }
+  G.KOff = std::move(M->Offsets);
+  return true;
+}
+
+/// The geometry at the slot shapes ShapeOf gives (Y: the output's shape),
+/// with the operands Views names read in place; when one of those cannot
+/// be, nullopt and *Refused says which.
+std::optional<AttentionGeometry>
+geometryAt(const std::vector<int> &In, const OperandViews &Views, bool HasMask,
+           bool KT, const SlotShapeFn &ShapeOf, const Shape &Y,
+           int *Refused = nullptr) {
+  std::optional<AttentionGeometry> G = attentionGeometry(
+      ShapeOf(In[0]), ShapeOf(In[1]), ShapeOf(In[2]),
+      HasMask ? &ShapeOf(In[3]) : nullptr, Y, KT);
+  for (int I = 0; G && I < 3; ++I) {
+    if (!Views[I])
+      continue;
+    std::optional<GroupedView> W = Views[I]->At(ShapeOf);
+    if (!W || !readInPlace(*G, I, *W, Y)) {
+      if (Refused)
+        *Refused = I;
+      return std::nullopt;
+    }
+  }
+  return G;
+}
+
 } // namespace
 
 bool lowerAttention(LowerContext &C, const ir::Node &N) {
@@ -546,29 +630,43 @@ bool lowerAttention(LowerContext &C, const ir::Node &N) {
   const Shape &YS = C.PendingTypes.at(N.output(0)).second;
   bool KT = N.attrInt("k_transposed") != 0;
   float Scale = N.attrFloat("scale");
-  // A transpose left unmaterialized for a product is made real first.
+  // A transpose left unmaterialized for a product is made real first; so is
+  // a mask left as a view.
   for (size_t I = 0; I < NumIn; ++I)
     if (C.slotOfValue(N.input(I)).TransposeOf >= 0)
       materializeTranspose(C, N.input(I));
+  materializeInPlaceInputs(C, N, /*Keep=*/3);
   std::vector<int> In;
-  for (size_t I = 0; I < NumIn; ++I)
-    In.push_back(C.B.plainOf(C.slotOf(N.input(I))));
-  const Shape *MaskS = HasMask ? &C.slot(In[3]).S : nullptr;
-  if (!attentionGeometry(C.slot(In[0]).S, C.slot(In[1]).S, C.slot(In[2]).S,
-                         MaskS, YS, KT))
-    return false;
+  OperandViews Views;
+  auto Slots = [&] {
+    In.clear();
+    for (size_t I = 0; I < NumIn; ++I)
+      In.push_back(C.B.plainOf(C.slotOf(N.input(I))));
+    for (size_t I = 0; I < 3; ++I)
+      Views[I] = C.slot(In[I]).InPlace;
+  };
+  Slots();
+  auto Now = [&C](int S) -> const Shape & { return C.slot(S).S; };
+  // An operand the loop cannot read where it lies is copied first.
+  for (int Refused = -1;
+       !geometryAt(In, Views, HasMask, KT, Now, YS, &Refused); Refused = -1) {
+    if (Refused < 0)
+      return false;
+    materializeInPlace(C, N.input(Refused));
+    Slots();
+  }
+  bool InPlace = Views[0] || Views[1] || Views[2];
   int Out = C.defineBuffer(N.output(0));
   // Extents from the slots at each run: one step serves every sequence and
   // cache length of a reshaped program.
-  auto Geometry = [=](auto ShapeOf) {
-    return attentionGeometry(ShapeOf(In[0]), ShapeOf(In[1]), ShapeOf(In[2]),
-                             HasMask ? &ShapeOf(In[3]) : nullptr, ShapeOf(Out),
-                             KT);
+  auto Geometry = [=](const SlotShapeFn &ShapeOf) {
+    return geometryAt(In, Views, HasMask, KT, ShapeOf, ShapeOf(Out));
   };
   emitLoop(
       C, In, Out,
       C.describe(N) + " (flash attention" +
-          (KT ? ", keys given transposed)" : ")"),
+          (KT ? ", keys given transposed" : "") +
+          (InPlace ? ", operands read in place" : "") + ")",
       [=](Program &P) {
         std::optional<AttentionGeometry> G = Geometry(
             [&P](int S) -> const Shape & { return P.Slots[S].S; });
@@ -578,8 +676,7 @@ bool lowerAttention(LowerContext &C, const ir::Node &N) {
                         static_cast<const float *>(P.dataOf(In[2])),
                         HasMask ? static_cast<const float *>(P.dataOf(In[3]))
                                 : nullptr,
-                        reinterpret_cast<float *>(P.bufferData(Out)), Scale,
-                        KT};
+                        reinterpret_cast<float *>(P.bufferData(Out)), Scale};
         runAttention(A);
       },
       [=](const Program &, const SlotShapes &New) {

@@ -9,7 +9,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "Lower.h"
+#include "InPlaceViews.h"
 #include "nngraph/ir/ViewGeometry.h"
 
 namespace nng::backends::cpu {
@@ -45,12 +45,8 @@ std::optional<StridedView> transposeView(const std::vector<int64_t> &PermAttr,
   return V;
 }
 
-/// Slice's constant starts, ends, axes and steps.
-struct SliceBounds {
-  std::vector<int64_t> Starts, Ends, Axes, Steps;
-};
+} // namespace
 
-/// The bounds of Slice N, when its operands are constants.
 std::optional<SliceBounds> sliceBounds(LowerContext &C, const ir::Node &N) {
   auto Starts = intsOf(C, N.input(1)), Ends = intsOf(C, N.input(2));
   if (!Starts || !Ends || Starts->size() != Ends->size())
@@ -69,6 +65,8 @@ std::optional<SliceBounds> sliceBounds(LowerContext &C, const ir::Node &N) {
     }
   return B;
 }
+
+namespace {
 
 /// The view a Slice with bounds B takes of a dense tensor of shape S
 /// (ir::sliceAxis clamps them).
@@ -182,6 +180,9 @@ int materializeTranspose(LowerContext &C, const ir::Value *Y) {
 }
 
 bool lowerCopy(LowerContext &C, const ir::Node &N) {
+  if (lowerInPlaceView(C, N))
+    return true;
+  materializeInPlaceInputs(C, N);
   const ir::Value *X = N.input(0);
   int In = C.B.plainOf(C.slotOf(X));
   DType T = C.slot(In).Type;

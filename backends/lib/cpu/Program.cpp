@@ -266,6 +266,7 @@ int ProgramBuilder::aliasOf(int Of, const Shape &S, std::string Name,
   V.ViewDense = nullptr;
   V.ViewOf = -1;
   V.TransposeOf = -1;
+  V.InPlace = nullptr;
   NNG_CHECK(V.Kind == SlotKind::Buffer && !V.Blocked,
             "internal: alias of a blocked or non-buffer slot");
   V.S = S;

@@ -41,6 +41,7 @@ using reference::KernelContext;
 using reference::NodeKernel;
 
 class Program;
+struct InPlaceView;
 
 /// Where a value's bytes are during a run.
 enum class SlotKind {
@@ -80,6 +81,10 @@ struct ValueSlot {
   /// axes swapped, read in place by the one product that takes it
   /// (LowerCopy.cpp, LowerMatMul.cpp); -1 for other slots.
   int TransposeOf = -1;
+  /// Not materialized: the value is a view of slot InPlace->Root's bytes,
+  /// read in place by the attention loop it feeds (InPlaceViews.h); null
+  /// for other slots.
+  std::shared_ptr<const InPlaceView> InPlace;
   /// The IR value whose bytes the slot holds (in its own layout, or a plain
   /// twin's), so Program::reshape finds its shape at other input shapes;
   /// null for scratch buffers.
