@@ -8,7 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "../eager/EagerInternal.h"
+#include "nngraph/frontend/detail/EagerInternal.h"
 #include "Derivatives.h"
 #include "nngraph/frontend/TensorOps.h"
 

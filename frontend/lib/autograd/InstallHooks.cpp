@@ -1,14 +1,14 @@
 //===- InstallHooks.cpp - Autograd's entry points for eager tensors -------===//
 //
 // Installs autograd's recordOp, backward and tensor-hook functions as the
-// eager library's AutogradHooks (eager/EagerHooks.h) when the program
+// eager library's AutogradHooks (detail/EagerHooks.h) when the program
 // starts. The autograd library's users link with
 // --undefined=nngraph_autograd_hooks (its CMake target says so), so this
 // file is linked even though no code names it.
 //
 //===----------------------------------------------------------------------===//
 
-#include "../eager/EagerHooks.h"
+#include "nngraph/frontend/detail/EagerHooks.h"
 #include "nngraph/frontend/Autograd.h"
 
 namespace {

@@ -10,7 +10,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "EagerFastPath.h"
-#include "EagerInternal.h"
+#include "nngraph/frontend/detail/EagerInternal.h"
 #include "nngraph/frontend/Dispatch.h"
 #include "nngraph/frontend/TensorOps.h"
 #include "nngraph/runtime/Error.h"

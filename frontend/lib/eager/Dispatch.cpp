@@ -14,8 +14,8 @@
 #include "nngraph/frontend/Dispatch.h"
 #include "nngraph/frontend/SingleOpCache.h"
 #include "EagerFastPath.h"
-#include "EagerHooks.h"
-#include "EagerInternal.h"
+#include "nngraph/frontend/detail/EagerHooks.h"
+#include "nngraph/frontend/detail/EagerInternal.h"
 #include "nngraph/backends/Backend.h"
 #include "nngraph/runtime/BuildConfig.h"
 #if NNGRAPH_HAVE_ONEDNN

@@ -6,8 +6,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "EagerHooks.h"
-#include "EagerInternal.h"
+#include "nngraph/frontend/detail/EagerHooks.h"
+#include "nngraph/frontend/detail/EagerInternal.h"
 #include "nngraph/frontend/GradMode.h"
 #include "nngraph/runtime/Error.h"
 

@@ -10,7 +10,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "EagerInternal.h"
+#include "nngraph/frontend/detail/EagerInternal.h"
 #include "nngraph/frontend/Linalg.h"
 #include "nngraph/frontend/TensorOps.h"
 #include "nngraph/runtime/Error.h"

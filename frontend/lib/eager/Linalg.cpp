@@ -7,7 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "EagerInternal.h"
+#include "nngraph/frontend/detail/EagerInternal.h"
 #include "nngraph/frontend/Dispatch.h"
 #include "nngraph/frontend/TensorOps.h"
 #include "nngraph/runtime/Error.h"

@@ -11,7 +11,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "EagerInternal.h"
+#include "nngraph/frontend/detail/EagerInternal.h"
 #include "nngraph/ir/Graph.h"
 #include "nngraph/ir/ShapeInference.h"
 #include "nngraph/runtime/Error.h"

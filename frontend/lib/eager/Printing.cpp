@@ -12,7 +12,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "EagerHooks.h"
+#include "nngraph/frontend/detail/EagerHooks.h"
 #include "nngraph/frontend/GradMode.h"
 #include "nngraph/frontend/Tensor.h"
 #include "nngraph/runtime/DTypeNames.h"

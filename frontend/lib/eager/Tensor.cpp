@@ -9,9 +9,9 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "EagerInternal.h"
+#include "nngraph/frontend/detail/EagerInternal.h"
 #include "nngraph/frontend/Tensor.h"
-#include "EagerHooks.h"
+#include "nngraph/frontend/detail/EagerHooks.h"
 #include "nngraph/frontend/GradMode.h"
 #include "nngraph/frontend/Dispatch.h"
 #include "nngraph/frontend/Random.h"

@@ -6,7 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "EagerInternal.h"
+#include "nngraph/frontend/detail/EagerInternal.h"
 #include "nngraph/frontend/Dispatch.h"
 #include "nngraph/frontend/Tensor.h"
 #include "nngraph/frontend/TensorOps.h"

@@ -7,7 +7,7 @@
 //===----------------------------------------------------------------------===//
 #pragma once
 
-#include "../eager/EagerInternal.h"
+#include "nngraph/frontend/detail/EagerInternal.h"
 
 #include <string>
 #include <vector>

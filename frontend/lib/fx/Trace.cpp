@@ -18,7 +18,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "TraceState.h"
-#include "../eager/EagerInternal.h"
+#include "nngraph/frontend/detail/EagerInternal.h"
 #include "nngraph/ir/ShapeInference.h"
 #include "nngraph/runtime/Error.h"
 

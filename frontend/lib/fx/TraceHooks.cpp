@@ -1,7 +1,7 @@
 //===- TraceHooks.cpp - The tracer's answers to eager tensors -------------===//
 //
 // Eager code reaches the tracer only through detail::TraceHooks
-// (eager/EagerHooks.h), installed when a trace starts. size(i) of a proxy
+// (detail/EagerHooks.h), installed when a trace starts. size(i) of a proxy
 // asks the trace; arithmetic on a symbolic SymInt records an Add/Sub/Mul/
 // Div node on 0-d i64 values through the dispatcher (so the trace mode
 // records it like any op); a shape list with symbolic entries becomes
@@ -12,8 +12,8 @@
 //===----------------------------------------------------------------------===//
 
 #include "TraceState.h"
-#include "../eager/EagerHooks.h"
-#include "../eager/EagerInternal.h"
+#include "nngraph/frontend/detail/EagerHooks.h"
+#include "nngraph/frontend/detail/EagerInternal.h"
 #include "nngraph/frontend/Dispatch.h"
 #include "nngraph/frontend/SymInt.h"
 

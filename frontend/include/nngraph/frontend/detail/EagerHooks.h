@@ -8,7 +8,8 @@
 // higher library installs it: autograd once when it is linked
 // (autograd/InstallHooks.cpp), the tracer when a trace starts. Eager calls
 // nothing above itself; a program without autograd gets an error that says
-// how to link it, not an undefined symbol.
+// how to link it, not an undefined symbol. A detail header: for the
+// frontend libraries, not an API for users.
 //
 //===----------------------------------------------------------------------===//
 #pragma once

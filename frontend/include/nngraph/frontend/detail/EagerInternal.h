@@ -1,7 +1,9 @@
 //===- EagerInternal.h - Helpers shared by the eager tensor ops -*- C++ -*-===//
 //
-// Small helpers used by the files of frontend/lib/eager, functional and
-// autograd (not installed): constant index tensors for ops whose axes or
+// Small helpers used by the files of frontend/lib/eager, functional,
+// autograd and fx (a detail header: eager declares it for the frontend
+// libraries above it, which include it by this path, never by a relative
+// one; not an API for users): constant index tensors for ops whose axes or
 // shapes are inputs, scalars as 0-d tensors, axis normalization with the op
 // in the message, "f32[2, 3]" descriptions for errors, and sumToShape, the
 // reduction of a broadcast gradient back to an input's shape.
