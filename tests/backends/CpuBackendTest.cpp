@@ -272,7 +272,7 @@ TEST(CpuBackend, MaxPool) {
             .attr("auto_pad", "SAME_UPPER"));
   check(Pool({1, 2, 5, 6, 7}, {2, 2, 3}, 135).attr("strides", Ints{2, 2, 2}));
   // Fallbacks: dilated windows next to padding; Indices. A NaN input with
-  // windows inside the input: the f32 loops (FastPool.cpp).
+  // windows inside the input: the f32 loops (KernelsMaxPool.cpp).
   check(Pool({1, 2, 9, 9}, {2, 2}, 136)
             .attr("dilations", Ints{2, 2})
             .attr("pads", Ints{1, 1, 1, 1})

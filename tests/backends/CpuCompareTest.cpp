@@ -2,7 +2,7 @@
 //===//
 //
 // The cpu backend compares dense f32 tensors on its own loop
-// (FastCompare.cpp): Equal, Less, LessOrEqual, Greater and GreaterOrEqual
+// (KernelsCompare.cpp): Equal, Less, LessOrEqual, Greater and GreaterOrEqual
 // checked against the reference kernel on operands of one shape and on a
 // tensor against a one-element tensor on either side (rank 0 or with
 // size-1 axes), with ties, signed zeros, infinities and NaN; the call

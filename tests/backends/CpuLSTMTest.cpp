@@ -1,7 +1,7 @@
 //===- CpuLSTMTest.cpp - LSTM's own f32 loop against the reference --------===//
 //
 // The cpu backend runs ONNX's LSTM in torch's form (default activations, no
-// clip) on its own f32 loop (FastRecurrent.cpp): checked against the
+// clip) on its own f32 loop (KernelsLSTM.cpp): checked against the
 // reference backend (f64) in every direction, both layouts, with and
 // without biases, initial states, peepholes and sequence lengths (shorter
 // sequences leave zeros in Y), and counted as served by the loop; a clipped

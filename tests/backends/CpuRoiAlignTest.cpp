@@ -1,7 +1,7 @@
 //===- CpuRoiAlignTest.cpp - RoiAlign's own f32 loop against the reference ===//
 //
 // The cpu backend runs RoiAlign on f32 feature maps on its own loop
-// (FastRoiAlign.cpp): checked against the reference kernel (f64) in both
+// (KernelsRoiAlign.cpp): checked against the reference kernel (f64) in both
 // modes (avg, max), both coordinate transformations, fixed and adaptive
 // sampling grids and two spatial scales, on random rois that include boxes
 // partly or wholly outside the map, empty and inverted boxes, and boxes

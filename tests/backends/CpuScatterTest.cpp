@@ -2,7 +2,7 @@
 //===//
 //
 // The cpu backend writes ScatterElements without a reduction on its own
-// loop (FastScatter.cpp): checked against the reference kernel on every
+// loop (KernelsScatter.cpp): checked against the reference kernel on every
 // axis of rank 1 to 4 tensors, indices smaller than data, negative and
 // repeated indices (the last write wins), i32 and i64 indices, 1- to
 // 8-byte dtypes and torchvision's MultiScaleRoIAlign pattern; reductions go

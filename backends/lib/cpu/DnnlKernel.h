@@ -70,7 +70,7 @@ inline bool isF32(const Tensor &T) {
   return T.defined() && T.dtype() == DType::F32;
 }
 /// True when every one of N floats is finite with |x| <= Limit (Limit
-/// +inf: none is NaN); a vectorized, parallel scan (OwnKernels.cpp). The
+/// +inf: none is NaN); a vectorized, parallel scan (LoopsElementwise.cpp). The
 /// guards of speculative programs and the checks below use it.
 bool allWithin(const float *X, int64_t N, float Limit);
 /// True when every element of the f32 tensor X is a number (max-type

@@ -6,8 +6,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "FastKernels.h"
-#include "FastTraining.h"
+#include "Kernels.h"
+#include "KernelsTraining.h"
 #include "Lower.h"
 #include "LowerInteger.h"
 

@@ -376,7 +376,11 @@ void emitEltwiseInPlace(LowerContext &C, const ir::Node &N, int Slot,
 void emitEpilogue(LowerContext &C, int Slot, const Epilogue &E,
                   std::string Desc);
 
-// --- The backend's own kernels (OwnKernels.cpp) -------------------------------
+// --- The backend's own loops (Loops*.cpp: elementwise, rows, products,
+// --- copies, max pooling) ----------------------------------------------------
+
+/// Elements per parallel chunk of an elementwise loop (PyTorch's grain).
+constexpr int64_t ElementGrain = 1 << 15;
 
 /// Compiles a loop function for AVX-512, AVX2 and baseline x86-64; the
 /// loader picks one from the CPU at run time (GCC's target_clones).
@@ -400,7 +404,7 @@ void hardSigmoidFloats(const float *X, float *Y, int64_t N, float Alpha,
                        float Beta);
 
 /// Softmax (or LogSoftmax) of each of Rows rows of Len floats, with the
-/// reference's NaN and infinity semantics (RowKernels.cpp). Y must not
+/// reference's NaN and infinity semantics (LoopsRows.cpp). Y must not
 /// overlap X.
 void softmaxRows(const float *X, float *Y, int64_t Rows, int64_t Len,
                  bool Log);
@@ -419,7 +423,7 @@ void instanceNormRows(const float *X, float *Y, int64_t Rows, int64_t Len,
 
 /// A . B over K floats, in 16 running sums (vectorised; the order of the
 /// additions differs from a plain loop's, as any blocked product's does;
-/// OwnKernels.cpp).
+/// LoopsProducts.cpp).
 float dot(const float *__restrict A, const float *__restrict B, int64_t K);
 
 /// Y[b] = A[b] x B[b] for Batches products of an [M, K] by a [K, N] matrix,

@@ -12,7 +12,7 @@
 // and gives -0 for x <= 0 (0 * expm1(x); -inf too), and adding +0 makes
 // that +0, exactly max(x, 0) with NaN kept. Clip with an upper bound and
 // LeakyRelu with alpha 0, and a Relu on its own, run as own loops
-// (OwnKernels.cpp). Which activations exist, and their parameters, come
+// (LoopsElementwise.cpp). Which activations exist, and their parameters, come
 // from the fused-activation table (ir/FusedActivation.h); what a
 // convolution or a product fuses is explicit in the graph (the epilogue
 // rules, rules/FuseEpilogues.cpp and rules/FuseProducts.cpp, made it a

@@ -21,7 +21,7 @@ namespace {
 
 /// Binary arithmetic of a plain operand A of the result's shape with a
 /// plain operand B of the same shape or a single element, as the own loop
-/// (OwnKernels.cpp): no primitive per shape (attention's scaling of its
+/// (LoopsElementwise.cpp): no primitive per shape (attention's scaling of its
 /// scores changes shape with every cache length), the same f32 operation.
 bool lowerPlainBinary(LowerContext &C, const ir::Node &N, const ir::Value *A,
                       const ir::Value *B, const Shape &YS) {
@@ -67,7 +67,7 @@ bool lowerPlainBinary(LowerContext &C, const ir::Node &N, const ir::Value *A,
   return true;
 }
 
-/// Concat of plain inputs as the own loop (OwnKernels.cpp): a run of each
+/// Concat of plain inputs as the own loop (LoopsCopy.cpp): a run of each
 /// input per outer index, no primitive (a KV cache's Concat changes shape
 /// with every token).
 bool lowerPlainConcat(LowerContext &C, const ir::Node &N,

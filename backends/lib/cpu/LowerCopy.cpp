@@ -5,7 +5,7 @@
 // clamped by ir::sliceAxis, as inference and the reference kernel do). A
 // view that is the input's bytes in the same order (a transpose that moves
 // only size-1 axes) is an alias of the input's buffer; any other becomes a
-// copy step into a dense buffer (stridedCopy, OwnKernels.cpp).
+// copy step into a dense buffer (stridedCopy, LoopsCopy.cpp).
 //
 //===----------------------------------------------------------------------===//
 

@@ -7,7 +7,7 @@
 // same scale and zero point), scale = (max - min) / 255 (1 when the range
 // is empty), zero point = saturate(round_half_even(0 - min / scale)) in
 // float, then y = saturate(round_half_even(x / scale) + zero point) by the
-// QuantizeLinear loop (QuantKernels.cpp), which computes exactly that. A NaN
+// QuantizeLinear loop (KernelsQuant.cpp), which computes exactly that. A NaN
 // in x is an error, as in the reference; a range reaching infinity takes
 // the reference's scalar formulas element by element. The loop is
 // elementwise but for the range, so it runs in its operand's layout when
@@ -17,7 +17,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "LowerInteger.h"
-#include "QuantKernels.h"
+#include "KernelsQuant.h"
 #include "nngraph/runtime/Error.h"
 #include "nngraph/runtime/Parallel.h"
 

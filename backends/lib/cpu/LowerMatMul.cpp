@@ -506,7 +506,7 @@ anyDimsPrimitive(ProgramShared &Shared, int64_t K) {
       });
 }
 
-/// The product as the own loop (OwnKernels.cpp) when A has at most
+/// The product as the own loop (LoopsProducts.cpp) when A has at most
 /// OwnLoopRows rows and no batch dim broadcasts; false otherwise. When B is
 /// a transpose left unmaterialized, the loop reads its source as it lies.
 bool lowerFewRows(LowerContext &C, const ir::Node &N, const memory::dims &AD,

@@ -4,7 +4,7 @@
 // batch_normalization primitive in the producer's layout, blocked or plain,
 // with scale, shift, mean and variance bound as plain vectors.
 // InstanceNormalization (any rank >= 2, f32, scale and B of one value per
-// channel) is the backend's own row loop (RowKernels.cpp) on plain
+// channel) is the backend's own row loop (LoopsRows.cpp) on plain
 // buffers: oneDNN 2.6 has no instance (or group) normalization, and its
 // layer normalization keeps its statistics in f32, where the reference sums
 // in double (a GroupNorm(1, C) export normalizes a single row of C x L

@@ -3,7 +3,7 @@
 // Average and global average pooling are oneDNN pooling primitives reading
 // the producer's layout (blocked or plain) and writing the same one. Max
 // pooling (and global max pooling) is the backend's own loop
-// (OwnKernels.cpp), since oneDNN's drops NaN where the reference propagates
+// (LoopsMaxPool.cpp), since oneDNN's drops NaN where the reference propagates
 // it; it reads NCHW, NHWC and the channel-blocked nChw8c/nChw16c layouts
 // directly and writes the same layout. Max pooling of u8/s8 data is
 // oneDNN's (exact on integers), in the producer's layout.

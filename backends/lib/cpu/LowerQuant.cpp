@@ -1,7 +1,7 @@
 //===- LowerQuant.cpp - QuantizeLinear and DequantizeLinear as own loops --===//
 //
 // Linear (de)quantization with constant scale and zero point becomes one
-// step of the backend's own loop (QuantKernels.cpp), whose results are the
+// step of the backend's own loop (KernelsQuant.cpp), whose results are the
 // reference kernel's bit for bit. With per-tensor parameters the loop is
 // elementwise, so it runs in its operand's layout when that layout has no
 // padding (an int8 convolution's nhwc result, an f32 convolution's
@@ -14,7 +14,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "LowerInteger.h"
-#include "QuantKernels.h"
+#include "KernelsQuant.h"
 
 namespace nng::backends::cpu {
 

@@ -1,7 +1,7 @@
 //===- LowerReduce.cpp - ReduceSum and ReduceMean as own loops ------------===//
 //
 // An f32 ReduceSum or ReduceMean over constant axes is the backend's own
-// loop (reduceF32, FastKernels.cpp: sums in double, any axes) on the plain
+// loop (reduceF32, KernelsReduceCopy.cpp: sums in double, any axes) on the plain
 // layout, one step of the schedule. As a fallback step it ran a node
 // kernel that made oneDNN's reduction for small tensors on every run
 // (Silero VAD's mean over 129 frequencies of 8 frames: 15 us, the loop's
@@ -9,7 +9,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "FastKernels.h"
+#include "Kernels.h"
 #include "Lower.h"
 
 namespace nng::backends::cpu {

@@ -2,7 +2,7 @@
 //
 // Softmax and LogSoftmax over the last axis, and LayerNormalization over
 // trailing axes with Scale (and B) of the normalized shape, are the
-// backend's own row loops (RowKernels.cpp) on plain f32 buffers. Other
+// backend's own row loops (LoopsRows.cpp) on plain f32 buffers. Other
 // axes, broadcast Scale/B and the optional mean / inverse-deviation
 // outputs decline to the node kernel.
 //

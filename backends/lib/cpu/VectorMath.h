@@ -1,7 +1,7 @@
 //===- VectorMath.h - Vectorizable f32 math of the own loops ---*- C++ -*-===//
 //
 // Inline f32 functions without calls, so loops over them vectorize: the
-// row kernels (RowKernels.cpp) and the attention kernel
+// row kernels (LoopsRows.cpp) and the attention kernel
 // (LowerAttention.cpp) share them.
 //
 //===----------------------------------------------------------------------===//

@@ -7,7 +7,7 @@
 // xhat * dscale / M) with M the values per channel) and nng.ReluGrad (dY
 // where Y > 0, else 0; a NaN Y gives 0). Statistics and sums in double, one
 // channel at a time, obviously like the formulas: the oracle of the cpu
-// backend's loops (backends/lib/cpu/FastTraining.cpp).
+// backend's loops (backends/lib/cpu/KernelsTraining.cpp).
 //
 //===----------------------------------------------------------------------===//
 

@@ -1,7 +1,7 @@
-//===- FastTraining.h - f32 loops of the fused training ops ----*- C++ -*-===//
+//===- KernelsTraining.h - f32 loops of the fused training ops  -*- C++ -*-===//
 //
 // The cpu backend's kernels of nng.BatchNormTraining,
-// nng.BatchNormTrainingGrad and nng.ReluGrad (FastTraining.cpp): typed f32
+// nng.BatchNormTrainingGrad and nng.ReluGrad (KernelsTraining.cpp): typed f32
 // loops, with the reference kernel serving other dtypes and reporting
 // errors.
 //

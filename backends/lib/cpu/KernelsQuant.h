@@ -1,11 +1,11 @@
-//===- QuantKernels.h - Own (de)quantization loops (internal) --*- C++ -*-===//
+//===- KernelsQuant.h - Own (de)quantization loops (internal)   -*- C++ -*-===//
 //
 // The cpu backend's QuantizeLinear and DequantizeLinear loops
-// (QuantKernels.cpp): the reference's formulas in float, element for
+// (KernelsQuant.cpp): the reference's formulas in float, element for
 // element, so results equal the reference kernel's exactly. The compiled
 // schedule calls them with constant parameters (LowerQuant.cpp); node
 // kernels call them through runQuantizeLinear / runDequantizeLinear
-// (FastKernels.h).
+// (Kernels.h).
 //
 //===----------------------------------------------------------------------===//
 #pragma once

@@ -1,4 +1,4 @@
-//===- FastTraining.cpp - f32 batch norm training and Relu gradient ------===//
+//===- KernelsTraining.cpp - f32 batch norm training and Relu gradient ----===//
 //
 // The cpu backend's loops for the fused training ops over f32 [N, C, ...]
 // tensors, in parallel over channels (batch norm) or flat chunks (ReluGrad):
@@ -19,7 +19,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "FastTraining.h"
+#include "KernelsTraining.h"
 #include "DnnlKernel.h"
 
 #include <atomic>

@@ -1,4 +1,4 @@
-//===- FastKernels.cpp - Typed f32 loops for reductions and copies --------===//
+//===- KernelsReduceCopy.cpp - Typed f32 loops for reductions and copies --===//
 //
 // f32 fast paths of ops whose oneDNN primitive (the reduction's reference
 // implementation for most layouts) or reference kernel (a double-typed
@@ -15,7 +15,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "FastKernels.h"
+#include "Kernels.h"
 #include "DnnlKernel.h"
 #include "nngraph/ir/ViewGeometry.h"
 #include "nngraph/runtime/Allocator.h"

@@ -1,4 +1,4 @@
-//===- RowKernels.cpp - Softmax and layer normalization over rows ---------===//
+//===- LoopsRows.cpp - Softmax and layer normalization over rows ----------===//
 //
 // The backend's own loops over the rows of a plain tensor: Softmax,
 // LogSoftmax and LayerNormalization, with the reference kernels' semantics

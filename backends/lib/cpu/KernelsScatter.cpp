@@ -1,4 +1,4 @@
-//===- FastScatter.cpp - ScatterElements as a typed copy loop -------------===//
+//===- KernelsScatter.cpp - ScatterElements as a typed copy loop ----------===//
 //
 // ScatterElements without a reduction ('none'), for any numeric dtype: the
 // output starts as a copy of data, then every update is written at its
@@ -13,7 +13,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "FastKernels.h"
+#include "Kernels.h"
 
 #include <cstring>
 

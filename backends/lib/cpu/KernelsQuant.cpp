@@ -1,4 +1,4 @@
-//===- QuantKernels.cpp - QuantizeLinear and DequantizeLinear loops -------===//
+//===- KernelsQuant.cpp - QuantizeLinear and DequantizeLinear loops -------===//
 //
 // The cpu backend's own linear (de)quantization loops. They compute the
 // reference kernel's formulas (KernelsQuant.cpp) in the same float
@@ -16,9 +16,9 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "QuantKernels.h"
+#include "KernelsQuant.h"
 #include "DnnlKernel.h"
-#include "FastKernels.h"
+#include "Kernels.h"
 #include "Lower.h"
 #include "nngraph/runtime/Parallel.h"
 

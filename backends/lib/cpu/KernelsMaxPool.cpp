@@ -1,4 +1,4 @@
-//===- FastPool.cpp - Typed f32 loops for 2-D max pooling ----------------===//
+//===- KernelsMaxPool.cpp - Typed f32 loops for 2-D max pooling -----------===//
 //
 // MaxPool (no Indices output) and nng.MaxPoolGrad over f32 [N, C, H, W]
 // with undilated windows that lie wholly inside the input (no padding, no
@@ -15,7 +15,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "DnnlKernel.h"
-#include "FastKernels.h"
+#include "Kernels.h"
 
 #include <cmath>
 #ifdef __SSE2__

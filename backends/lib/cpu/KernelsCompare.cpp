@@ -1,4 +1,4 @@
-//===- FastCompare.cpp - f32 comparisons as plain loops -------------------===//
+//===- KernelsCompare.cpp - f32 comparisons as plain loops ----------------===//
 //
 // A detector's score filter (the sigmoid of its class logits compared with
 // the score threshold: RetinaNet's [1, 327600] and smaller) ran its
@@ -11,7 +11,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "FastKernels.h"
+#include "Kernels.h"
 #include "nngraph/runtime/Parallel.h"
 
 namespace nng::backends::cpu {

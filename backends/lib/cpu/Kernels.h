@@ -1,9 +1,14 @@
-//===- FastKernels.h - f32 loops of the cpu backend (internal) -*- C++ -*-===//
+//===- Kernels.h - The cpu backend's node kernels (internal)    -*- C++ -*-===//
 //
-// Loops the cpu backend prefers to both oneDNN and the reference kernel
-// for some ops (FastKernels.cpp, FastPool.cpp, FastRecurrent.cpp,
-// FastRoiAlign.cpp, FastScatter.cpp, FastCompare.cpp) and
-// for linear (de)quantization (QuantKernels.cpp).
+// The cpu backend's node kernels: typed loops over whole tensors that
+// eager mode's one-op graphs, data-dependent shapes and fallback steps try
+// before the oneDNN or reference kernel, for some ops (the kernel table's
+// Loop column, KernelTable.def): reductions, Expand and Transpose
+// (KernelsReduceCopy.cpp), max pooling (KernelsMaxPool.cpp), LSTM
+// (KernelsLSTM.cpp), RoiAlign (KernelsRoiAlign.cpp), ScatterElements
+// (KernelsScatter.cpp), comparisons (KernelsCompare.cpp) and linear
+// (de)quantization (KernelsQuant.cpp). The loops steps run over arena
+// buffers are Loops*.cpp's (declared in Lower.h).
 //
 //===----------------------------------------------------------------------===//
 #pragma once
@@ -35,25 +40,25 @@ bool runReduceMean(reference::KernelContext &C);
 /// Expand and Transpose of f32 tensors.
 bool runExpand(reference::KernelContext &C);
 bool runTranspose(reference::KernelContext &C);
-/// MaxPool and nng.MaxPoolGrad on f32 (FastPool.cpp).
+/// MaxPool and nng.MaxPoolGrad on f32 (KernelsMaxPool.cpp).
 bool runFastMaxPool(reference::KernelContext &C);
 bool runFastMaxPoolGrad(reference::KernelContext &C);
 /// QuantizeLinear of f32 and DequantizeLinear of u8, i8 and i32 tensors,
-/// per tensor or per axis (QuantKernels.cpp).
+/// per tensor or per axis (KernelsQuant.cpp).
 bool runQuantizeLinear(reference::KernelContext &C);
 bool runDequantizeLinear(reference::KernelContext &C);
-/// RoiAlign on f32 feature maps (FastRoiAlign.cpp).
+/// RoiAlign on f32 feature maps (KernelsRoiAlign.cpp).
 bool runRoiAlign(reference::KernelContext &C);
-/// The comparisons of dense f32 tensors (FastCompare.cpp).
+/// The comparisons of dense f32 tensors (KernelsCompare.cpp).
 bool runEqual(reference::KernelContext &C);
 bool runLess(reference::KernelContext &C);
 bool runLessOrEqual(reference::KernelContext &C);
 bool runGreater(reference::KernelContext &C);
 bool runGreaterOrEqual(reference::KernelContext &C);
 /// ScatterElements without a reduction, any numeric dtype
-/// (FastScatter.cpp).
+/// (KernelsScatter.cpp).
 bool runScatterElements(reference::KernelContext &C);
-/// LSTM on f32 with its default activations (FastRecurrent.cpp).
+/// LSTM on f32 with its default activations (KernelsLSTM.cpp).
 bool runLSTM(reference::KernelContext &C);
 
 } // namespace nng::backends::cpu

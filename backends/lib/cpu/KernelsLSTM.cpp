@@ -1,4 +1,4 @@
-//===- FastRecurrent.cpp - LSTM as an own f32 loop ------------------------===//
+//===- KernelsLSTM.cpp - LSTM as an own f32 loop --------------------------===//
 //
 // ONNX's LSTM as torch exports it (activations sigmoid, tanh, tanh; no
 // clip; input_forget 0) on f32: each step's gates are dot products of the
@@ -13,7 +13,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "FastKernels.h"
+#include "Kernels.h"
 #include "Lower.h"
 #include "VectorMath.h"
 #include "nngraph/runtime/Parallel.h"

@@ -1,4 +1,4 @@
-//===- FastRoiAlign.cpp - RoiAlign on f32 for the cpu backend -------------===//
+//===- KernelsRoiAlign.cpp - RoiAlign on f32 for the cpu backend ----------===//
 //
 // RoiAlign (opset 16, ONNX Runtime's algorithm, as the reference kernel
 // computes it: half_pixel or output_half_pixel coordinates, adaptive or
@@ -15,7 +15,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "FastKernels.h"
+#include "Kernels.h"
 #include "nngraph/runtime/Parallel.h"
 
 #include <algorithm>
