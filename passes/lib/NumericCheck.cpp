@@ -32,7 +32,7 @@ NumericCheckResult compareOnReference(const ir::Graph &Before,
   NumericCheckResult R;
   int Trials = Options.Trials < 1 ? 1 : Options.Trials;
   for (int T = 0; T < Trials; ++T) {
-    auto Inputs = backends::makeDeterministicInputs(Before, Options.Dims,
+    auto Inputs = ir::makeDeterministicInputs(Before, Options.Dims,
                                                     Options.Seed + T);
     auto A = backends::runReference(Before, Inputs);
     auto B = backends::runReference(After, Inputs);

@@ -15,7 +15,7 @@
 #include "FxTestUtils.h"
 #include "OrtTestUtils.h"
 #include "nngraph/backends/Backend.h"
-#include "nngraph/backends/Inputs.h"
+#include "nngraph/ir/Inputs.h"
 #include "nngraph/backends/reference/ReferenceBackend.h"
 #include "nngraph/frontend/ModelIO.h"
 #include "nngraph/frontend/Random.h"
@@ -79,7 +79,7 @@ std::unique_ptr<ir::Graph> traced(const std::string &Arch,
 std::vector<quant::Batch> batches(const ir::Graph &G, int Count, int64_t N) {
   std::vector<quant::Batch> B;
   for (int I = 0; I < Count; ++I)
-    B.push_back(backends::makeDeterministicInputs(G, {{"N", N}}, 40 + I));
+    B.push_back(ir::makeDeterministicInputs(G, {{"N", N}}, 40 + I));
   return B;
 }
 
@@ -92,7 +92,7 @@ void checkAgainstOrt(const ir::Graph &G, const std::string &Tag,
   std::string Path = Dir + "/" + Tag + ".int8.onnx";
   frontend::saveModel(G, Path);
   std::unique_ptr<ir::Graph> Loaded = frontend::loadModel(Path);
-  auto In = backends::makeDeterministicInputs(*Loaded, {{"N", 2}}, 777);
+  auto In = ir::makeDeterministicInputs(*Loaded, {{"N", 2}}, 777);
   test::ExternalRun Ort = test::runOrt(Path, In);
   if (Ort.skipped())
     GTEST_SKIP() << Ort.SkipReason;

@@ -13,7 +13,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "nngraph/frontend/nn/utils/PruneChannels.h"
-#include "nngraph/backends/Inputs.h"
+#include "nngraph/ir/Inputs.h"
 #include "nngraph/backends/reference/ReferenceBackend.h"
 #include "nngraph/frontend/Autograd.h"
 #include "nngraph/frontend/Functional.h"
@@ -294,7 +294,7 @@ TEST(PruneChannels, RetracesToThePassResult) {
       EXPECT_TRUE(allclose(Tensor(V->data()), Tensor(E->data()), 0, 0))
           << V->name();
     }
-    auto In = backends::makeDeterministicInputs(*Got, {{"N", 2}}, 4);
+    auto In = ir::makeDeterministicInputs(*Got, {{"N", 2}}, 4);
     auto OutGot = backends::runReference(*Got, In);
     auto OutExpected = backends::runReference(*Expected, In);
     EXPECT_TRUE(

@@ -113,7 +113,7 @@ TEST(PruneChannelsTest, RoundingExcludeAndCriteria) {
     ir::verifyOrThrow(*H);
     EXPECT_EQ(shapeOf(*H, "w1")[0], 4) << Crit;
     auto Out = backends::runReference(
-        *H, backends::makeDeterministicInputs(*H, {{"N", 1}}, 3));
+        *H, ir::makeDeterministicInputs(*H, {{"N", 1}}, 3));
     EXPECT_EQ(Out[0].shape(), (Shape{1, 5}));
   }
 }

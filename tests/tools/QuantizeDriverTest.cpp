@@ -13,7 +13,7 @@
 
 #include "nngraph/tools/QuantizeDriver.h"
 #include "DriverTestUtils.h"
-#include "nngraph/backends/Inputs.h"
+#include "nngraph/ir/Inputs.h"
 #include "nngraph/backends/reference/ReferenceBackend.h"
 #include "nngraph/frontend/ModelIO.h"
 #include "nngraph/frontend/weights/Formats.h"
@@ -53,7 +53,7 @@ protected:
   /// N random samples for the small CNN's input x, as an .npz.
   std::string calibration(int64_t N, const std::string &Key = "x") {
     auto G = frontend::loadModel(SmallCnn);
-    auto In = backends::makeDeterministicInputs(*G, {{"N", N}}, 5);
+    auto In = ir::makeDeterministicInputs(*G, {{"N", N}}, 5);
     std::string Path = (Dir / ("calib-" + Key + ".npz")).string();
     weights::TensorMap M;
     M.insert(Key, In[0]);
@@ -87,7 +87,7 @@ TEST_F(QuantizeDriverTest, StaticWritesQdqOnnxThatRunsCloseToFloat) {
   EXPECT_GE(Qs, 4);
   EXPECT_EQ(I8, 3); // Both convolutions and the classifier.
   auto Float = frontend::loadModel(SmallCnn);
-  auto In = backends::makeDeterministicInputs(*Float, {{"N", 4}}, 99);
+  auto In = ir::makeDeterministicInputs(*Float, {{"N", 4}}, 99);
   auto A = backends::runReference(*Float, In);
   auto B = backends::runReference(*Q, In);
   double Err = 0, Mag = 0;

@@ -12,7 +12,7 @@
 #include "nngraph/tools/RunDriver.h"
 #include "DriverTestUtils.h"
 #include "common/TempDirTest.h"
-#include "nngraph/backends/Inputs.h"
+#include "nngraph/ir/Inputs.h"
 #include "nngraph/backends/reference/ReferenceBackend.h"
 #include "nngraph/frontend/ModelIO.h"
 #include "nngraph/frontend/weights/Formats.h"
@@ -200,7 +200,7 @@ protected:
   /// Writes a batch of Batch deterministic small-CNN inputs to in.npz and
   /// returns them.
   rt::Tensor writeInputs(int64_t Batch) {
-    rt::Tensor X = backends::deterministicTensor(
+    rt::Tensor X = ir::deterministicTensor(
         DType::F32, Shape{Batch, 1, 28, 28}, /*Seed=*/42);
     weights::TensorMap M;
     M.insert("x", X);
@@ -298,7 +298,7 @@ TEST_F(RunDriverIoTest, TheArraysBindTheDimsAndADimMustAgree) {
 TEST_F(RunDriverIoTest, DataThatDoesNotFitFailsBeforeAnythingIsWritten) {
   weights::TensorMap M;
   M.insert("image",
-           backends::deterministicTensor(DType::F32, Shape{1, 1, 28, 28}, 0));
+           ir::deterministicTensor(DType::F32, Shape{1, 1, 28, 28}, 0));
   weights::writeNpz(path("bad.npz"), M);
   Result Key = runRun({SmallCnn, "--inputs", path("bad.npz"), "--save-outputs",
                        path("out.npz")});
@@ -309,7 +309,7 @@ TEST_F(RunDriverIoTest, DataThatDoesNotFitFailsBeforeAnythingIsWritten) {
 
   weights::TensorMap S;
   S.insert("x",
-           backends::deterministicTensor(DType::F32, Shape{1, 3, 28, 28}, 0));
+           ir::deterministicTensor(DType::F32, Shape{1, 3, 28, 28}, 0));
   weights::writeNpz(path("shape.npz"), S);
   Result Shape3 = runRun({SmallCnn, "--inputs", path("shape.npz")});
   EXPECT_EQ(Shape3.Status, 1);

@@ -23,7 +23,7 @@
 #include "CommandLine.h"
 #include "CommonOptions.h"
 #include "Progress.h"
-#include "nngraph/backends/Inputs.h"
+#include "nngraph/ir/Inputs.h"
 #include "nngraph/frontend/ModelIO.h"
 #include "nngraph/passes/PassManager.h"
 #include "nngraph/passes/Quantize.h"
@@ -164,7 +164,7 @@ std::vector<passes::quant::Batch> randomBatches(const ir::Graph &G,
       if (In->type().hasRank() && In->type().rank() > 0 &&
           In->type().dim(0).isSymbolic())
         D[In->type().dim(0).symbol()] = N;
-    Out.push_back(backends::makeDeterministicInputs(G, D, 1000 + B));
+    Out.push_back(ir::makeDeterministicInputs(G, D, 1000 + B));
     Done += N;
   }
   return Out;

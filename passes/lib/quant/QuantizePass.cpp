@@ -10,7 +10,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "nngraph/backends/Inputs.h"
+#include "nngraph/ir/Inputs.h"
 #include "nngraph/passes/NodePattern.h"
 #include "nngraph/passes/Passes.h"
 #include "nngraph/passes/Quantize.h"
@@ -61,7 +61,7 @@ public:
                 Samples);
       std::vector<quant::Batch> Batches;
       for (int64_t I = 0; I < Samples; ++I)
-        Batches.push_back(backends::makeDeterministicInputs(G, {}, 500 + I));
+        Batches.push_back(ir::makeDeterministicInputs(G, {}, 500 + I));
       auto Names = quant::activationsToCalibrate(G, O);
       auto Ranges = quant::calibrate(G, Names, Batches, O,
                                      stringOption("backend"));

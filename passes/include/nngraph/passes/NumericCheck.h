@@ -8,7 +8,7 @@
 //===----------------------------------------------------------------------===//
 #pragma once
 
-#include "nngraph/backends/Inputs.h"
+#include "nngraph/ir/Inputs.h"
 #include "nngraph/ir/Graph.h"
 
 #include <cstdint>
@@ -26,7 +26,7 @@ struct NumericCheckOptions {
   double RTol = 1e-4;
   double ATol = 1e-5;
   /// Values of the graphs' symbolic input dims (1 when not bound).
-  backends::DimBindings Dims;
+  ir::DimBindings Dims;
 };
 
 /// What compareOnReference() found.

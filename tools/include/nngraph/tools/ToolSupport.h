@@ -8,7 +8,7 @@
 //===----------------------------------------------------------------------===//
 #pragma once
 
-#include "nngraph/backends/Inputs.h"
+#include "nngraph/ir/Inputs.h"
 #include "nngraph/ir/Graph.h"
 #include "nngraph/runtime/Tensor.h"
 
@@ -33,10 +33,10 @@ enum ExitCode : int {
 };
 
 /// Values of symbolic dims by name ("N" -> 4).
-using DimBindings = backends::DimBindings;
-using backends::concreteShape;
-using backends::deterministicTensor;
-using backends::makeDeterministicInputs;
+using DimBindings = ir::DimBindings;
+using ir::concreteShape;
+using ir::deterministicTensor;
+using ir::makeDeterministicInputs;
 
 /// Parses "NAME=VALUE" (VALUE a positive integer) into Dims; throws
 /// Error(InvalidArgument) saying what is wrong.

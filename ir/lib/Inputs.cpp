@@ -5,10 +5,10 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "nngraph/backends/Inputs.h"
+#include "nngraph/ir/Inputs.h"
 #include "nngraph/runtime/Error.h"
 
-namespace nng::backends {
+namespace nng::ir {
 namespace {
 
 /// splitmix64: a small, fast generator with good statistics whose whole
@@ -83,4 +83,4 @@ std::vector<Tensor> makeDeterministicInputs(const ir::Graph &G,
   return Inputs;
 }
 
-} // namespace nng::backends
+} // namespace nng::ir

@@ -17,10 +17,8 @@
 #include <string_view>
 #include <vector>
 
-namespace nng::backends {
+namespace nng::ir {
 
-/// This layer names the runtime's data tensor plainly.
-using rt::Tensor;
 
 /// Values of symbolic dims by name ("N" -> 4).
 using DimBindings = std::map<std::string, int64_t, std::less<>>;
@@ -41,4 +39,4 @@ std::vector<rt::Tensor> makeDeterministicInputs(const ir::Graph &G,
                                                  const DimBindings &Dims,
                                                  uint64_t Seed);
 
-} // namespace nng::backends
+} // namespace nng::ir
