@@ -15,6 +15,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "FusionUtils.h"
+#include "nngraph/ir/FusedActivation.h"
 #include "nngraph/passes/Passes.h"
 #include "nngraph/passes/RulePass.h"
 
@@ -46,20 +47,20 @@ bool isCube(const ir::Graph &G, const ir::Value *V, const ir::Value *X) {
 
 /// x of x / sqrt(2) or x * (1 / sqrt(2)).
 ir::Value *erfInput(const ir::Value *A) {
-  if (ir::Value *X = matchScalarOp(A, OpKind::Div, std::sqrt(2.0)))
+  if (ir::Value *X = matchScalarOp(A, OpKind::Div, ir::GeluSqrt2))
     return X;
-  return matchScalarOp(A, OpKind::Mul, 1.0 / std::sqrt(2.0));
+  return matchScalarOp(A, OpKind::Mul, 1.0 / ir::GeluSqrt2);
 }
 
 /// x of sqrt(2/pi) * (x + 0.044715 * x^3).
 ir::Value *tanhInput(const ir::Graph &G, const ir::Value *U) {
-  ir::Value *S = matchScalarOp(U, OpKind::Mul, std::sqrt(2.0 / M_PI));
+  ir::Value *S = matchScalarOp(U, OpKind::Mul, ir::GeluTanhScale);
   const ir::Node *Sum = S ? S->producer() : nullptr;
   if (!Sum || Sum->op() != OpKind::Add || !hasSingleUse(G, S))
     return nullptr;
   for (size_t I = 0; I < 2; ++I) {
     ir::Value *X = Sum->input(I), *T = Sum->input(1 - I);
-    ir::Value *Cube = matchScalarOp(T, OpKind::Mul, 0.044715);
+    ir::Value *Cube = matchScalarOp(T, OpKind::Mul, ir::GeluTanhCubic);
     if (Cube && hasSingleUse(G, T) && isCube(G, Cube, X))
       return X;
   }

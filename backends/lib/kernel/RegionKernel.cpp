@@ -13,6 +13,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "nngraph/backends/kernel/RegionKernel.h"
+#include "nngraph/ir/FusedActivation.h"
 #include "nngraph/runtime/Error.h"
 
 #include <algorithm>
@@ -260,10 +261,10 @@ const RegionOp RegionOps[] = {
        if (E.N.attrString("approximate") == "tanh") {
          // tanh(sqrt(2 / pi) * (x + 0.044715 x^3))
          Value X3 = B.mul(B.mul(X, X), X);
-         Value T = B.add(X, B.mul(E.f(0.044715f), X3));
-         Inner = B.unary(Op::Tanh, B.mul(E.f(0.7978845608028654f), T));
+         Value T = B.add(X, B.mul(E.f(float(ir::GeluTanhCubic)), X3));
+         Inner = B.unary(Op::Tanh, B.mul(E.f(float(ir::GeluTanhScale)), T));
        } else {
-         Inner = B.unary(Op::Erf, B.mul(X, E.f(0.7071067811865476f)));
+         Inner = B.unary(Op::Erf, B.mul(X, E.f(float(1.0 / ir::GeluSqrt2))));
        }
        return B.mul(B.mul(E.f(0.5f), X), B.add(E.f(1.0f), Inner));
      },

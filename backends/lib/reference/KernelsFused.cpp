@@ -12,6 +12,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "ActivationFormulas.h"
 #include "KernelUtils.h"
 #include "nngraph/ir/FusedActivation.h"
 
@@ -37,45 +38,32 @@ std::function<double(double)> activationFn(const KernelContext &C) {
            " parameter(s), got ", Given.size());
   std::vector<float> P = ir::fusedActivationParams(*A, Given);
   auto Param = [&](size_t I) { return static_cast<double>(P[I]); };
+  namespace act = activation;
   switch (A->Op) {
   case ir::OpKind::Identity:
     return [](double X) { return X; };
   case ir::OpKind::Relu:
-    return [](double X) { return X < 0 ? 0.0 : X; };
+    return act::relu;
   case ir::OpKind::LeakyRelu:
-    return [Alpha = Param(0)](double X) { return X < 0 ? Alpha * X : X; };
+    return [Alpha = Param(0)](double X) { return act::leakyRelu(X, Alpha); };
   case ir::OpKind::Sigmoid:
-    return [](double X) { return 1.0 / (1.0 + std::exp(-X)); };
+    return act::sigmoid;
   case ir::OpKind::Tanh:
     return [](double X) { return std::tanh(X); };
   case ir::OpKind::Clip:
-    // min > max gives max everywhere, as Clip does.
     return [Lo = Param(0), Hi = Param(1)](double X) {
-      if (X < Lo)
-        X = Lo;
-      if (X > Hi)
-        X = Hi;
-      return X;
+      return act::clip(X, Lo, Hi);
     };
   case ir::OpKind::HardSigmoid:
     return [Alpha = Param(0), Beta = Param(1)](double X) {
-      return std::max(0.0, std::min(1.0, Alpha * X + Beta));
+      return act::hardSigmoid(X, Alpha, Beta);
     };
   case ir::OpKind::HardSwish:
-    return [](double X) {
-      return X * std::max(0.0, std::min(1.0, X / 6.0 + 0.5));
-    };
+    return act::hardSwish;
   case ir::OpKind::Elu:
-    return [Alpha = Param(0)](double X) {
-      return X < 0 ? Alpha * std::expm1(X) : X;
-    };
+    return [Alpha = Param(0)](double X) { return act::elu(X, Alpha); };
   case ir::OpKind::Gelu:
-    if (A->GeluApproximate == "tanh")
-      return [K = std::sqrt(2.0 / M_PI)](double X) {
-        return 0.5 * X * (1.0 + std::tanh(K * (X + 0.044715 * X * X * X)));
-      };
-    return
-        [](double X) { return 0.5 * X * (1.0 + std::erf(X / std::sqrt(2.0))); };
+    return A->GeluApproximate == "tanh" ? act::geluTanh : act::gelu;
   default:
     C.fail("activation '", Name, "' has no reference implementation");
   }

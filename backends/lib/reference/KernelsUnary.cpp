@@ -8,6 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "ActivationFormulas.h"
 #include "KernelUtils.h"
 
 #include <cmath>
@@ -72,8 +73,6 @@ template <typename Fn> void predicateFloat(KernelContext &C, Fn F) {
     }
   });
 }
-
-double sigmoid(double X) { return 1.0 / (1.0 + std::exp(-X)); }
 
 } // namespace
 
@@ -230,16 +229,16 @@ void kernelTanh(KernelContext &C) {
 void kernelErf(KernelContext &C) {
   mapFloat(C, [](double X) { return std::erf(X); });
 }
-void kernelSigmoid(KernelContext &C) { mapFloat(C, sigmoid); }
+void kernelSigmoid(KernelContext &C) { mapFloat(C, activation::sigmoid); }
 
 void kernelLeakyRelu(KernelContext &C) {
   double Alpha = C.attrFloat("alpha");
-  mapFloat(C, [&](double X) { return X < 0 ? Alpha * X : X; });
+  mapFloat(C, [&](double X) { return activation::leakyRelu(X, Alpha); });
 }
 
 void kernelElu(KernelContext &C) {
   double Alpha = C.attrFloat("alpha");
-  mapFloat(C, [&](double X) { return X < 0 ? Alpha * std::expm1(X) : X; });
+  mapFloat(C, [&](double X) { return activation::elu(X, Alpha); });
 }
 
 void kernelSelu(KernelContext &C) {
@@ -276,28 +275,17 @@ void kernelSoftsign(KernelContext &C) {
 
 void kernelHardSigmoid(KernelContext &C) {
   double Alpha = C.attrFloat("alpha"), Beta = C.attrFloat("beta");
-  mapFloat(C, [&](double X) {
-    return std::max(0.0, std::min(1.0, Alpha * X + Beta));
-  });
+  mapFloat(C, [&](double X) { return activation::hardSigmoid(X, Alpha, Beta); });
 }
 
-void kernelHardSwish(KernelContext &C) {
-  mapFloat(C, [](double X) {
-    return X * std::max(0.0, std::min(1.0, X / 6.0 + 0.5));
-  });
-}
+void kernelHardSwish(KernelContext &C) { mapFloat(C, activation::hardSwish); }
 
 void kernelGelu(KernelContext &C) {
   const std::string &Approx = C.attrString("approximate");
   if (Approx == "none") {
-    mapFloat(C, [](double X) {
-      return 0.5 * X * (1.0 + std::erf(X / std::sqrt(2.0)));
-    });
+    mapFloat(C, activation::gelu);
   } else if (Approx == "tanh") {
-    const double K = std::sqrt(2.0 / M_PI);
-    mapFloat(C, [&](double X) {
-      return 0.5 * X * (1.0 + std::tanh(K * (X + 0.044715 * X * X * X)));
-    });
+    mapFloat(C, activation::geluTanh);
   } else {
     C.fail("approximate must be 'none' or 'tanh', got '", Approx, "'");
   }

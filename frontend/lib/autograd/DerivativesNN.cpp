@@ -15,6 +15,7 @@
 #include "Derivatives.h"
 #include "nngraph/frontend/Dispatch.h"
 #include "nngraph/frontend/TensorOps.h"
+#include "nngraph/ir/FusedActivation.h"
 #include "nngraph/ir/WindowGeometry.h"
 
 #include "nngraph/runtime/Error.h"
@@ -52,7 +53,7 @@ Grads geluBackward(const BackwardContext &C) {
   const Tensor &X = in(C, 0), &G = gout(C);
   if (A && A->s() == "tanh") {
     // y = x/2 (1 + tanh(u)), u = k (x + c x^3).
-    const double K = std::sqrt(2.0 / M_PI), Cc = 0.044715;
+    const double K = ir::GeluTanhScale, Cc = ir::GeluTanhCubic;
     Tensor X2 = X * X;
     Tensor T = (X * K + X * X2 * (K * Cc)).tanh();
     Tensor DU = (X2 * (3.0 * Cc) + 1.0) * K;
@@ -60,7 +61,7 @@ Grads geluBackward(const BackwardContext &C) {
     return {G * D};
   }
   // Phi(x) + x phi(x).
-  Tensor Cdf = (erf(X * (1.0 / std::sqrt(2.0))) + 1.0) * 0.5;
+  Tensor Cdf = (erf(X * (1.0 / ir::GeluSqrt2)) + 1.0) * 0.5;
   Tensor Pdf = exp(X * X * -0.5) * (1.0 / std::sqrt(2.0 * M_PI));
   return {G * (Cdf + X * Pdf)};
 }

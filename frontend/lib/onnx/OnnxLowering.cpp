@@ -96,14 +96,14 @@ void expandGelu(ir::Graph &G, ir::Node *N) {
   if (Approx == "tanh") {
     ir::Value *X2 = B.add(OpKind::Mul, {X, X}, "x2", {}, Ty);
     ir::Value *X3 = B.add(OpKind::Mul, {X2, X}, "x3", {}, Ty);
-    ir::Value *C = B.constant(0.044715, T, "c");
+    ir::Value *C = B.constant(ir::GeluTanhCubic, T, "c");
     ir::Value *CX3 = B.add(OpKind::Mul, {X3, C}, "cx3", {}, Ty);
     ir::Value *Sum = B.add(OpKind::Add, {X, CX3}, "inner", {}, Ty);
-    ir::Value *K = B.constant(std::sqrt(2.0 / M_PI), T, "k");
+    ir::Value *K = B.constant(ir::GeluTanhScale, T, "k");
     ir::Value *Scaled = B.add(OpKind::Mul, {Sum, K}, "scaled", {}, Ty);
     Inner = B.add(OpKind::Tanh, {Scaled}, "tanh", {}, Ty);
   } else if (Approx == "none") {
-    ir::Value *R2 = B.constant(std::sqrt(2.0), T, "sqrt2");
+    ir::Value *R2 = B.constant(ir::GeluSqrt2, T, "sqrt2");
     ir::Value *Div = B.add(OpKind::Div, {X, R2}, "div", {}, Ty);
     Inner = B.add(OpKind::Erf, {Div}, "erf", {}, Ty);
   } else {

@@ -13,11 +13,20 @@
 
 #include "nngraph/ir/OpSchema.h"
 
+#include <cmath>
 #include <string>
 #include <string_view>
 #include <vector>
 
 namespace nng::ir {
+
+/// GELU's constants, written once for every layer that computes, builds or
+/// recognizes it (the reference kernels, the kernel IR, autograd, ONNX
+/// export, recover-gelu): gelu(x) = 0.5 x (1 + erf(x / sqrt(2))), and its
+/// tanh form 0.5 x (1 + tanh(sqrt(2 / pi) (x + 0.044715 x^3))).
+inline const double GeluSqrt2 = std::sqrt(2.0);
+inline const double GeluTanhScale = std::sqrt(2.0 / M_PI);
+inline constexpr double GeluTanhCubic = 0.044715;
 
 /// One parameter of a fused activation.
 struct FusedActivationParam {
