@@ -22,11 +22,11 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "RewriteUtils.h"
+#include "nngraph/rewrite/RewriteUtils.h"
 #include "TransposeRules.h"
 #include "nngraph/ir/ShapeInference.h"
 #include "nngraph/passes/Passes.h"
-#include "nngraph/passes/RulePass.h"
+#include "nngraph/rewrite/RulePass.h"
 #include "nngraph/runtime/Error.h"
 
 #include <limits>

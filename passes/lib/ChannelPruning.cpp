@@ -35,8 +35,8 @@
 
 #include "nngraph/passes/ChannelPruning.h"
 #include "nngraph/ir/ShapeInference.h"
-#include "nngraph/passes/Debug.h"
-#include "nngraph/passes/NodePattern.h"
+#include "nngraph/rewrite/Debug.h"
+#include "nngraph/rewrite/NodePattern.h"
 #include "nngraph/runtime/Error.h"
 
 #include <algorithm>

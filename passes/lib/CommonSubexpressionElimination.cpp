@@ -16,10 +16,10 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "RewriteUtils.h"
+#include "nngraph/rewrite/RewriteUtils.h"
 #include "nngraph/ir/Printer.h"
 #include "nngraph/ir/ShapeInference.h"
-#include "nngraph/passes/Debug.h"
+#include "nngraph/rewrite/Debug.h"
 #include "nngraph/passes/Passes.h"
 
 #include <cstring>

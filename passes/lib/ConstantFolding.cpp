@@ -15,9 +15,9 @@
 //===----------------------------------------------------------------------===//
 
 #include "ConstantCone.h"
-#include "RewriteUtils.h"
+#include "nngraph/rewrite/RewriteUtils.h"
 #include "nngraph/ir/ShapeInference.h"
-#include "nngraph/passes/Debug.h"
+#include "nngraph/rewrite/Debug.h"
 
 #include <algorithm>
 

@@ -30,9 +30,9 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "RewriteUtils.h"
+#include "nngraph/rewrite/RewriteUtils.h"
 #include "nngraph/passes/Passes.h"
-#include "nngraph/passes/RulePass.h"
+#include "nngraph/rewrite/RulePass.h"
 
 #include <algorithm>
 #include <optional>

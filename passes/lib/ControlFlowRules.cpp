@@ -10,7 +10,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "RewriteUtils.h"
+#include "nngraph/rewrite/RewriteUtils.h"
 
 #include "nngraph/ir/ShapeInference.h"
 

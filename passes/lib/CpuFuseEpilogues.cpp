@@ -14,7 +14,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "nngraph/backends/cpu/FusionRules.h"
-#include "nngraph/passes/Debug.h"
+#include "nngraph/rewrite/Debug.h"
 #include "nngraph/passes/Passes.h"
 
 namespace nng::passes {

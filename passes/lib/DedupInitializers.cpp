@@ -14,7 +14,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "nngraph/ir/Printer.h"
-#include "nngraph/passes/Debug.h"
+#include "nngraph/rewrite/Debug.h"
 #include "nngraph/passes/Passes.h"
 
 #include <cstring>

@@ -20,7 +20,7 @@
 #include "ConstantCone.h"
 #include "FusionUtils.h"
 #include "nngraph/passes/Passes.h"
-#include "nngraph/passes/RulePass.h"
+#include "nngraph/rewrite/RulePass.h"
 
 #include <cmath>
 

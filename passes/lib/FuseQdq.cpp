@@ -28,7 +28,7 @@
 #include "FusionUtils.h"
 #include "nngraph/ir/ShapeInference.h"
 #include "nngraph/passes/Passes.h"
-#include "nngraph/passes/RulePass.h"
+#include "nngraph/rewrite/RulePass.h"
 
 #include <cmath>
 

@@ -16,7 +16,7 @@
 
 #include "TransposeRules.h"
 #include "nngraph/passes/Passes.h"
-#include "nngraph/passes/RulePass.h"
+#include "nngraph/rewrite/RulePass.h"
 
 namespace nng::passes {
 

@@ -11,7 +11,7 @@
 #pragma once
 
 #include "nngraph/ir/Graph.h"
-#include "nngraph/passes/PatternRewriter.h"
+#include "nngraph/rewrite/PatternRewriter.h"
 
 #include <optional>
 #include <string>

@@ -13,11 +13,11 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "RewriteUtils.h"
+#include "nngraph/rewrite/RewriteUtils.h"
 #include "nngraph/ir/ShapeInference.h"
 #include "nngraph/passes/ChannelPruning.h"
-#include "nngraph/passes/NodePattern.h"
-#include "nngraph/passes/PatternRewriter.h"
+#include "nngraph/rewrite/NodePattern.h"
+#include "nngraph/rewrite/PatternRewriter.h"
 #include "nngraph/passes/Passes.h"
 
 #include <unordered_set>

@@ -17,7 +17,7 @@
 
 #include "FusionUtils.h"
 #include "nngraph/passes/Passes.h"
-#include "nngraph/passes/RulePass.h"
+#include "nngraph/rewrite/RulePass.h"
 
 namespace nng::passes {
 namespace {

@@ -9,7 +9,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "TransposeRules.h"
-#include "RewriteUtils.h"
+#include "nngraph/rewrite/RewriteUtils.h"
 
 namespace nng::passes::detail {
 namespace {

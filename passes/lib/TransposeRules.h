@@ -7,7 +7,7 @@
 //===----------------------------------------------------------------------===//
 #pragma once
 
-#include "nngraph/passes/PatternRewriter.h"
+#include "nngraph/rewrite/PatternRewriter.h"
 
 namespace nng::passes::detail {
 

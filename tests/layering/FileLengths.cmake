@@ -7,7 +7,7 @@
 if(NOT SOURCE_DIR OR NOT LIMIT)
   message(FATAL_ERROR "usage: cmake -DSOURCE_DIR=DIR -DLIMIT=N -P FileLengths.cmake")
 endif()
-set(Roots backends bench cmake examples frontend ir passes python runtime
+set(Roots backends bench cmake examples frontend ir passes python rewrite runtime
           scripts tests tools)
 set(Over "")
 set(Count 0)

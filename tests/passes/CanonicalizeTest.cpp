@@ -9,7 +9,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "SimplifyTestUtils.h"
-#include "nngraph/passes/Debug.h"
+#include "nngraph/rewrite/Debug.h"
 #include "nngraph/passes/Passes.h"
 #include "nngraph/runtime/Error.h"
 

@@ -13,7 +13,7 @@
 #include "nngraph/ir/Parser.h"
 #include "nngraph/ir/Printer.h"
 #include "nngraph/ir/Verifier.h"
-#include "nngraph/passes/Debug.h"
+#include "nngraph/rewrite/Debug.h"
 #include "nngraph/passes/NumericCheck.h"
 #include "nngraph/passes/PassRegistry.h"
 

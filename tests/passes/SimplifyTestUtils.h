@@ -13,7 +13,7 @@
 #include "nngraph/ir/Parser.h"
 #include "nngraph/ir/Printer.h"
 #include "nngraph/ir/Verifier.h"
-#include "nngraph/passes/Pass.h"
+#include "nngraph/rewrite/Pass.h"
 
 #include <gtest/gtest.h>
 

@@ -26,7 +26,7 @@
 #include "nngraph/ir/OpDocs.h"
 #include "nngraph/ir/Printer.h"
 #include "nngraph/ir/Verifier.h"
-#include "nngraph/passes/Debug.h"
+#include "nngraph/rewrite/Debug.h"
 #include "nngraph/passes/NumericCheck.h"
 #include "nngraph/passes/PassManager.h"
 #include "nngraph/passes/PassRegistry.h"

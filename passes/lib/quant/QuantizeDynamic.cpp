@@ -17,7 +17,7 @@
 #include "QuantizeRecurrent.h"
 
 #include "nngraph/ir/ShapeInference.h"
-#include "nngraph/passes/NodePattern.h"
+#include "nngraph/rewrite/NodePattern.h"
 #include "nngraph/passes/Passes.h"
 #include "nngraph/runtime/Error.h"
 

@@ -11,7 +11,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "nngraph/ir/Inputs.h"
-#include "nngraph/passes/NodePattern.h"
+#include "nngraph/rewrite/NodePattern.h"
 #include "nngraph/passes/Passes.h"
 #include "nngraph/passes/Quantize.h"
 

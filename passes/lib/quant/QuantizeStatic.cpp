@@ -23,7 +23,7 @@
 #include "QuantMath.h"
 
 #include "nngraph/ir/ShapeInference.h"
-#include "nngraph/passes/NodePattern.h"
+#include "nngraph/rewrite/NodePattern.h"
 #include "nngraph/passes/Passes.h"
 #include "nngraph/runtime/Error.h"
 

@@ -9,7 +9,7 @@
 //===----------------------------------------------------------------------===//
 #pragma once
 
-#include "nngraph/passes/Pass.h"
+#include "nngraph/rewrite/Pass.h"
 
 #include <functional>
 #include <memory>

@@ -7,7 +7,7 @@
 //===----------------------------------------------------------------------===//
 #pragma once
 
-#include "nngraph/passes/Pass.h"
+#include "nngraph/rewrite/Pass.h"
 
 #include <memory>
 

@@ -3,13 +3,14 @@
 // Small queries and edits that canonicalize, cse, dedup-initializers,
 // fuse-transposes, fuse-reshapes and the rule passes share: constant data
 // as integers, splat tests, axis normalization, Transpose permutations and
-// the initializers a rewrite orphaned. Private to passes/lib.
+// the initializers a rewrite orphaned; for the passes and the backends'
+// rules alike.
 //
 //===----------------------------------------------------------------------===//
 #pragma once
 
 #include "nngraph/ir/Graph.h"
-#include "nngraph/passes/PatternRewriter.h"
+#include "nngraph/rewrite/PatternRewriter.h"
 
 #include <optional>
 #include <unordered_set>

@@ -5,7 +5,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "nngraph/passes/Pass.h"
+#include "nngraph/rewrite/Pass.h"
 #include "nngraph/runtime/Error.h"
 
 #include <algorithm>

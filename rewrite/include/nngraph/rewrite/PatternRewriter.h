@@ -19,7 +19,7 @@
 //===----------------------------------------------------------------------===//
 #pragma once
 
-#include "nngraph/passes/Pass.h"
+#include "nngraph/rewrite/Pass.h"
 
 #include <functional>
 #include <initializer_list>

@@ -5,7 +5,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "nngraph/passes/NodePattern.h"
+#include "nngraph/rewrite/NodePattern.h"
 #include "nngraph/runtime/Error.h"
 
 namespace nng::passes {

@@ -5,8 +5,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "nngraph/passes/RulePass.h"
-#include "RewriteUtils.h"
+#include "nngraph/rewrite/RulePass.h"
+#include "nngraph/rewrite/RewriteUtils.h"
 #include "nngraph/ir/ShapeInference.h"
 
 namespace nng::passes {

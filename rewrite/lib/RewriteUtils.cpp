@@ -5,7 +5,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "RewriteUtils.h"
+#include "nngraph/rewrite/RewriteUtils.h"
 #include "nngraph/ir/ShapeInference.h"
 
 #include <algorithm>

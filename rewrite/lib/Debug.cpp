@@ -1,6 +1,6 @@
 //===- Debug.cpp - --debug-only output of passes -------------------------===//
 
-#include "nngraph/passes/Debug.h"
+#include "nngraph/rewrite/Debug.h"
 
 #include <algorithm>
 #include <iostream>

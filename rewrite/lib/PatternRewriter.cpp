@@ -5,9 +5,9 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "nngraph/passes/PatternRewriter.h"
+#include "nngraph/rewrite/PatternRewriter.h"
 #include "nngraph/ir/ShapeInference.h"
-#include "nngraph/passes/Debug.h"
+#include "nngraph/rewrite/Debug.h"
 #include "nngraph/runtime/Error.h"
 
 #include <algorithm>
