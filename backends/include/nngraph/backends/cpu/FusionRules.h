@@ -16,8 +16,13 @@
 
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <string>
 #include <string_view>
+
+namespace nng::passes {
+class Pass;
+} // namespace nng::passes
 
 namespace nng::backends::cpu {
 
@@ -67,5 +72,11 @@ EpilogueFusionCounts fuseConvEpilogues(ir::Graph &G,
 /// not into fused regions.
 EpilogueFusionCounts fuseProductEpilogues(ir::Graph &G,
                                           const FusionDeclineFn &Declined = {});
+
+/// Both rules as the pass `cpu-fuse-epilogues` (rules/FuseEpiloguesPass.cpp):
+/// each decline counts under its reason and prints under
+/// --debug-only=cpu-fuse-epilogues; statistics fused-convs, fused-products,
+/// fused-biases, fused-sums and fused-activations.
+std::unique_ptr<passes::Pass> createFuseEpiloguesPass();
 
 } // namespace nng::backends::cpu
