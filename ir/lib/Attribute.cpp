@@ -7,10 +7,6 @@
 
 namespace nng::ir {
 
-static constexpr std::string_view AttrTypeNames[] = {
-    "int",    "float",   "string", "ints",
-    "floats", "strings", "tensor", "graph"};
-
 std::string_view attrTypeName(AttrType T) {
   return AttrTypeNames[static_cast<int>(T)];
 }
@@ -59,7 +55,7 @@ void AttrMap::set(std::string Name, Attribute A) {
     Entries.insert(It, {std::move(Name), std::move(A)});
 }
 
-const Attribute *AttrMap::find(std::string_view Name) const {
+const Attribute *AttrMap::findByName(std::string_view Name) const {
   auto It = std::lower_bound(
       Entries.begin(), Entries.end(), Name,
       [](const Entry &E, std::string_view N) { return E.first < N; });
@@ -68,7 +64,7 @@ const Attribute *AttrMap::find(std::string_view Name) const {
   return nullptr;
 }
 
-bool AttrMap::erase(std::string_view Name) {
+bool AttrMap::eraseByName(std::string_view Name) {
   auto It = std::find_if(Entries.begin(), Entries.end(),
                          [&](const Entry &E) { return E.first == Name; });
   if (It == Entries.end())

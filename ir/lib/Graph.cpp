@@ -96,8 +96,8 @@ void Node::truncateInputs(size_t N) {
   }
 }
 
-const Attribute &Node::attr(std::string_view N) const {
-  if (const Attribute *A = Attrs.find(N))
+const Attribute &Node::attrByName(std::string_view N) const {
+  if (const Attribute *A = Attrs.findByName(N))
     return *A;
   const AttrSchema *S = schema().findAttr(N);
   if (S && S->Default)
@@ -107,13 +107,13 @@ const Attribute &Node::attr(std::string_view N) const {
        S ? "" : schema().qualifiedName());
 }
 
-std::vector<int64_t> Node::attrInts(std::string_view N) const {
-  if (!Attrs.has(N)) {
+std::vector<int64_t> Node::attrIntsByName(std::string_view N) const {
+  if (!Attrs.hasByName(N)) {
     const AttrSchema *S = schema().findAttr(N);
     if (!S || !S->Default)
       return {};
   }
-  return attr(N).ints();
+  return attrByName(N).ints();
 }
 
 bool Node::isPure() const {

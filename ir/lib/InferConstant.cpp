@@ -72,14 +72,14 @@ void inferConstantOfShape(InferContext &C) {
 
 /// Constant: the type of whichever one value attribute is set.
 void inferConstant(InferContext &C) {
-  static constexpr std::string_view Names[] = {
+  static constexpr AnyAttrName Names[] = {
       "value",      "value_float",  "value_floats", "value_int",
       "value_ints", "value_string", "value_strings"};
-  std::string_view Set;
+  const AnyAttrName *SetName = nullptr;
   int Count = 0;
-  for (std::string_view N : Names)
+  for (const AnyAttrName &N : Names)
     if (C.hasAttr(N)) {
-      Set = N;
+      SetName = &N;
       ++Count;
     }
   if (Count != 1)
@@ -87,23 +87,24 @@ void inferConstant(InferContext &C) {
            "value_int, value_ints, value_string, value_strings must be set, "
            "got ",
            Count);
+  std::string_view Set = SetName->str();
   if (Set == "value") {
     const Tensor &V = C.attr("value").t();
     C.setOutputType(0, TensorType(V.dtype(), V.shape()));
   } else if (Set == "value_float") {
     C.setOutputType(0, TensorType(DType::F32, std::vector<Dim>{}));
   } else if (Set == "value_floats") {
-    int64_t N = static_cast<int64_t>(C.attr(Set).floats().size());
+    int64_t N = static_cast<int64_t>(C.attr(*SetName).floats().size());
     C.setOutputType(0, TensorType(DType::F32, {Dim(N)}));
   } else if (Set == "value_int") {
     C.setOutputType(0, TensorType(DType::I64, std::vector<Dim>{}));
   } else if (Set == "value_ints") {
-    int64_t N = static_cast<int64_t>(C.attr(Set).ints().size());
+    int64_t N = static_cast<int64_t>(C.attr(*SetName).ints().size());
     C.setOutputType(0, TensorType(DType::I64, {Dim(N)}));
   } else if (Set == "value_string") {
     C.setOutputType(0, TensorType(DType::String, std::vector<Dim>{}));
   } else {
-    int64_t N = static_cast<int64_t>(C.attr(Set).strings().size());
+    int64_t N = static_cast<int64_t>(C.attr(*SetName).strings().size());
     C.setOutputType(0, TensorType(DType::String, {Dim(N)}));
   }
 }

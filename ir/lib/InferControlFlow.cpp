@@ -29,10 +29,10 @@ using namespace infer;
 namespace {
 
 /// The region of graph attribute Name.
-const Graph &regionAttr(const InferContext &C, std::string_view Name) {
+const Graph &regionAttr(const InferContext &C, AnyAttrName Name) {
   const Attribute &A = C.attr(Name);
   if (A.type() != AttrType::Graph || !A.graphPtr())
-    C.fail("attribute '", Name, "' must be a graph");
+    C.fail("attribute '", Name.str(), "' must be a graph");
   return A.g();
 }
 
@@ -201,12 +201,13 @@ void inferScan(InferContext &C) {
   if (C.numOutputs() != N + K)
     C.fail("the node has ", C.numOutputs(), " outputs but its body makes ", N,
            " states and ", K, " scan outputs");
-  auto Axes = [&](const char *Name, size_t Count) {
+  auto Axes = [&](IntsAttrName Name, size_t Count) {
     std::vector<int64_t> A = C.attrInts(Name);
     if (A.empty())
       A.assign(Count, 0);
     if (A.size() != Count)
-      C.fail(Name, " has ", A.size(), " entries for ", Count, " operands");
+      C.fail(Name.str(), " has ", A.size(), " entries for ", Count,
+             " operands");
     return A;
   };
   std::vector<int64_t> InAxes = Axes("scan_input_axes", M);

@@ -21,7 +21,7 @@ using namespace infer;
 namespace {
 
 /// Fails unless the string attribute Name is one of Allowed.
-void checkChoice(const InferContext &C, std::string_view Name,
+void checkChoice(const InferContext &C, StringAttrName Name,
                  std::initializer_list<std::string_view> Allowed) {
   const std::string &V = C.attrString(Name);
   std::string List;
@@ -31,7 +31,7 @@ void checkChoice(const InferContext &C, std::string_view Name,
     List += List.empty() ? "" : ", ";
     List += A;
   }
-  C.fail("attribute ", Name, " is '", V, "'; expected one of ", List);
+  C.fail("attribute ", Name.str(), " is '", V, "'; expected one of ", List);
 }
 
 /// The float values of input I when known (any dtype), else nullopt.

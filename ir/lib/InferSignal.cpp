@@ -68,9 +68,9 @@ void inferDFT(InferContext &C) {
   checkFloatDType(C, 0);
   requireMinRank(C, 0, 3, "([batch, n1, ..., 1 or 2])");
   checkComplexAxis(C, 0);
-  for (const char *A : {"inverse", "onesided"})
+  for (IntAttrName A : {IntAttrName("inverse"), IntAttrName("onesided")})
     if (C.attrInt(A) != 0 && C.attrInt(A) != 1)
-      C.fail("attribute ", A, " = ", C.attrInt(A), " must be 0 or 1");
+      C.fail("attribute ", A.str(), " = ", C.attrInt(A), " must be 0 or 1");
   if (C.attrInt("inverse") && C.attrInt("onesided"))
     C.fail("onesided inverse transforms are not supported; use onesided = 0");
   auto Len = scalarInt(C, 1);

@@ -179,8 +179,8 @@ void requireRank(const InferContext &C, size_t Input, int64_t Rank,
 AttrMap attrsFor(const InferContext &C, const OpSchema &Of) {
   AttrMap M;
   for (const AttrSchema &A : Of.Attrs)
-    if (C.hasAttr(A.Name))
-      M.set(A.Name, C.attr(A.Name));
+    if (C.hasAttrByName(A.Name))
+      M.set(A.Name, C.attrByName(A.Name));
   return M;
 }
 

@@ -350,7 +350,7 @@ void SyntaxParser::parseNode(GraphDecl &G) {
   if (Tok.is(TokKind::LBrace))
     parseAttrDict(N);
   for (const AttrSchema &A : N.Op->Attrs)
-    if (A.Required && !N.Attrs.has(A.Name))
+    if (A.Required && !N.Attrs.hasByName(A.Name))
       Src.error(N.OpLoc, N.Op->qualifiedName() + " requires attribute " +
                              squote(A.Name) + " (" +
                              std::string(attrTypeName(A.Type)) + ")");
@@ -428,7 +428,7 @@ void SyntaxParser::parseAttrDict(NodeDecl &N) {
                ? "note: " + Op.qualifiedName() + " has no attributes"
                : "note: " + Op.qualifiedName() + " has attributes: " + Known});
     }
-    if (N.Attrs.has(Name))
+    if (N.Attrs.hasByName(Name))
       Src.error(NameLoc, "attribute " + squote(Name) + " is given twice");
     consume();
     expect(TokKind::Equal, "'=' after the attribute name");

@@ -30,8 +30,8 @@ const TensorType &InferContext::inputType(size_t I) const {
   return *InTypes[I];
 }
 
-const Attribute &InferContext::attr(std::string_view N) const {
-  if (const Attribute *A = Attrs.find(N))
+const Attribute &InferContext::attrByName(std::string_view N) const {
+  if (const Attribute *A = Attrs.findByName(N))
     return *A;
   const AttrSchema *S = Schema.findAttr(N);
   if (S && S->Default)
@@ -39,13 +39,13 @@ const Attribute &InferContext::attr(std::string_view N) const {
   fail("attribute '", N, "' is required");
 }
 
-std::vector<int64_t> InferContext::attrInts(std::string_view N) const {
-  if (!Attrs.has(N)) {
+std::vector<int64_t> InferContext::attrIntsByName(std::string_view N) const {
+  if (!Attrs.hasByName(N)) {
     const AttrSchema *S = Schema.findAttr(N);
     if (!S || !S->Default)
       return {};
   }
-  return attr(N).ints();
+  return attrByName(N).ints();
 }
 
 void InferContext::setOutputType(size_t I, TensorType T) {

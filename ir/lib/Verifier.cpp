@@ -246,7 +246,7 @@ private:
       }
     }
     for (const AttrSchema &AS : S.Attrs)
-      if (AS.Required && !N.attrs().has(AS.Name))
+      if (AS.Required && !N.attrs().hasByName(AS.Name))
         problem(N, "required attribute '", AS.Name, "' (",
                 attrTypeName(AS.Type), ") is missing");
   }

@@ -20,7 +20,7 @@ namespace {
 
 /// The attribute Name of Attrs, else its default in S; null when neither.
 const Attribute *findAttr(const OpSchema &S, const AttrMap &Attrs,
-                          std::string_view Name) {
+                          AnyAttrName Name) {
   if (const Attribute *A = Attrs.find(Name))
     return A;
   const AttrSchema *AS = S.findAttr(Name);
@@ -37,21 +37,21 @@ void setError(std::string &Err, std::string Msg) {
 /// checks that every entry is at least Min; on failure sets Err and returns
 /// Fill repeated.
 std::vector<int64_t> readInts(const OpSchema &S, const AttrMap &Attrs,
-                              std::string_view Name, size_t N, int64_t Fill,
+                              IntsAttrName Name, size_t N, int64_t Fill,
                               int64_t Min, std::string &Err) {
   const Attribute *A = findAttr(S, Attrs, Name);
   std::vector<int64_t> V = A ? A->ints() : std::vector<int64_t>{};
   if (V.empty())
     V.assign(N, Fill);
   if (V.size() != N) {
-    setError(Err, detail::concat("attribute ", Name, " ", intsToString(V),
+    setError(Err, detail::concat("attribute ", Name.str(), " ", intsToString(V),
                                  " has ", V.size(), " entries; expected ", N));
     return std::vector<int64_t>(N, Fill);
   }
   for (int64_t X : V)
     if (X < Min) {
       setError(Err,
-               detail::concat("attribute ", Name, " ", intsToString(V),
+               detail::concat("attribute ", Name.str(), " ", intsToString(V),
                               " has entry ", X, "; entries must be >= ", Min));
       return std::vector<int64_t>(N, Fill);
     }
@@ -60,9 +60,8 @@ std::vector<int64_t> readInts(const OpSchema &S, const AttrMap &Attrs,
 
 /// Reads the ints attribute Name when S has it, else Fill repeated.
 std::vector<int64_t> readOptionalInts(const OpSchema &S, const AttrMap &Attrs,
-                                      std::string_view Name, size_t N,
-                                      int64_t Fill, int64_t Min,
-                                      std::string &Err) {
+                                      IntsAttrName Name, size_t N, int64_t Fill,
+                                      int64_t Min, std::string &Err) {
   if (!S.findAttr(Name))
     return std::vector<int64_t>(N, Fill);
   return readInts(S, Attrs, Name, N, Fill, Min, Err);

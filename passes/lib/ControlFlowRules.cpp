@@ -26,9 +26,9 @@ bool inlineConstantIf(ir::Node &N, PatternRewriter &R) {
     return false;
   if (Cond->numel() != 1)
     return R.decline(N, "the condition does not hold one element");
-  const ir::Graph &B =
-      N.attrs().find(Cond->getFlat(0) != 0 ? "then_branch" : "else_branch")
-          ->g();
+  const ir::Graph &B = Cond->getFlat(0) != 0
+                           ? N.attrs().find("then_branch")->g()
+                           : N.attrs().find("else_branch")->g();
   ir::Graph &G = R.graph();
   std::unordered_set<const ir::Value *> Seen;
   for (size_t I = 0; I < N.numOutputs(); ++I) {

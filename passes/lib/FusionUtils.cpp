@@ -197,7 +197,7 @@ std::optional<MatchedActivation> matchActivation(const ir::Node &N,
         V = *S;
       }
     } else {
-      V = N.attrFloat(Info->Params[I].Name);
+      V = N.attrByName(Info->Params[I].Name).f();
     }
     M.Params.push_back(static_cast<float>(V));
   }

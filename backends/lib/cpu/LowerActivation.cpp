@@ -112,7 +112,7 @@ Activation standaloneActivation(LowerContext &C, const ir::Node &Act) {
     for (size_t I = 0; I < A.Params.size(); ++I) {
       const ir::FusedActivationParam &Param = A.Params[I];
       if (!A.ParamsAreInputs) {
-        P.push_back(Act.attrFloat(Param.Name));
+        P.push_back(Act.attrByName(Param.Name).f());
         continue;
       }
       if (!Act.hasInput(I + 1)) {

@@ -35,7 +35,8 @@ std::optional<bool> lowerChosenBranch(LowerContext &C, const ir::Node &N) {
   if (Cond.Kind != SlotKind::Constant || Cond.Const.numel() != 1)
     return std::nullopt;
   bool Then = C.constantOf(N.input(0))->getFlat(0) != 0;
-  const ir::Attribute *A = N.attrs().find(Then ? "then_branch" : "else_branch");
+  const ir::Attribute *A =
+      Then ? N.attrs().find("then_branch") : N.attrs().find("else_branch");
   if (!A || !A->graphPtr())
     return std::nullopt; // The node kernel reports it.
   const ir::Graph &B = A->g();

@@ -247,7 +247,7 @@ bool winogradCandidate(const LowerContext &C, const ir::Node &N) {
   if (!W || W->dtype() != DType::F32 || W->rank() != 4)
     return false;
   const Shape &WS = W->shape();
-  auto AllOnes = [&](const char *Attr) {
+  auto AllOnes = [&](ir::IntsAttrName Attr) {
     for (int64_t V : N.attrInts(Attr))
       if (V != 1)
         return false;

@@ -40,12 +40,13 @@ struct KernelContext {
   rt::Tensor &allocOutput(size_t I);
   /// Allocates output I with an explicit shape and dtype.
   rt::Tensor &allocOutput(size_t I, const Shape &S, DType T);
-  int64_t attrInt(std::string_view A) const { return N.attrInt(A); }
-  float attrFloat(std::string_view A) const { return N.attrFloat(A); }
-  const std::string &attrString(std::string_view A) const {
+  /// The node's attributes (names checked against Ops.def, AttrName.h).
+  int64_t attrInt(ir::IntAttrName A) const { return N.attrInt(A); }
+  float attrFloat(ir::FloatAttrName A) const { return N.attrFloat(A); }
+  const std::string &attrString(ir::StringAttrName A) const {
     return N.attrString(A);
   }
-  std::vector<int64_t> attrInts(std::string_view A) const {
+  std::vector<int64_t> attrInts(ir::IntsAttrName A) const {
     return N.attrInts(A);
   }
   /// Throws Error(InvalidArgument) naming the node.

@@ -31,7 +31,7 @@ Executable &RegionRunner::region(const std::string &Name) {
   for (auto &[K, E] : Compiled)
     if (K == Name)
       return *E;
-  const ir::Attribute *A = N.attrs().find(Name);
+  const ir::Attribute *A = N.attrs().findByName(Name);
   if (!A || A->type() != ir::AttrType::Graph || !A->graphPtr())
     fail(ErrorKind::Verify, N.describe(), ": region '", Name, "' is missing");
   std::unique_ptr<ir::Graph> G = ir::liftRegion(A->g());
@@ -42,7 +42,7 @@ Executable &RegionRunner::region(const std::string &Name) {
 std::vector<Tensor> RegionRunner::captured(const KernelContext &C,
                                            const std::string &Name) {
   std::vector<Tensor> T;
-  for (const ir::Value *V : N.attrs().find(Name)->g().captures())
+  for (const ir::Value *V : N.attrs().findByName(Name)->g().captures())
     T.push_back(C.Inputs.at(V->captureIndex()));
   return T;
 }
@@ -157,7 +157,7 @@ void RegionRunner::runScan(KernelContext &C) {
   size_t M = static_cast<size_t>(N.attrInt("num_scan_inputs"));
   size_t NumStates = Body.inputs().size() - M;
   size_t NumScan = N.numOutputs() - NumStates;
-  auto Ints = [&](const char *Name, size_t Count) {
+  auto Ints = [&](ir::IntsAttrName Name, size_t Count) {
     std::vector<int64_t> V = N.attrInts(Name);
     if (V.empty())
       V.assign(Count, 0);

@@ -79,7 +79,8 @@ ir::WindowAttrs convWindow(const BackwardContext &C, size_t R,
 }
 
 /// Integer attribute Name of a call, or Default.
-int64_t intAttr(const BackwardContext &C, const char *Name, int64_t Default) {
+int64_t intAttr(const BackwardContext &C, ir::IntAttrName Name,
+                int64_t Default) {
   const ir::Attribute *A = C.Attrs.find(Name);
   return A ? A->i() : Default;
 }

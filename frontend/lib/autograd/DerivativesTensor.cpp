@@ -31,7 +31,8 @@ const Tensor &in(const BackwardContext &C, size_t I) { return C.Inputs[I]; }
 const Tensor &out(const BackwardContext &C) { return C.Outputs[0]; }
 const Tensor &gout(const BackwardContext &C) { return C.GradOutputs[0]; }
 
-int64_t attrInt(const BackwardContext &C, const char *Name, int64_t Default) {
+int64_t attrInt(const BackwardContext &C, ir::IntAttrName Name,
+                int64_t Default) {
   const ir::Attribute *A = C.Attrs.find(Name);
   return A ? A->i() : Default;
 }

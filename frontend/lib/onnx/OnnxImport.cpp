@@ -431,7 +431,7 @@ private:
     for (const AttributeProto &A : N.attribute()) {
       if (A.name().empty())
         error(ErrorKind::Parse, Desc + " has an attribute without a name");
-      if (Attrs.has(A.name()))
+      if (Attrs.hasByName(A.name()))
         error(ErrorKind::Parse,
               Desc + ": attribute '" + A.name() + "' is given twice");
       if (S.Kind == ir::OpKind::Constant) {
@@ -460,7 +460,7 @@ private:
       normalizeConstant(Attrs, Desc);
     else
       for (const ir::AttrSchema &AS : S.Attrs)
-        if (AS.Required && !Attrs.has(AS.Name))
+        if (AS.Required && !Attrs.hasByName(AS.Name))
           error(ErrorKind::Parse,
                 Desc + ": required attribute '" + AS.Name + "' is missing");
     return Attrs;

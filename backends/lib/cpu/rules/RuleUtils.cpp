@@ -28,7 +28,7 @@ std::optional<MatchedActivation> matchActivation(const ir::Node &Act,
   for (size_t I = 0; I < Info->Params.size(); ++I) {
     const ir::FusedActivationParam &P = Info->Params[I];
     if (!Info->ParamsAreInputs) {
-      M.Params.push_back(Act.attrFloat(P.Name));
+      M.Params.push_back(Act.attrByName(P.Name).f());
       continue;
     }
     if (!Act.hasInput(I + 1)) {

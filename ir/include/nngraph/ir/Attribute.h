@@ -2,12 +2,15 @@
 //
 // An Attribute is one typed value (int, float, string, their lists, a
 // tensor, or a graph: a region the node owns, ONNX's GRAPH attribute, such as
-// If's branches and Loop's body); AttrMap holds a node's attributes sorted by name so printing is
-// deterministic. Defaults come from the op table, not from here.
+// If's branches and Loop's body); AttrMap holds a node's attributes sorted by
+// name so printing is deterministic. Defaults come from the op table, not
+// from here. Lookups by a literal name are checked against the op table at
+// compile time (AttrName.h); the *ByName lookups take run-time names.
 //
 //===----------------------------------------------------------------------===//
 #pragma once
 
+#include "nngraph/ir/AttrName.h"
 #include "nngraph/runtime/Tensor.h"
 
 #include <memory>
@@ -22,18 +25,6 @@ namespace nng::ir {
 using rt::Tensor;
 
 class Graph;
-
-/// Attribute value kinds (ONNX's AttributeProto types we support).
-enum class AttrType : uint8_t {
-  Int,
-  Float,
-  String,
-  Ints,
-  Floats,
-  Strings,
-  Tensor,
-  Graph ///< A region: a subgraph the node owns (ir/Regions.h).
-};
 
 /// Name used in the op table and in messages: "int", "floats", "tensor"...
 std::string_view attrTypeName(AttrType T);
@@ -92,10 +83,16 @@ public:
   using Entry = std::pair<std::string, Attribute>;
   /// Sets (or replaces) Name.
   void set(std::string Name, Attribute A);
-  /// The attribute, or null.
-  const Attribute *find(std::string_view Name) const;
-  bool has(std::string_view Name) const { return find(Name) != nullptr; }
-  bool erase(std::string_view Name);
+  /// The attribute, or null. Name is checked against Ops.def at compile
+  /// time (AttrName.h); findByName takes a name known only at run time.
+  const Attribute *find(AnyAttrName Name) const { return findByName(Name); }
+  const Attribute *findByName(std::string_view Name) const;
+  bool has(AnyAttrName Name) const { return findByName(Name) != nullptr; }
+  bool hasByName(std::string_view Name) const {
+    return findByName(Name) != nullptr;
+  }
+  bool erase(AnyAttrName Name) { return eraseByName(Name); }
+  bool eraseByName(std::string_view Name);
   auto begin() const { return Entries.begin(); }
   auto end() const { return Entries.end(); }
   size_t size() const { return Entries.size(); }

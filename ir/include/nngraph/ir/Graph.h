@@ -142,13 +142,23 @@ public:
   AttrMap &attrs() { return Attrs; }
   void setAttr(std::string N, Attribute A) { Attrs.set(std::move(N), std::move(A)); }
   /// Attribute N or its default from the op table; throws Error(Verify)
-  /// naming the node when it is absent and has no default.
-  const Attribute &attr(std::string_view N) const;
-  int64_t attrInt(std::string_view N) const { return attr(N).i(); }
-  float attrFloat(std::string_view N) const { return attr(N).f(); }
-  const std::string &attrString(std::string_view N) const { return attr(N).s(); }
+  /// naming the node when it is absent and has no default. N is a string
+  /// literal checked against Ops.def at compile time (AttrName.h): some op
+  /// declares it, with the type the typed getters read.
+  const Attribute &attr(AnyAttrName N) const { return attrByName(N); }
+  int64_t attrInt(IntAttrName N) const { return attrByName(N).i(); }
+  float attrFloat(FloatAttrName N) const { return attrByName(N).f(); }
+  const std::string &attrString(StringAttrName N) const {
+    return attrByName(N).s();
+  }
   /// An ints attribute, or an empty list when absent without default.
-  std::vector<int64_t> attrInts(std::string_view N) const;
+  std::vector<int64_t> attrInts(IntsAttrName N) const {
+    return attrIntsByName(N);
+  }
+  /// attr and attrInts for a name known only at run time (read from a file,
+  /// or from the op table).
+  const Attribute &attrByName(std::string_view N) const;
+  std::vector<int64_t> attrIntsByName(std::string_view N) const;
 
   /// "%y = Conv (node 'conv_0')": used in messages.
   std::string describe() const;

@@ -35,13 +35,22 @@ public:
     return I < InValues.size() ? InValues[I] : nullptr;
   }
 
-  /// Attribute getters with the op table's defaults.
-  bool hasAttr(std::string_view N) const { return Attrs.has(N); }
-  const Attribute &attr(std::string_view N) const;
-  int64_t attrInt(std::string_view N) const { return attr(N).i(); }
-  float attrFloat(std::string_view N) const { return attr(N).f(); }
-  const std::string &attrString(std::string_view N) const { return attr(N).s(); }
-  std::vector<int64_t> attrInts(std::string_view N) const;
+  /// Attribute getters with the op table's defaults; names are string
+  /// literals checked against Ops.def at compile time (AttrName.h).
+  bool hasAttr(AnyAttrName N) const { return Attrs.has(N); }
+  const Attribute &attr(AnyAttrName N) const { return attrByName(N); }
+  int64_t attrInt(IntAttrName N) const { return attrByName(N).i(); }
+  float attrFloat(FloatAttrName N) const { return attrByName(N).f(); }
+  const std::string &attrString(StringAttrName N) const {
+    return attrByName(N).s();
+  }
+  std::vector<int64_t> attrInts(IntsAttrName N) const {
+    return attrIntsByName(N);
+  }
+  /// The same for a name known only at run time.
+  bool hasAttrByName(std::string_view N) const { return Attrs.hasByName(N); }
+  const Attribute &attrByName(std::string_view N) const;
+  std::vector<int64_t> attrIntsByName(std::string_view N) const;
 
   size_t numOutputs() const { return Outputs.size(); }
   void setOutputType(size_t I, TensorType T);
