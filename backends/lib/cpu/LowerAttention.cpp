@@ -203,12 +203,12 @@ inline float sum16(const V16 &V) {
 /// each CPU.
 template <int R>
 [[gnu::always_inline]] inline void
-attendKeysRows(const AttentionArgs &A, const float *K, bool KT, int64_t KLd,
-               int64_t B, int64_t I0, int64_t J0, int64_t J1, RowState &St) {
+attendKeysRows(const AttentionArgs &A, const float *K, bool KT, bool KPad,
+               int64_t KLd, const float *V, int64_t VLd, int64_t B, int64_t I0,
+               int64_t J0, int64_t J1, RowState &St) {
   const AttentionGeometry &G = *A.G;
-  const int64_t D = G.D, Dv = G.Dv, QLd = G.QLd, VLd = G.VLd;
+  const int64_t D = G.D, Dv = G.Dv, QLd = G.QLd;
   const float *Q = A.Q + G.QOff[B] + I0 * QLd;
-  const float *V = A.V + G.VOff[B];
   alignas(64) float S[R][KeyBlock];
   for (int64_t Jb = J0; Jb < J1; Jb += KeyBlock) {
     const int64_t Nb = std::min(KeyBlock, J1 - Jb);
@@ -232,9 +232,12 @@ attendKeysRows(const AttentionArgs &A, const float *K, bool KT, int64_t KLd,
         }
       }
     } else {
-      // K as [D, N]: 32 (then 16) keys at a time, Q's element broadcast.
+      // K as [D, N]: 32 (then 16) keys at a time, Q's element broadcast;
+      // with KPad its rows hold zeros up to a multiple of 16 keys, so the
+      // last keys need no scalar tail (their extra scores go unread).
+      const int64_t NbK = KPad ? (Nb + Lanes - 1) / Lanes * Lanes : Nb;
       int64_t J = 0;
-      for (; J + 2 * Lanes <= Nb; J += 2 * Lanes) {
+      for (; J + 2 * Lanes <= NbK; J += 2 * Lanes) {
         V16 Acc0[R] = {}, Acc1[R] = {};
         for (int64_t L = 0; L < D; ++L) {
           const float *KRow = K + L * KLd + Jb + J;
@@ -250,7 +253,7 @@ attendKeysRows(const AttentionArgs &A, const float *K, bool KT, int64_t KLd,
           store16(&S[Rr][J + Lanes], Acc1[Rr]);
         }
       }
-      for (; J + Lanes <= Nb; J += Lanes) {
+      for (; J + Lanes <= NbK; J += Lanes) {
         V16 Acc[R] = {};
         for (int64_t L = 0; L < D; ++L) {
           const V16 Kv = load16(K + L * KLd + Jb + J);
@@ -386,9 +389,10 @@ attendKeysRows(const AttentionArgs &A, const float *K, bool KT, int64_t KLd,
 #define NNG_ATTEND_KEYS(R)                                                     \
   NNG_VECTOR_CLONES                                                            \
   void attendKeys##R(const AttentionArgs &A, const float *K, bool KT,          \
-                     int64_t KLd, int64_t B, int64_t I0, int64_t J0,           \
-                     int64_t J1, RowState &St) {                               \
-    attendKeysRows<R>(A, K, KT, KLd, B, I0, J0, J1, St);                       \
+                     bool KPad, int64_t KLd, const float *V, int64_t VLd,      \
+                     int64_t B, int64_t I0, int64_t J0, int64_t J1,            \
+                     RowState &St) {                                           \
+    attendKeysRows<R>(A, K, KT, KPad, KLd, V, VLd, B, I0, J0, J1, St);         \
   }
 NNG_ATTEND_KEYS(1)
 NNG_ATTEND_KEYS(2)
@@ -401,35 +405,63 @@ NNG_ATTEND_KEYS(8)
 #undef NNG_ATTEND_KEYS
 static_assert(MaxRowBlock == 8, "attendKeys has a copy per row count");
 
+/// Keys and values of one batch entry as the loop reads them: K (as [N,
+/// D], or [D, N] when KT) and V with rows KLd and VLd apart; KPad: K's rows
+/// of [D, N] hold zeros up to a multiple of 16 keys.
+struct KeysValues {
+  const float *K;
+  bool KT, KPad;
+  int64_t KLd;
+  const float *V;
+  int64_t VLd;
+};
+
+/// Batch entry B's keys and values where the operands lie.
+KeysValues operandKeysValues(const AttentionArgs &A, int64_t B) {
+  const AttentionGeometry &G = *A.G;
+  return {A.K + G.KOff[B], G.KT, false, G.KLd, A.V + G.VOff[B], G.VLd};
+}
+
 /// Walks keys [J0, J1) for rows [I0, I0 + Rows) of batch entry B, whose
-/// keys are K with rows KLd apart (null: the operand's own, as the
-/// geometry gives them).
+/// keys and values are KV.
 void attendKeys(const AttentionArgs &A, int64_t B, int64_t I0, int64_t Rows,
-                int64_t J0, int64_t J1, RowState &St,
-                const float *K = nullptr, bool KT = false, int64_t KLd = 0) {
-  if (!K) {
-    K = A.K + A.G->KOff[B];
-    KT = A.G->KT;
-    KLd = A.G->KLd;
-  }
+                int64_t J0, int64_t J1, RowState &St, const KeysValues &KV) {
   using AttendFn =
-      void (*)(const AttentionArgs &, const float *, bool, int64_t, int64_t,
-               int64_t, int64_t, int64_t, RowState &);
+      void (*)(const AttentionArgs &, const float *, bool, bool, int64_t,
+               const float *, int64_t, int64_t, int64_t, int64_t, int64_t,
+               RowState &);
   static const AttendFn ByRows[MaxRowBlock] = {
       attendKeys1, attendKeys2, attendKeys3, attendKeys4,
       attendKeys5, attendKeys6, attendKeys7, attendKeys8};
-  ByRows[std::clamp<int64_t>(Rows, 1, MaxRowBlock) - 1](A, K, KT, KLd, B, I0,
-                                                        J0, J1, St);
+  ByRows[std::clamp<int64_t>(Rows, 1, MaxRowBlock) - 1](
+      A, KV.K, KV.KT, KV.KPad, KV.KLd, KV.V, KV.VLd, B, I0, J0, J1, St);
 }
 
-/// Kt [D, N] = K [N, D] of batch entry B (rows of many queries then read
-/// 32 keys at a time instead of one dot product per key).
-void transposeKeys(const AttentionArgs &A, int64_t B, float *Kt) {
+/// Kt [D, N] (rows KtLd apart) = K [N, D] of batch entry B: rows of many
+/// queries then read 32 keys at a time instead of one dot product per key.
+void transposeKeys(const AttentionArgs &A, int64_t B, float *Kt,
+                   int64_t KtLd) {
   const int64_t N = A.G->N, D = A.G->D, Ld = A.G->KLd;
   const float *K = A.K + A.G->KOff[B];
   for (int64_t J = 0; J < N; ++J)
     for (int64_t L = 0; L < D; ++L)
-      Kt[L * N + J] = K[J * Ld + L];
+      Kt[L * KtLd + J] = K[J * Ld + L];
+}
+
+/// Vp [N, Dv] = V of batch entry B, dense.
+void packValues(const AttentionArgs &A, int64_t B, float *Vp) {
+  const int64_t N = A.G->N, Dv = A.G->Dv, Ld = A.G->VLd;
+  const float *V = A.V + A.G->VOff[B];
+  for (int64_t J = 0; J < N; ++J)
+    std::copy(V + J * Ld, V + J * Ld + Dv, Vp + J * Dv);
+}
+
+/// A row stride of at least N floats, in whole 64-byte lines, whose line
+/// count is odd: the D rows of a local Kt then fall into every set of the
+/// L1 cache, not a few (N = 256 gives 1 KiB rows, 4 sets of 64).
+int64_t localLd(int64_t N) {
+  int64_t Ld = (N + 15) / 16 * 16;
+  return (Ld / 16) % 2 ? Ld : Ld + 16;
 }
 
 /// Y's rows [I0, I0 + Rows) of batch entry B from a finished state.
@@ -472,15 +504,27 @@ void runAttention(const AttentionArgs &A) {
     Groups = (RowBlocks + PerGroup - 1) / PerGroup;
     parallelFor(0, G.Batches * Groups, 1, [&](int64_t Begin, int64_t End) {
       auto St = std::make_unique<RowState>();
-      std::vector<float> Kt(G.N * G.D);
+      // The keys transposed and the values dense, once per task: values
+      // read in place lie rows of the projection apart (a power of two
+      // of lines for common widths, a few cache sets).
+      const int64_t KtLd = localLd(G.N);
+      const bool PackV = G.VLd != G.Dv;
+      std::vector<float> Kt(KtLd * G.D), Vp(PackV ? G.N * G.Dv : 0);
       for (int64_t T = Begin; T < End; ++T) {
         int64_t B = T / Groups, First = (T % Groups) * PerGroup;
-        transposeKeys(A, B, Kt.data());
+        transposeKeys(A, B, Kt.data(), KtLd);
+        KeysValues KV = operandKeysValues(A, B);
+        KV = {Kt.data(), true, /*KPad=*/true, KtLd, KV.V, KV.VLd};
+        if (PackV) {
+          packValues(A, B, Vp.data());
+          KV.V = Vp.data();
+          KV.VLd = G.Dv;
+        }
         for (int64_t Rb = First; Rb < std::min(RowBlocks, First + PerGroup);
              ++Rb) {
           int64_t I0 = Rb * RowBlock, Rows = std::min(RowBlock, G.M - I0);
           St->reset(Rows, G.Dv);
-          attendKeys(A, B, I0, Rows, 0, G.N, *St, Kt.data(), true, G.N);
+          attendKeys(A, B, I0, Rows, 0, G.N, *St, KV);
           writeRows(A, B, I0, Rows, *St);
         }
       }
@@ -494,7 +538,7 @@ void runAttention(const AttentionArgs &A) {
         int64_t B, I0;
         int64_t Rows = TaskRows(T, B, I0);
         St->reset(Rows, G.Dv);
-        attendKeys(A, B, I0, Rows, 0, G.N, *St);
+        attendKeys(A, B, I0, Rows, 0, G.N, *St, operandKeysValues(A, B));
         writeRows(A, B, I0, Rows, *St);
       }
     });
@@ -511,7 +555,7 @@ void runAttention(const AttentionArgs &A) {
       int64_t J0 = Pt * PartKeys, J1 = std::min(G.N, J0 + PartKeys);
       St->reset(Rows, G.Dv);
       if (J0 < J1)
-        attendKeys(A, B, I0, Rows, J0, J1, *St);
+        attendKeys(A, B, I0, Rows, J0, J1, *St, operandKeysValues(A, B));
       float *Out = Partial.data() + U * Stride;
       for (int64_t R = 0; R < Rows; ++R) {
         Out[R] = St->Max[R];
