@@ -152,6 +152,20 @@ std::string Node::describe() const {
 
 Graph::~Graph() = default;
 
+const Tensor *constantValue(const Value *V) {
+  if (!V)
+    return nullptr;
+  if (V->isInitializer())
+    return V->data().defined() ? &V->data() : nullptr;
+  const Node *P = V->producer();
+  if (P && P->op() == OpKind::Constant) {
+    const Attribute *A = P->attrs().find("value");
+    if (A && A->type() == AttrType::Tensor)
+      return &A->t();
+  }
+  return nullptr;
+}
+
 Value *Graph::newValue(std::string VName, Value::Kind K) {
   NNG_CHECK(!VName.empty(), "graph '", Name, "': empty value name");
   NNG_CHECK(!ByName.count(VName), "graph '", Name, "': value name '", VName,

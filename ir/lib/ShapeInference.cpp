@@ -60,20 +60,6 @@ void InferContext::throwError(const std::string &Msg) const {
   throw E;
 }
 
-const Tensor *constantValue(const Value *V) {
-  if (!V)
-    return nullptr;
-  if (V->isInitializer())
-    return V->data().defined() ? &V->data() : nullptr;
-  const Node *P = V->producer();
-  if (P && P->op() == OpKind::Constant) {
-    const Attribute *A = P->attrs().find("value");
-    if (A && A->type() == AttrType::Tensor)
-      return &A->t();
-  }
-  return nullptr;
-}
-
 std::vector<TensorType> inferNodeTypes(const Node &N) {
   std::vector<const TensorType *> Types;
   std::vector<const Tensor *> Vals;

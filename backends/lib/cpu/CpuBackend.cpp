@@ -94,26 +94,6 @@ bool allSmall(const KernelContext &C) {
 
 } // namespace
 
-/// Regions compiled by the node kernels of nodes with regions.
-std::atomic<int64_t> RegionCompiles{0};
-
-NodeKernel nodeKernelFor(const ir::Node &N) {
-  if (N.hasRegions()) {
-    auto Runner = std::make_shared<reference::RegionRunner>(
-        N, [](const ir::Graph &G) {
-          RegionCompiles.fetch_add(1, std::memory_order_relaxed);
-          return compileCpu(G, CpuMode::Compiled);
-        });
-    return [Runner](KernelContext &C) { Runner->run(C); };
-  }
-  NodeKernel Base;
-  if (std::shared_ptr<DnnlKernel> K = dnnlKernelFor(N))
-    Base = asNodeKernel(std::move(K));
-  else
-    Base = NodeKernel(reference::getKernel(N.op()));
-  return withOwnLoop(N.op(), std::move(Base));
-}
-
 namespace {
 
 NodeKernel chooseKernel(const ir::Node &N) {

@@ -2,14 +2,18 @@
 //
 // The rows of KernelTable.def, indexed by op once: the compiled lowering,
 // the oneDNN node kernel, the oneDNN algorithm and the own f32 loop a node
-// kernel tries first.
+// kernel tries first; and the node kernel a fallback step runs, chosen
+// from them (nodeKernelFor).
 //
 //===----------------------------------------------------------------------===//
 
+#include "../reference/ControlFlow.h"
+#include "DnnlKernel.h"
 #include "Kernels.h"
 #include "KernelsTraining.h"
 #include "Lower.h"
 #include "LowerInteger.h"
+#include "nngraph/backends/cpu/CpuBackend.h"
 
 #include <array>
 #include <atomic>
@@ -61,6 +65,26 @@ NodeKernel withOwnLoop(ir::OpKind K, NodeKernel Fallback) {
     else
       Fallback(C);
   };
+}
+
+/// Regions compiled by the node kernels of nodes with regions.
+std::atomic<int64_t> RegionCompiles{0};
+
+NodeKernel nodeKernelFor(const ir::Node &N) {
+  if (N.hasRegions()) {
+    auto Runner = std::make_shared<reference::RegionRunner>(
+        N, [](const ir::Graph &G) {
+          RegionCompiles.fetch_add(1, std::memory_order_relaxed);
+          return compileCpu(G, CpuMode::Compiled);
+        });
+    return [Runner](KernelContext &C) { Runner->run(C); };
+  }
+  NodeKernel Base;
+  if (std::shared_ptr<DnnlKernel> K = dnnlKernelFor(N))
+    Base = asNodeKernel(std::move(K));
+  else
+    Base = NodeKernel(reference::getKernel(N.op()));
+  return withOwnLoop(N.op(), std::move(Base));
 }
 
 int64_t ownLoopCallCount() {

@@ -17,6 +17,7 @@
 
 #include "Program.h"
 
+#include <atomic>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -228,9 +229,12 @@ NodeKernel withOwnLoop(ir::OpKind K, NodeKernel Fallback);
 /// started.
 int64_t ownLoopCallCount();
 
-/// The node kernel the fallback step runs (CpuBackend.cpp): oneDNN on
-/// plain layouts, the backend's fast loops, or the reference kernel.
+/// The node kernel the fallback step runs (KernelTable.cpp): a region
+/// node's runner (its regions compiled by the cpu backend), oneDNN on
+/// plain layouts, the backend's node kernels, or the reference kernel.
 NodeKernel nodeKernelFor(const ir::Node &N);
+/// Regions the node kernels of nodes with regions compiled so far.
+extern std::atomic<int64_t> RegionCompiles;
 
 /// What compiling node N learns before lowering it, from its inputs' types
 /// InTypes (null: an absent optional input) and values (Values[I] null:

@@ -252,4 +252,8 @@ private:
   std::unordered_map<std::string, Value *> ByName;
 };
 
+/// The constant value of V when it is an initializer with data or the output
+/// of a Constant node; else null.
+const rt::Tensor *constantValue(const Value *V);
+
 } // namespace nng::ir

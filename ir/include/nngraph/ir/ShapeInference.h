@@ -95,8 +95,4 @@ std::vector<TensorType> inferNodeTypes(const Node &N);
 /// node's inputs (inferRegionTypes). Throws Error(ShapeMismatch) naming the node on a contradiction.
 void inferTypes(Graph &G);
 
-/// The constant value of V when it is an initializer with data or the output
-/// of a Constant node; else null.
-const rt::Tensor *constantValue(const Value *V);
-
 } // namespace nng::ir
