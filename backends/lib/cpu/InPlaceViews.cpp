@@ -3,7 +3,9 @@
 // The views of Slice, Transpose and reshape-like nodes as GroupedViews,
 // composed along a chain that ends at an nng.Attention operand; the chain's
 // values are left unmaterialized (ValueSlot::InPlace) and the attention
-// loop reads them where the chain's root lies (InPlaceViews.h).
+// loop reads them where the chain's root lies (InPlaceViews.h). The copy
+// steps of Transpose and Slice (LowerCopy.cpp) take their strided views
+// from the same operations on a dense view.
 //
 //===----------------------------------------------------------------------===//
 
@@ -14,7 +16,55 @@ namespace nng::backends::cpu {
 
 namespace {
 
-/// The dense row-major view of a buffer of shape S.
+/// Index of the first strided axis of logical axis A.
+size_t firstAxis(const GroupedView &V, size_t A) {
+  size_t F = 0;
+  for (size_t I = 0; I < A; ++I)
+    F += V.Groups[I];
+  return F;
+}
+
+/// True when V's sole reader starts a chain of view nodes, each the sole
+/// reader of the one before, that ends at Q, K or V of an nng.Attention of
+/// f32 operands.
+bool feedsAttention(LowerContext &C, const ir::Value *V) {
+  for (int Depth = 0; Depth < 16; ++Depth) {
+    const ir::Node *U = C.soleConsumer(V);
+    if (!U)
+      return false;
+    switch (U->op()) {
+    case ir::OpKind::Slice:
+    case ir::OpKind::Transpose:
+    case ir::OpKind::Reshape:
+    case ir::OpKind::Flatten:
+    case ir::OpKind::Squeeze:
+    case ir::OpKind::Unsqueeze:
+    case ir::OpKind::Identity:
+      if (U->input(0) != V || U->numOutputs() != 1)
+        return false;
+      V = U->output(0);
+      continue;
+    case ir::OpKind::Attention:
+      // (Its operands' dtypes as inference gave them: some are not
+      // lowered yet.)
+      for (size_t I = 0; I < U->numExplicitInputs(); ++I)
+        if (U->hasInput(I) && U->input(I)->type().dtype() != DType::F32)
+          return false;
+      return U->input(0) == V || U->input(1) == V || U->input(2) == V;
+    default:
+      return false;
+    }
+  }
+  return false;
+}
+
+/// The shapes of C's slots now.
+SlotShapeFn shapesNow(LowerContext &C) {
+  return [&C](int S) -> const Shape & { return C.slot(S).S; };
+}
+
+} // namespace
+
 GroupedView denseView(const Shape &S) {
   GroupedView V;
   Strides St = contiguousStrides(S);
@@ -25,37 +75,29 @@ GroupedView denseView(const Shape &S) {
   return V;
 }
 
-/// Index of the first strided axis of logical axis A.
-size_t firstAxis(const GroupedView &V, size_t A) {
-  size_t F = 0;
-  for (size_t I = 0; I < A; ++I)
-    F += V.Groups[I];
-  return F;
-}
-
-/// V sliced by B (In: V's logical shape); a sliced axis must be one
-/// strided axis, unless the slice keeps all of it.
 std::optional<GroupedView> sliceOf(GroupedView V, const SliceBounds &B,
                                    const Shape &In) {
   int64_t R = static_cast<int64_t>(In.rank());
+  std::vector<bool> Seen(R, false);
   for (size_t I = 0; I < B.Starts.size(); ++I) {
     int64_t A = B.Axes[I] < 0 ? B.Axes[I] + R : B.Axes[I];
-    if (A < 0 || A >= R || B.Steps[I] == 0)
-      return std::nullopt;
+    if (A < 0 || A >= R || Seen[A] || B.Steps[I] == 0)
+      return std::nullopt; // The node kernel reports it.
+    Seen[A] = true;
     ir::SliceAxis SA = ir::sliceAxis(In[A], B.Starts[I], B.Ends[I], B.Steps[I]);
     if (SA.Length == In[A] && B.Steps[I] == 1)
       continue; // All of it.
-    if (V.Groups[A] != 1 || SA.Length <= 0)
+    if (V.Groups[A] != 1)
       return std::nullopt;
     GroupedView::Axis &X = V.Axes[firstAxis(V, A)];
-    V.Offset += SA.Start * X.Stride;
+    if (SA.Length > 0)
+      V.Offset += SA.Start * X.Stride;
     X.Size = SA.Length;
     X.Stride *= B.Steps[I];
   }
   return V;
 }
 
-/// V with its logical axes permuted by Perm (Transpose's attribute).
 std::optional<GroupedView> transposeOf(const GroupedView &V,
                                        const std::vector<int64_t> &PermAttr) {
   std::optional<std::vector<int64_t>> Perm = ir::transposePerm(
@@ -73,10 +115,6 @@ std::optional<GroupedView> transposeOf(const GroupedView &V,
   return W;
 }
 
-/// V read as logical shape To (same number of elements): the strided axes
-/// in order, size-1 ones dropped and contiguous neighbours merged, are
-/// split and grouped into To's axes; nullopt when an axis of To would cut
-/// one of them unevenly.
 std::optional<GroupedView> reshapeOf(const GroupedView &V, const Shape &To) {
   std::vector<GroupedView::Axis> Flat;
   for (const GroupedView::Axis &X : V.Axes) {
@@ -123,8 +161,6 @@ std::optional<GroupedView> reshapeOf(const GroupedView &V, const Shape &To) {
   return W;
 }
 
-/// The dense copy of value Y's view (materializeInPlace) as one strided
-/// view of its root's bytes.
 StridedView stridedOf(const GroupedView &V) {
   StridedView S;
   S.Offset = V.Offset;
@@ -134,47 +170,6 @@ StridedView stridedOf(const GroupedView &V) {
   }
   return S;
 }
-
-/// True when V's sole reader starts a chain of view nodes, each the sole
-/// reader of the one before, that ends at Q, K or V of an nng.Attention of
-/// f32 operands.
-bool feedsAttention(LowerContext &C, const ir::Value *V) {
-  for (int Depth = 0; Depth < 16; ++Depth) {
-    const ir::Node *U = C.soleConsumer(V);
-    if (!U)
-      return false;
-    switch (U->op()) {
-    case ir::OpKind::Slice:
-    case ir::OpKind::Transpose:
-    case ir::OpKind::Reshape:
-    case ir::OpKind::Flatten:
-    case ir::OpKind::Squeeze:
-    case ir::OpKind::Unsqueeze:
-    case ir::OpKind::Identity:
-      if (U->input(0) != V || U->numOutputs() != 1)
-        return false;
-      V = U->output(0);
-      continue;
-    case ir::OpKind::Attention:
-      // (Its operands' dtypes as inference gave them: some are not
-      // lowered yet.)
-      for (size_t I = 0; I < U->numExplicitInputs(); ++I)
-        if (U->hasInput(I) && U->input(I)->type().dtype() != DType::F32)
-          return false;
-      return U->input(0) == V || U->input(1) == V || U->input(2) == V;
-    default:
-      return false;
-    }
-  }
-  return false;
-}
-
-/// The shapes of C's slots now.
-SlotShapeFn shapesNow(LowerContext &C) {
-  return [&C](int S) -> const Shape & { return C.slot(S).S; };
-}
-
-} // namespace
 
 Shape logicalShape(const GroupedView &V) {
   std::vector<int64_t> Dims;

@@ -44,6 +44,23 @@ struct InPlaceView {
   std::function<std::optional<GroupedView>(const SlotShapeFn &)> At;
 };
 
+/// The dense row-major view of a buffer of shape S.
+GroupedView denseView(const Shape &S);
+/// V sliced by B (In: V's logical shape); a sliced axis must be one strided
+/// axis, unless the slice keeps all of it. nullopt for bounds the node
+/// kernel rejects (an axis out of range or repeated, a step of 0).
+std::optional<GroupedView> sliceOf(GroupedView V, const SliceBounds &B,
+                                   const Shape &In);
+/// V with its logical axes permuted by PermAttr (Transpose's attribute).
+std::optional<GroupedView> transposeOf(const GroupedView &V,
+                                       const std::vector<int64_t> &PermAttr);
+/// V read as logical shape To (same number of elements): the strided axes
+/// in order, size-1 ones dropped and contiguous neighbours merged, are
+/// split and grouped into To's axes; nullopt when an axis of To would cut
+/// one of them unevenly.
+std::optional<GroupedView> reshapeOf(const GroupedView &V, const Shape &To);
+/// V as one strided view of its buffer (its strided axes, in order).
+StridedView stridedOf(const GroupedView &V);
 /// The logical shape of V.
 Shape logicalShape(const GroupedView &V);
 

@@ -701,20 +701,20 @@ bool lowerAttention(LowerContext &C, const ir::Node &N) {
   }
   bool InPlace = Views[0] || Views[1] || Views[2];
   int Out = C.defineBuffer(N.output(0));
-  // Extents from the slots at each run: one step serves every sequence and
-  // cache length of a reshaped program.
+  // The geometry at the slots' shapes, made once per shape: a reshaped
+  // program (a new sequence or cache length) takes it again in Adopt, and
+  // a run reads it as it is.
   auto Geometry = [=](const SlotShapeFn &ShapeOf) {
     return geometryAt(In, Views, HasMask, KT, ShapeOf, ShapeOf(Out));
   };
+  auto Cur = std::make_shared<AttentionGeometry>(*Geometry(Now));
   emitLoop(
       C, In, Out,
       C.describe(N) + " (flash attention" +
           (KT ? ", keys given transposed" : "") +
           (InPlace ? ", operands read in place" : "") + ")",
       [=](Program &P) {
-        std::optional<AttentionGeometry> G = Geometry(
-            [&P](int S) -> const Shape & { return P.Slots[S].S; });
-        AttentionArgs A{&*G,
+        AttentionArgs A{Cur.get(),
                         static_cast<const float *>(P.dataOf(In[0])),
                         static_cast<const float *>(P.dataOf(In[1])),
                         static_cast<const float *>(P.dataOf(In[2])),
@@ -726,6 +726,14 @@ bool lowerAttention(LowerContext &C, const ir::Node &N) {
       [=](const Program &, const SlotShapes &New) {
         return Geometry([&New](int S) -> const Shape & { return New[S]; })
             .has_value();
+      },
+      [=](Program &P) {
+        std::optional<AttentionGeometry> G =
+            Geometry([&P](int S) -> const Shape & { return P.Slots[S].S; });
+        if (!G)
+          return false;
+        *Cur = std::move(*G);
+        return true;
       });
   return true;
 }

@@ -32,17 +32,8 @@ std::optional<std::vector<int64_t>> intsOf(LowerContext &C,
 /// of shape S.
 std::optional<StridedView> transposeView(const std::vector<int64_t> &PermAttr,
                                          const Shape &S) {
-  std::optional<std::vector<int64_t>> Perm =
-      ir::transposePerm(PermAttr, static_cast<int64_t>(S.rank()));
-  if (!Perm)
-    return std::nullopt; // The node kernel reports it.
-  Strides In = contiguousStrides(S);
-  StridedView V;
-  for (int64_t P : *Perm) {
-    V.Sizes.push_back(S[P]);
-    V.Strides.push_back(In[P]);
-  }
-  return V;
+  std::optional<GroupedView> V = transposeOf(denseView(S), PermAttr);
+  return V ? std::optional(stridedOf(*V)) : std::nullopt;
 }
 
 } // namespace
@@ -71,25 +62,8 @@ namespace {
 /// The view a Slice with bounds B takes of a dense tensor of shape S
 /// (ir::sliceAxis clamps them).
 std::optional<StridedView> sliceView(const SliceBounds &B, const Shape &S) {
-  int64_t R = static_cast<int64_t>(S.rank());
-  size_t K = B.Starts.size();
-  Strides In = contiguousStrides(S);
-  StridedView V;
-  V.Sizes.assign(S.begin(), S.end());
-  V.Strides.assign(In.begin(), In.end());
-  std::vector<bool> Seen(R, false);
-  for (size_t I = 0; I < K; ++I) {
-    int64_t A = B.Axes[I] < 0 ? B.Axes[I] + R : B.Axes[I];
-    if (A < 0 || A >= R || Seen[A] || B.Steps[I] == 0)
-      return std::nullopt; // The node kernel reports it.
-    Seen[A] = true;
-    ir::SliceAxis SA = ir::sliceAxis(S[A], B.Starts[I], B.Ends[I], B.Steps[I]);
-    V.Sizes[A] = SA.Length;
-    if (SA.Length > 0)
-      V.Offset += SA.Start * In[A];
-    V.Strides[A] = In[A] * B.Steps[I];
-  }
-  return V;
+  std::optional<GroupedView> V = sliceOf(denseView(S), B, S);
+  return V ? std::optional(stridedOf(*V)) : std::nullopt;
 }
 
 /// True when V's elements are its storage's first ones in row-major
