@@ -15,12 +15,15 @@
 // value of the region (the region is placed where its last node was, so
 // such a reader would come before what it reads). A value of the region
 // read outside it (or a graph output) becomes an output of the region.
-// Regions of fewer than min-size nodes stay as they are. Nodes a vendor
-// library fuses after its convolutions and products (a sum, then an
-// activation, each the sole reader of what precedes it) are left to it.
+// Regions of fewer than min-size nodes stay as they are. The nodes the cpu
+// lowering takes into a quantized product's primitive (its rescale, bias
+// and activation; a QDQ residual join) are left to it: the backend says
+// which (backends/cpu/FusionRules.h); the float epilogues of convolutions
+// and products are fused nodes before this pass runs (cpu-fuse-epilogues).
 //
 //===----------------------------------------------------------------------===//
 
+#include "nngraph/backends/cpu/FusionRules.h"
 #include "nngraph/backends/kernel/RegionKernel.h"
 #include "nngraph/ir/FusedRegion.h"
 #include "nngraph/passes/Passes.h"
@@ -70,7 +73,8 @@ public:
         continue;
       if (!N->isPure() || !N->output(0)->type().hasRank())
         continue;
-      if (!Reduction && !Transpose && followsLibraryOp(G, *N, 0)) {
+      if (!Reduction && !Transpose &&
+          backends::cpu::loweringTakesIntoProduct(G, *N)) {
         bumpStatistic("left-to-library");
         continue;
       }
@@ -117,24 +121,6 @@ public:
   }
 
 private:
-  /// True when N is the sole reader of a convolution's or product's result
-  /// (or of such a sum or activation after one, up to two deep): a vendor
-  /// library takes it as a post-op.
-  static bool followsLibraryOp(const ir::Graph &G, const ir::Node &N,
-                               int Depth) {
-    for (ir::Value *V : N.inputs()) {
-      if (!V || !V->producer() || V->uses().size() != 1 || G.isOutput(V))
-        continue;
-      const ir::Node &P = *V->producer();
-      if (ir::hasTrait(P.op(), ir::OpTrait::Compute))
-        return true;
-      if (Depth < 2 && ir::hasTrait(P.op(), ir::OpTrait::Elementwise) &&
-          followsLibraryOp(G, P, Depth + 1))
-        return true;
-    }
-    return false;
-  }
-
   /// True when a node outside R other than N, placed before N, reads a
   /// value of R.
   static bool readBefore(const ir::Graph &G, const Region &R,

@@ -247,7 +247,33 @@ TEST(FormFusedRegions, RegionsPrintParseAndInline) {
   EXPECT_EQ(G->outputs()[0]->name(), "t");
 }
 
-TEST(FormFusedRegions, LeavesLibraryPostOpsAndReadersInBetween) {
+TEST(FormFusedRegions, LeavesQuantizedProductTailsAndReadersInBetween) {
+  // The integer product's rescale (Cast, Mul, Add, Relu) is the cpu
+  // lowering's (FusionRules.h: loweringTakesIntoProduct); the softmax-like
+  // group has a reader of %e (ReduceSum) between Exp and Div.
+  auto G = ir::parseGraph(R"(graph "g" {
+    input %x: u8[4,8]
+    input %w: u8[8,8]
+    input %c: f32[8]
+    input %k: f32[]
+    input %y: f32[4,8]
+    %m = MatMulInteger(%x, %w)
+    %f = Cast(%m) {to = 1}
+    %s0 = Mul(%f, %k)
+    %a = Add(%s0, %c)
+    %r = Relu(%a)
+    %e = Exp(%y)
+    %s = ReduceSum(%e) {keepdims = 1}
+    %d = Div(%e, %s)
+    output %r, %d
+  })");
+  EXPECT_FALSE(runPass(*G));
+  EXPECT_EQ(countOp(*G, ir::OpKind::FusedRegion), 0);
+}
+
+TEST(FormFusedRegions, TakesWhatFollowsARunTimeProduct) {
+  // A MatMul of two run-time values is no linear layer: cpu-fuse-epilogues
+  // leaves its Add and Relu, and a region takes them.
   auto G = ir::parseGraph(R"(graph "g" {
     input %x: f32[4,8]
     input %w: f32[8,8]
@@ -255,13 +281,11 @@ TEST(FormFusedRegions, LeavesLibraryPostOpsAndReadersInBetween) {
     %m = MatMul(%x, %w)
     %a = Add(%m, %c)
     %r = Relu(%a)
-    %e = Exp(%x)
-    %s = ReduceSum(%e) {keepdims = 1}
-    %d = Div(%e, %s)
-    output %r, %d
+    output %r
   })");
-  EXPECT_FALSE(runPass(*G));
-  EXPECT_EQ(countOp(*G, ir::OpKind::FusedRegion), 0);
+  EXPECT_TRUE(runPass(*G));
+  EXPECT_EQ(countOp(*G, ir::OpKind::FusedRegion), 1);
+  EXPECT_EQ(countOp(*G, ir::OpKind::MatMul), 1);
 }
 
 /// A random graph over x[N,R,C] (N symbolic) with broadcast operands.

@@ -73,6 +73,16 @@ EpilogueFusionCounts fuseConvEpilogues(ir::Graph &G,
 EpilogueFusionCounts fuseProductEpilogues(ir::Graph &G,
                                           const FusionDeclineFn &Declined = {});
 
+/// True when the cpu lowering may take N into the primitive of a quantized
+/// product before it, so that N is no step of its own: the Cast to f32 of
+/// an integer product's (ConvInteger, MatMulInteger) result, the Mul by the
+/// scale, the Add of a bias and an activation after it (each the sole
+/// reader of what precedes it); the Add of two DequantizeLinear results
+/// one of which dequantizes a QLinearConv's, and the Relu after it
+/// (rules/ProductTails.cpp). form-fused-regions leaves these nodes out of
+/// its regions. The lowering checks the rest (scales, shapes, constants).
+bool loweringTakesIntoProduct(const ir::Graph &G, const ir::Node &N);
+
 /// Both rules as the pass `cpu-fuse-epilogues` (rules/FuseEpiloguesPass.cpp):
 /// each decline counts under its reason and prints under
 /// --debug-only=cpu-fuse-epilogues; statistics fused-convs, fused-products,
