@@ -45,7 +45,7 @@ bool Attribute::operator==(const Attribute &O) const {
   }
 }
 
-void AttrMap::set(std::string Name, Attribute A) {
+void AttrMap::setByName(std::string Name, Attribute A) {
   auto It = std::lower_bound(
       Entries.begin(), Entries.end(), Name,
       [](const Entry &E, const std::string &N) { return E.first < N; });

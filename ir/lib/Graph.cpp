@@ -410,7 +410,7 @@ std::unique_ptr<Graph> Graph::clone() const {
     C->NumImplicit = N->NumImplicit;
     for (const auto &[AName, A] : N->Attrs)
       if (A.type() == AttrType::Graph && A.graphPtr())
-        C->Attrs.set(AName, Attribute(std::shared_ptr<Graph>(A.g().clone())));
+        C->Attrs.setByName(AName, Attribute(std::shared_ptr<Graph>(A.g().clone())));
     for (size_t I = 0; I < N->Outputs.size(); ++I) {
       C->Outputs[I]->Ty = N->Outputs[I]->Ty;
       Map[N->Outputs[I]] = C->Outputs[I];

@@ -180,7 +180,7 @@ AttrMap attrsFor(const InferContext &C, const OpSchema &Of) {
   AttrMap M;
   for (const AttrSchema &A : Of.Attrs)
     if (C.hasAttrByName(A.Name))
-      M.set(A.Name, C.attrByName(A.Name));
+      M.setByName(A.Name, C.attrByName(A.Name));
   return M;
 }
 

@@ -446,9 +446,9 @@ void SyntaxParser::parseAttrDict(NodeDecl &N) {
       --RegionDepth;
       Defined = std::move(Outer);
       N.Regions.push_back(std::move(R));
-      N.Attrs.set(Name, Attribute(std::shared_ptr<Graph>()));
+      N.Attrs.setByName(Name, Attribute(std::shared_ptr<Graph>()));
     } else {
-      N.Attrs.set(Name, parseAttrValue(Op, *A));
+      N.Attrs.setByName(Name, parseAttrValue(Op, *A));
     }
     if (consumeIf(TokKind::RBrace))
       return;

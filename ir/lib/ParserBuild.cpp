@@ -76,7 +76,7 @@ private:
     for (const RegionDecl &R : DeclOf[Nd]->Regions) {
       auto Child = std::make_unique<Builder>(Src, *R.Body, Opts, this, Nd);
       Child->makeGraph();
-      Nd->setAttr(R.Attr, Attribute(std::shared_ptr<Graph>(std::move(Child->G))));
+      Nd->setAttrByName(R.Attr, Attribute(std::shared_ptr<Graph>(std::move(Child->G))));
       Child->Region = &Nd->attrs().findByName(R.Attr)->g();
       Children[Nd].push_back(std::move(Child));
     }

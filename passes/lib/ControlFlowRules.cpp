@@ -59,7 +59,7 @@ bool inlineConstantIf(ir::Node &N, PatternRewriter &R) {
       Names.push_back(O->name());
     ir::AttrMap Attrs;
     for (const auto &[Name, A] : BN->attrs())
-      Attrs.set(Name, A.type() == ir::AttrType::Graph
+      Attrs.setByName(Name, A.type() == ir::AttrType::Graph
                           ? ir::Attribute(std::shared_ptr<ir::Graph>(
                                 A.g().clone()))
                           : A);

@@ -149,7 +149,7 @@ struct Case {
     }
     ir::AttrMap AM;
     for (const auto &[K, V] : Attrs)
-      AM.set(K, V);
+      AM.setByName(K, V);
     std::vector<std::string> Outs;
     for (size_t I = 0; I < NumOutputs; ++I)
       Outs.push_back("out" + std::to_string(I));

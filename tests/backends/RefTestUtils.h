@@ -54,7 +54,7 @@ public:
     return *this;
   }
   OpTest &attr(std::string Name, ir::Attribute A) {
-    Attrs.set(std::move(Name), std::move(A));
+    Attrs.setByName(std::move(Name), std::move(A));
     return *this;
   }
   /// Sets the number of outputs (default: the op's required outputs).

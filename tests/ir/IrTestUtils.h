@@ -31,7 +31,7 @@ inline AttrMap
 attrs(std::initializer_list<std::pair<std::string, Attribute>> L) {
   AttrMap M;
   for (const auto &[K, V] : L)
-    M.set(K, V);
+    M.setByName(K, V);
   return M;
 }
 

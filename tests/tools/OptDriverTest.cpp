@@ -198,7 +198,7 @@ public:
   std::string_view name() const override { return "test-break-verifier"; }
   std::string_view summary() const override { return "breaks the graph"; }
   bool run(ir::Graph &G) override {
-    G.nodes().front()->setAttr("bogus", ir::Attribute(int64_t(1)));
+    G.nodes().front()->setAttrByName("bogus", ir::Attribute(int64_t(1)));
     return true;
   }
 };

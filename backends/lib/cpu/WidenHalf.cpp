@@ -54,7 +54,7 @@ void widenAttributes(ir::Node &N) {
       Changed.emplace_back(Name, ir::Attribute(A.t().to(DType::F32)));
   }
   for (auto &[Name, A] : Changed)
-    N.setAttr(Name, std::move(A));
+    N.setAttrByName(Name, std::move(A));
 }
 
 } // namespace

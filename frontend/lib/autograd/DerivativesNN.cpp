@@ -180,7 +180,7 @@ Grads poolBackward(const BackwardContext &C) {
   ir::AttrMap A;
   for (const auto &[Name, V] : C.Attrs)
     if (Name != "storage_order")
-      A.set(Name, V);
+      A.setByName(Name, V);
   ir::OpKind K = C.Op == ir::OpKind::MaxPool ? ir::OpKind::MaxPoolGrad
                                              : ir::OpKind::AveragePoolGrad;
   return {dispatch::call1(K, {in(C, 0), gout(C)}, A)};

@@ -435,7 +435,7 @@ private:
         error(ErrorKind::Parse,
               Desc + ": attribute '" + A.name() + "' is given twice");
       if (S.Kind == ir::OpKind::Constant) {
-        Attrs.set(A.name(), constantAttribute(A, Desc));
+        Attrs.setByName(A.name(), constantAttribute(A, Desc));
         continue;
       }
       const ir::AttrSchema *AS = S.findAttr(A.name());
@@ -451,10 +451,10 @@ private:
       }
       if (AS->Type == ir::AttrType::Graph && attrProtoType(A) ==
                                                    AttributeProto::GRAPH) {
-        Attrs.set(A.name(), ir::Attribute(std::shared_ptr<ir::Graph>()));
+        Attrs.setByName(A.name(), ir::Attribute(std::shared_ptr<ir::Graph>()));
         continue; // Built by buildRegions once the node exists.
       }
-      Attrs.set(A.name(), attributeFromProto(A, *AS, Src, Desc));
+      Attrs.setByName(A.name(), attributeFromProto(A, *AS, Src, Desc));
     }
     if (S.Kind == ir::OpKind::Constant)
       normalizeConstant(Attrs, Desc);
@@ -589,7 +589,7 @@ private:
       }
       if (Body->name().empty())
         Body->setName(A.name());
-      Node.setAttr(A.name(), ir::Attribute(std::move(Body)));
+      Node.setAttrByName(A.name(), ir::Attribute(std::move(Body)));
     }
   }
 

@@ -238,7 +238,7 @@ void expandFused(ir::Graph &G, ir::Node *N) {
   for (size_t I = 0; I < P.size(); ++I) {
     std::string PName(A->Params[I].Name);
     if (!A->ParamsAreInputs)
-      ActAttrs.set(PName, ir::Attribute(P[I]));
+      ActAttrs.setByName(PName, ir::Attribute(P[I]));
     else
       Ins.push_back(std::isinf(P[I]) ? nullptr
                                      : B.constant(P[I], T, PName.c_str()));

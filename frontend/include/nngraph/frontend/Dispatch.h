@@ -36,7 +36,7 @@ struct OpCall {
 inline ir::AttrMap attrs(std::initializer_list<ir::AttrMap::Entry> Entries) {
   ir::AttrMap M;
   for (const ir::AttrMap::Entry &E : Entries)
-    M.set(E.first, E.second);
+    M.setByName(E.first, E.second);
   return M;
 }
 

@@ -4,8 +4,9 @@
 // tensor, or a graph: a region the node owns, ONNX's GRAPH attribute, such as
 // If's branches and Loop's body); AttrMap holds a node's attributes sorted by
 // name so printing is deterministic. Defaults come from the op table, not
-// from here. Lookups by a literal name are checked against the op table at
-// compile time (AttrName.h); the *ByName lookups take run-time names.
+// from here. Lookups and settings by a literal name are checked against the
+// op table at compile time (AttrName.h), a setting also for the type of its
+// value; the *ByName lookups and setByName take run-time names.
 //
 //===----------------------------------------------------------------------===//
 #pragma once
@@ -16,6 +17,7 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <variant>
 #include <vector>
 
@@ -77,12 +79,58 @@ private:
   Storage V;
 };
 
+namespace attr_check {
+
+/// The attribute type a value of C++ type T makes (Attribute's
+/// constructors); Attribute itself, of a type known only at run time, has
+/// none.
+template <typename T> constexpr bool HasAttrTypeOf =
+    !std::is_same_v<std::remove_cvref_t<T>, Attribute>;
+template <typename T> consteval AttrType attrTypeOf() {
+  using U = std::remove_cvref_t<T>;
+  if constexpr (std::is_integral_v<U>)
+    return AttrType::Int;
+  else if constexpr (std::is_floating_point_v<U>)
+    return AttrType::Float;
+  else if constexpr (std::is_convertible_v<U, std::string_view>)
+    return AttrType::String;
+  else if constexpr (std::is_same_v<U, std::vector<int64_t>>)
+    return AttrType::Ints;
+  else if constexpr (std::is_same_v<U, std::vector<float>>)
+    return AttrType::Floats;
+  else if constexpr (std::is_same_v<U, std::vector<std::string>>)
+    return AttrType::Strings;
+  else if constexpr (std::is_same_v<U, rt::Tensor>)
+    return AttrType::Tensor;
+  else
+    return AttrType::Graph;
+}
+
+} // namespace attr_check
+
+/// The name of an attribute set to a value of C++ type T: checked at compile
+/// time to be declared by some op with T's attribute type.
+template <typename T>
+using AttrNameFor = AttrName<attr_check::attrTypeOf<T>()>;
+
 /// A node's attributes, kept sorted by name.
 class AttrMap {
 public:
   using Entry = std::pair<std::string, Attribute>;
-  /// Sets (or replaces) Name.
-  void set(std::string Name, Attribute A);
+  /// Sets (or replaces) Name to V. Name is a string literal checked against
+  /// Ops.def at compile time: some op declares it with V's type (AttrName.h).
+  template <typename T>
+  requires attr_check::HasAttrTypeOf<T>
+  void set(AttrNameFor<T> Name, T &&V) {
+    setByName(std::string(Name.str()), Attribute(std::forward<T>(V)));
+  }
+  /// Sets Name to A, a value whose type is known at run time; Name is
+  /// checked against Ops.def at compile time.
+  void set(AnyAttrName Name, Attribute A) {
+    setByName(std::string(Name.str()), std::move(A));
+  }
+  /// Sets (or replaces) Name, a name known only at run time.
+  void setByName(std::string Name, Attribute A);
   /// The attribute, or null. Name is checked against Ops.def at compile
   /// time (AttrName.h); findByName takes a name known only at run time.
   const Attribute *find(AnyAttrName Name) const { return findByName(Name); }

@@ -140,7 +140,17 @@ public:
 
   const AttrMap &attrs() const { return Attrs; }
   AttrMap &attrs() { return Attrs; }
-  void setAttr(std::string N, Attribute A) { Attrs.set(std::move(N), std::move(A)); }
+  /// Sets attribute N to V; N is a string literal that some op of Ops.def
+  /// declares with V's type (checked at compile time, AttrName.h), or, for
+  /// an Attribute, with any type.
+  template <typename T>
+  requires attr_check::HasAttrTypeOf<T>
+  void setAttr(AttrNameFor<T> N, T &&V) { Attrs.set<T>(N, std::forward<T>(V)); }
+  void setAttr(AnyAttrName N, Attribute A) { Attrs.set(N, std::move(A)); }
+  /// Sets attribute N, a name known only at run time.
+  void setAttrByName(std::string N, Attribute A) {
+    Attrs.setByName(std::move(N), std::move(A));
+  }
   /// Attribute N or its default from the op table; throws Error(Verify)
   /// naming the node when it is absent and has no default. N is a string
   /// literal checked against Ops.def at compile time (AttrName.h): some op
