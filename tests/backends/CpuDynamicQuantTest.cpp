@@ -398,6 +398,59 @@ TEST(CpuDynamicQuant, WhatDoesNotFitFallsBackExactly) {
   }
 }
 
+TEST(CpuDynamicQuant, FarWeightsRunAsTwoExactParts) {
+  // u8 weights spanning 0..255 around a zero point (as quantize_dynamic
+  // writes a convolution's): w - zp does not fit s8, so the convolution runs
+  // as two primitives over two s8 parts of it. With 16 input channels every
+  // float accumulator stays below 2^24; with 128 a channel's sum may pass
+  // it, and the input channels split into groups whose sums do not, added
+  // exactly by the backend's loop. Both equal the reference.
+  REQUIRE_ONEDNN();
+  std::mt19937 Gen(71);
+  int Trial = 0;
+  for (int64_t C : {16, 128})
+    for (bool PerChannel : {false, true}) {
+      IntConv CC;
+      CC.C = C;
+      CC.M = 24;
+      CC.H = 10;
+      CC.W = 11;
+      CC.Wt = DType::U8;
+      CC.Stride = Trial % 2 ? 2 : 1;
+      ++Trial;
+      bool Relu = Trial % 2 == 0;
+      SCOPED_TRACE(CC.describe() + (PerChannel ? " per-channel" : "") +
+                   (Relu ? " relu" : ""));
+      auto G = dynamicConvGraph(CC, true, Relu, Gen);
+      Shape WS{CC.M, CC.C, 3, 3};
+      Tensor W = ints(WS, DType::U8, 0, 255, Gen);
+      Tensor Zp = ints(PerChannel ? Shape{CC.M} : Shape{}, DType::U8, 60, 190,
+                       Gen);
+      G->lookup("w")->setData(W);
+      G->lookup("w_zp")->setData(Zp);
+      ir::inferTypes(*G);
+      Tensor X = rnd({CC.N, CC.C, CC.H, CC.W}, Gen(), -1.5, 3);
+      backends::CpuExecutableStats St = expectExact(*G, {X});
+      EXPECT_TRUE(St.Fallbacks.empty()) << fallbacksOf(St);
+      // The high part's convolution and the low part's with the sum.
+      EXPECT_GE(St.DnnlSteps, 2);
+      int64_t Taps = CC.C * 9;
+      double Bound = 0;
+      for (int64_t M = 0; M < CC.M; ++M) {
+        double Sum = 0;
+        for (int64_t I = 0; I < Taps; ++I)
+          Sum += std::abs(W.getFlatInt(M * Taps + I) -
+                          Zp.getFlatInt(PerChannel ? M : 0));
+        Bound = std::max(Bound, 255 * Sum);
+      }
+      // Each form was taken: one sum below 2^24, the other above.
+      if (C == 16)
+        EXPECT_LE(Bound, 16777216.0);
+      else
+        EXPECT_GT(Bound, 16777216.0);
+    }
+}
+
 TEST(CpuDynamicQuant, WeightsChangedInPlaceAreUsed) {
   REQUIRE_ONEDNN();
   std::mt19937 Gen(71);
@@ -407,6 +460,13 @@ TEST(CpuDynamicQuant, WeightsChangedInPlaceAreUsed) {
   Tensor X = rnd({CC.N, CC.C, CC.H, CC.W}, 9, -1, 1);
   auto Cpu = backends::getBackend("cpu").compile(*G);
   EXPECT_TRUE(sameBytes(Cpu->run({X})[0], backends::runReference(*G, {X})[0]));
+  // Runs read the weights without marking them written (a written version
+  // would make every run convert and pack them again).
+  const Tensor &Wc = G->lookup("w")->data();
+  uint64_t Version = Wc.storage()->version();
+  Cpu->run({X});
+  Cpu->run({X});
+  EXPECT_EQ(Wc.storage()->version(), Version);
   // New weights that still fit: the s8 copy and its pack follow.
   Tensor &W = const_cast<Tensor &>(G->lookup("w")->data());
   int64_t Zp = G->lookup("w_zp")->data().getFlatInt(0);

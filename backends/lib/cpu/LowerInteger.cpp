@@ -12,7 +12,13 @@
 // - s8 weights without a zero point are packed as they are; u8 weights, or
 //   weights with a zero point (per tensor or per output channel / column),
 //   are packed as w - zp converted once to s8 when every difference fits
-//   (recomputed when the initializer changes), else the node falls back;
+//   (recomputed when the initializer changes); a convolution whose
+//   differences do not fit (u8 weights far from their zero point, as
+//   quantize_dynamic writes them) and that has the tail below runs as two
+//   primitives over two s8 parts of w - zp (clamp(w - zp, -128, 127) and
+//   the rest), the second adding the first's float result by a sum post-op
+//   before the tail, where 255 * max_c sum |w - zp| <= 2^24 makes every
+//   float accumulator and their sum exact; else the node falls back;
 // - the Cast, the Mul by a scale that is one value or one per output
 //   channel (computed by this step from x_scale and a constant w_scale when
 //   their Mul is not computed yet), an Add of a bias of that form and an
@@ -36,6 +42,7 @@
 
 #include "LowerInteger.h"
 #include "nngraph/runtime/Error.h"
+#include "nngraph/runtime/Parallel.h"
 
 #include <cmath>
 #include <cstring>
@@ -53,22 +60,35 @@ constexpr double ExactI32 = 16777216.0;
 /// Largest |accumulator| (i32 range).
 constexpr double MaxI32 = 2147483647.0;
 
+/// Which s8 tensor of W - zp a primitive packs: all of it (every
+/// difference fits s8), or one of two parts that sum to it (differences
+/// in [-256, 254]): High = clamp(W - zp, -128, 127), Low the rest. Both
+/// parts keep the sign of the difference.
+enum class S8Part { Whole, High, Low };
+
 /// Constant integer weights as the s8 tensor a primitive packs: W itself
-/// when s8 without a zero point, else W - zp computed once per change of W
-/// or zp. W is viewed as [Outer, Ch, Inner]; zp holds one value or Ch.
+/// when s8 without a zero point, else W - zp (or the part of it Part
+/// names) computed once per change of W or zp. W is viewed as [Outer, Ch,
+/// Inner]; zp holds one value or Ch.
 class S8Weights {
 public:
-  S8Weights(Tensor W, Tensor Zp, int64_t Axis, double Limit)
-      : W(std::move(W)), Zp(std::move(Zp)), Limit(Limit) {
+  /// Limit bounds 255 * sum |w - zp| over each of Chunks equal parts of a
+  /// channel's Inner values (the input-channel groups of a split
+  /// convolution) and, with MaxI32, over the whole channel.
+  S8Weights(Tensor W, Tensor Zp, int64_t Axis, double Limit,
+            S8Part Part = S8Part::Whole, int64_t Chunks = 1)
+      : W(std::move(W)), Zp(std::move(Zp)), Limit(Limit), Part(Part),
+        Chunks(Chunks) {
     const Shape &S = this->W.shape();
     for (int64_t I = 0; I < static_cast<int64_t>(S.rank()); ++I)
       (I < Axis ? Outer : I == Axis ? Ch : Inner) *= S[I];
-    Converted = this->W.dtype() != DType::I8 || this->Zp.defined();
+    Converted = this->W.dtype() != DType::I8 || this->Zp.defined() ||
+                Part != S8Part::Whole;
     Packed = Converted ? Tensor::empty(this->W.shape(), DType::I8) : this->W;
   }
   /// Recomputes the s8 values and the channel sums when W or zp changed;
-  /// false when a difference no longer fits s8 or 255 * sum |w - zp|
-  /// exceeds the limit.
+  /// false when a difference (a part) no longer fits s8 or 255 * sum
+  /// |w - zp| exceeds the limit.
   bool refresh() {
     uint64_t WV = W.storage()->version();
     uint64_t ZV = Zp.defined() ? Zp.storage()->version() : 0;
@@ -86,7 +106,7 @@ public:
 
 private:
   bool compute() {
-    Tensor WC = W.contiguous();
+    const Tensor WC = W.contiguous(); // (const: reading bumps no version)
     std::vector<int64_t> Z(Ch, 0);
     if (Zp.defined())
       for (int64_t C = 0; C < Ch; ++C)
@@ -95,25 +115,36 @@ private:
     const auto *PS = static_cast<const int8_t *>(WC.rawData());
     bool U8 = W.dtype() == DType::U8;
     auto *Out = static_cast<int8_t *>(Packed.rawData());
-    std::vector<double> L1(Ch, 0.0);
+    std::vector<double> L1(Ch * Chunks, 0.0), Whole(Ch, 0.0);
+    int64_t ChunkSize = Inner / Chunks;
     bool Fits = true;
     for (int64_t O = 0; O < Outer; ++O)
       for (int64_t C = 0; C < Ch; ++C)
         for (int64_t I = 0; I < Inner; ++I) {
           int64_t At = (O * Ch + C) * Inner + I;
           int64_t V = (U8 ? int64_t(PU[At]) : int64_t(PS[At])) - Z[C];
-          Fits = Fits && V >= -128 && V <= 127;
-          L1[C] += static_cast<double>(V < 0 ? -V : V);
+          double A = static_cast<double>(V < 0 ? -V : V);
+          L1[C * Chunks + I / ChunkSize] += A;
+          Whole[C] += A;
+          int64_t High = std::clamp<int64_t>(V, -128, 127);
+          int64_t P = Part == S8Part::Whole  ? V
+                      : Part == S8Part::High ? High
+                                             : V - High;
+          Fits = Fits && P >= -128 && P <= 127;
           if (Converted)
-            Out[At] = static_cast<int8_t>(std::clamp<int64_t>(V, -128, 127));
+            Out[At] = static_cast<int8_t>(std::clamp<int64_t>(P, -128, 127));
         }
     for (double S : L1)
       Fits = Fits && 255.0 * S <= Limit;
+    for (double S : Whole)
+      Fits = Fits && 255.0 * S <= MaxI32;
     return Fits;
   }
 
   Tensor W, Zp;
   double Limit;
+  S8Part Part;
+  int64_t Chunks;
   int64_t Outer = 1, Ch = 1, Inner = 1;
   bool Converted = false, Done = false, Ok = false;
   uint64_t WVersion = 0, ZVersion = 0;
@@ -122,9 +153,12 @@ private:
 /// W (constant input 1 of N) as s8 with its zero point (input 3) applied
 /// per slice of axis Axis; null when W is not a constant 8-bit tensor, the
 /// zero point is not a constant of W's dtype holding one value or one per
-/// slice, or some w - zp does not fit s8 or exceeds Limit (S8Weights).
+/// slice, or some w - zp (its Part) does not fit s8 or exceeds Limit
+/// (S8Weights).
 std::shared_ptr<S8Weights> s8WeightsOf(LowerContext &C, const ir::Node &N,
-                                       int64_t Axis, double Limit) {
+                                       int64_t Axis, double Limit,
+                                       S8Part Part = S8Part::Whole,
+                                       int64_t Chunks = 1) {
   const Tensor *W = C.constantOf(N.input(1));
   if (!W || (W->dtype() != DType::U8 && W->dtype() != DType::I8) ||
       W->rank() <= static_cast<size_t>(Axis))
@@ -141,7 +175,7 @@ std::shared_ptr<S8Weights> s8WeightsOf(LowerContext &C, const ir::Node &N,
     if (!AllZero)
       Zp = *Z;
   }
-  auto R = std::make_shared<S8Weights>(*W, Zp, Axis, Limit);
+  auto R = std::make_shared<S8Weights>(*W, Zp, Axis, Limit, Part, Chunks);
   return R->refresh() ? R : nullptr;
 }
 
@@ -377,6 +411,145 @@ dnnl::primitive_attr integerAttr(bool SrcZp, const dnnl::post_ops &Ops) {
   return A;
 }
 
+/// ConvInteger N (group 1, 4-d) with a tail of at most a Relu whose
+/// weights' float sums pass 2^24: Splits input-channel groups as the groups
+/// of two grouped int8 convolutions (the high and the low s8 part of
+/// w - zp, the second adding the first's result) writing Splits * M f32
+/// channels, each an exact integer below 2^24; then an own loop adds a
+/// position's groups in 64-bit integers and computes the reference's
+/// float tail: f32(acc) * scale [+ bias] [Relu].
+bool lowerSplitConvInteger(LowerContext &C, const ir::Node &N,
+                           const RescaleTail &T,
+                           const std::shared_ptr<S8Weights> &High,
+                           const std::shared_ptr<S8Weights> &Low,
+                           int64_t Splits, int Zp) {
+  const ir::Value *X = N.input(0);
+  DType XT = C.slotOfValue(X).Type;
+  const Tensor &Wt = *C.constantOf(N.input(1));
+  const Shape XS = C.shapeOf(X);
+  const Shape &YS = C.shapeOf(N.output(0));
+  int64_t M = Wt.size(0), Cin = Wt.size(1), KH = Wt.size(2), KW = Wt.size(3);
+  int64_t Part = Cin / Splits;
+  KernelContext KC{N, {}, {}, {}, {}};
+  reference::Window Win = reference::forwardWindow(
+      KC, XS, std::vector<int64_t>{KH, KW});
+  memory::dims Strides(Win.Strides.begin(), Win.Strides.end());
+  memory::dims Dil(Win.Dilations.begin(), Win.Dilations.end());
+  for (auto &D : Dil)
+    D -= 1;
+  memory::dims PadL(Win.PadBegin.begin(), Win.PadBegin.end());
+  memory::dims PadR(Win.PadEnd.begin(), Win.PadEnd.end());
+  memory::dims Wei = {Splits, M, Part, KH, KW};
+  // The packed [M, Cin, KH, KW] weights seen as the groups' weights.
+  memory::desc WeiView(Wei, DT::s8,
+                       memory::dims{Part * KH * KW, Cin * KH * KW, KH * KW,
+                                    KW, 1});
+  memory::dims Partial = {YS[0], Splits * M, YS[2], YS[3]};
+  memory::desc PartialMD(Partial, DT::f32, memory::format_tag::nhwc);
+  using ConvPD = dnnl::convolution_forward::primitive_desc;
+  auto Make = [&](const memory::desc &SrcMD, bool Sum) {
+    dnnl::post_ops Ops;
+    if (Sum)
+      Ops.append_sum(1.0f);
+    dnnl::convolution_forward::desc D(
+        dnnl::prop_kind::forward_inference, dnnl::algorithm::convolution_direct,
+        SrcMD, memory::desc(Wei, DT::s8, memory::format_tag::any),
+        memory::desc(), PartialMD, Strides, Dil, PadL, PadR);
+    return build<dnnl::convolution_forward>(D, integerAttr(Zp >= 0, Ops));
+  };
+  const ValueSlot &XSlot = C.slotOfValue(X);
+  memory::desc SrcMD = XSlot.Blocked
+                           ? XSlot.MD
+                           : memory::desc(dimsOf(XS), *dnnlType(XT),
+                                          memory::format_tag::nhwc);
+  auto HighMade = Make(SrcMD, false);
+  if (!HighMade || !isVectorized(HighMade->Desc))
+    HighMade = Make(memory::desc(dimsOf(XS), *dnnlType(XT),
+                                 memory::format_tag::any),
+                    false);
+  if (!HighMade)
+    return false;
+  auto LowMade = Make(HighMade->Desc.src_desc(), true);
+  if (!LowMade || LowMade->Desc.src_desc() != HighMade->Desc.src_desc() ||
+      LowMade->Desc.dst_desc() != PartialMD ||
+      HighMade->Desc.dst_desc() != PartialMD)
+    return false;
+  emitWeightCheck(C, N, High);
+  emitWeightCheck(C, N, Low);
+  int ScaleSl = scaleSlot(C, T);
+  int BiasSl = T.Add ? C.B.plainOf(C.slotOf(T.Bias)) : -1;
+  int XSl = C.B.inLayout(C.slotOf(X), HighMade->Desc.src_desc());
+  int PartSl = C.B.newBuffer(
+      DType::U8, Shape{static_cast<int64_t>(PartialMD.get_size())});
+  std::vector<PrimitiveArg> Args = {{DNNL_ARG_SRC, XSl,
+                                     HighMade->Desc.src_desc()},
+                                    {DNNL_ARG_DST, PartSl, PartialMD}};
+  std::vector<int> Reads = {XSl};
+  if (Zp >= 0) {
+    Args.push_back({DNNL_ARG_ATTR_ZERO_POINTS | DNNL_ARG_SRC, Zp,
+                    plainDesc({1}, DT::s32)});
+    Reads.push_back(Zp);
+  }
+  emitPrimitive(C, N, HighMade->P, HighMade->Desc, Args, Reads, PartSl,
+                {{High->Packed, WeiView}});
+  C.program().Steps.back()->Desc += " (w - zp: its high s8 part, in " +
+                                    std::to_string(Splits) + " groups of " +
+                                    std::to_string(Part) + " channels)";
+  Reads.push_back(PartSl);
+  emitPrimitive(C, N, LowMade->P, LowMade->Desc, Args, Reads, PartSl,
+                {{Low->Packed, WeiView}});
+  nameImplementation(C, LowMade->Desc);
+  C.program().Steps.back()->Desc += " (w - zp: its low s8 part, plus the high)";
+
+  C.PendingTypes[T.Out] = {DType::F32, YS};
+  int Out = C.defineBuffer(
+      T.Out, memory::desc(dimsOf(YS), DT::f32, memory::format_tag::nhwc));
+  int64_t Pixels = YS[0] * YS[2] * YS[3], SC = T.ScaleCount,
+          BC = T.BiasCount;
+  bool Relu = T.ActNode != nullptr;
+  std::vector<int> LoopReads = {PartSl, ScaleSl};
+  if (BiasSl >= 0)
+    LoopReads.push_back(BiasSl);
+  emitLoop(
+      C, LoopReads, Out,
+      "the " + std::to_string(Splits) + " groups' sums and the rescale of " +
+          C.describe(N),
+      [=](Program &P) {
+        const auto *Acc = static_cast<const float *>(P.dataOf(PartSl));
+        const auto *S = static_cast<const float *>(P.dataOf(ScaleSl));
+        const auto *B =
+            BiasSl >= 0 ? static_cast<const float *>(P.dataOf(BiasSl))
+                        : nullptr;
+        auto *Y = reinterpret_cast<float *>(P.bufferData(Out));
+        parallelFor(0, Pixels, 64, [&](int64_t Begin, int64_t End) {
+          for (int64_t Px = Begin; Px < End; ++Px) {
+            const float *A = Acc + Px * Splits * M;
+            float *YP = Y + Px * M;
+            for (int64_t Ch = 0; Ch < M; ++Ch) {
+              int64_t Sum = 0;
+              for (int64_t G = 0; G < Splits; ++G)
+                Sum += static_cast<int64_t>(A[G * M + Ch]);
+              // The Cast (an i32 to f32, rounding to nearest), the Mul, the
+              // Add and the Relu, as the reference's kernels compute them.
+              float V = static_cast<float>(static_cast<int32_t>(Sum));
+              V = V * S[SC == 1 ? 0 : Ch];
+              if (B)
+                V = V + B[BC == 1 ? 0 : Ch];
+              if (Relu)
+                V = V < 0 ? 0.0f : V;
+              YP[Ch] = V;
+            }
+          }
+        });
+      });
+  for (const ir::Node *F : {T.Cast, T.Mul, T.Add, T.ActNode})
+    if (F) {
+      C.Done.insert(F);
+      ++C.program().Stats.FusedNodes;
+    }
+  return true;
+}
+
 } // namespace
 
 bool lowerConvInteger(LowerContext &C, const ir::Node &N) {
@@ -399,11 +572,35 @@ bool lowerConvInteger(LowerContext &C, const ir::Node &N) {
   std::optional<RescaleTail> Tail = rescaleTailOf(C, N, YS, 1);
   std::shared_ptr<S8Weights> Ws =
       s8WeightsOf(C, N, 0, Tail ? MaxI32 : ExactI32);
+  // u8 weights far from their zero point: two primitives, one per s8 part
+  // of w - zp, the second adding the first's float result (a sum post-op)
+  // before the tail. Exact where each float accumulator and their sum are
+  // below 2^24 whatever the activations.
+  // Where a whole channel's sum may pass 2^24, the input channels split
+  // into Splits groups whose sums do not, each group a group of one
+  // grouped convolution writing all outputs, and an own loop adds the
+  // groups' results exactly and computes the tail (lowerSplitTail).
+  std::shared_ptr<S8Weights> WLow;
+  int64_t Splits = 1, Cin = Wt->size(1);
+  if (!Ws && Tail) {
+    bool LoopTail = !Tail->ActNode || Tail->ActNode->op() == ir::OpKind::Relu;
+    for (int64_t G = 1; G <= std::min<int64_t>(Cin, 64) && !WLow; ++G) {
+      if (Cin % G != 0 || (G > 1 && (Group != 1 || !LoopTail)))
+        continue;
+      Ws = s8WeightsOf(C, N, 0, ExactI32, S8Part::High, G);
+      WLow = Ws ? s8WeightsOf(C, N, 0, ExactI32, S8Part::Low, G) : nullptr;
+      Splits = G;
+    }
+    if (!WLow)
+      return false;
+  }
   if (!Ws)
     return false;
   std::optional<int> Zp = srcZeroPoint(C, N, 2, XT);
   if (!Zp)
     return false;
+  if (Splits > 1)
+    return lowerSplitConvInteger(C, N, *Tail, Ws, WLow, Splits, *Zp);
 
   KernelContext KC{N, {}, {}, {}, {}};
   reference::Window Win = reference::forwardWindow(KC, XS, Kernel);
@@ -421,22 +618,25 @@ bool lowerConvInteger(LowerContext &C, const ir::Node &N) {
   memory::dims PadL(Win.PadBegin.begin(), Win.PadBegin.end());
   memory::dims PadR(Win.PadEnd.begin(), Win.PadEnd.end());
 
-  std::vector<PrimitiveArg> Args;
-  std::vector<int> Reads;
+  std::vector<PrimitiveArg> TailArgs;
+  std::vector<int> TailReads;
   dnnl::post_ops Ops;
+  if (WLow)
+    Ops.append_sum(1.0f); // The high part's result, then the tail.
   if (Tail)
-    appendTail(C, *Tail, 4, 1, Ops, Args, Reads);
+    appendTail(C, *Tail, 4, 1, Ops, TailArgs, TailReads);
   dnnl::primitive_attr Attr = integerAttr(*Zp >= 0, Ops);
   DT YDT = Tail ? DT::f32 : DT::s32;
   using ConvPD = dnnl::convolution_forward::primitive_desc;
-  auto Make = [&](const memory::desc &SrcMD) {
+  auto Make = [&](const memory::desc &SrcMD, const memory::desc &DstMD,
+                  const dnnl::primitive_attr &A) {
     dnnl::convolution_forward::desc D(
         dnnl::prop_kind::forward_inference, dnnl::algorithm::convolution_direct,
         SrcMD, memory::desc(Wei, DT::s8, memory::format_tag::any),
-        memory::desc(), memory::desc(Dst, YDT, memory::format_tag::any),
-        Strides, Dil, PadL, PadR);
-    return build<dnnl::convolution_forward>(D, Attr);
+        memory::desc(), DstMD, Strides, Dil, PadL, PadR);
+    return build<dnnl::convolution_forward>(D, A);
   };
+  memory::desc AnyDst(Dst, YDT, memory::format_tag::any);
   // The producer's layout when a vectorized kernel takes it (a
   // DynamicQuantizeLinear in the previous convolution's layout: no
   // reorder), else the one the primitive prefers.
@@ -444,22 +644,34 @@ bool lowerConvInteger(LowerContext &C, const ir::Node &N) {
   std::optional<Built<ConvPD, dnnl::convolution_forward>> Made;
   if (XSlot.Blocked) {
     try {
-      Made = Make(XSlot.MD);
+      Made = Make(XSlot.MD, AnyDst, Attr);
       if (Made && !isVectorized(Made->Desc))
         Made.reset();
     } catch (const dnnl::error &) {
     }
   }
   if (!Made)
-    Made = Make(memory::desc(Src, *dnnlType(XT), memory::format_tag::any));
+    Made = Make(memory::desc(Src, *dnnlType(XT), memory::format_tag::any),
+                AnyDst, Attr);
   if (!Made)
     return false;
   const ConvPD &P = Made->Desc;
+  // The high part's primitive: the same layouts, no post-ops.
+  std::optional<Built<ConvPD, dnnl::convolution_forward>> MadeHigh;
+  if (WLow) {
+    MadeHigh = Make(P.src_desc(), P.dst_desc(),
+                    integerAttr(*Zp >= 0, dnnl::post_ops()));
+    if (!MadeHigh || MadeHigh->Desc.src_desc() != P.src_desc() ||
+        MadeHigh->Desc.dst_desc() != P.dst_desc())
+      return false;
+  }
   emitWeightCheck(C, N, Ws);
+  if (WLow)
+    emitWeightCheck(C, N, WLow);
 
   int XSl = C.B.inLayout(C.slotOf(X), P.src_desc());
-  Reads.push_back(XSl);
-  Args.push_back({DNNL_ARG_SRC, XSl, P.src_desc()});
+  std::vector<PrimitiveArg> Args = {{DNNL_ARG_SRC, XSl, P.src_desc()}};
+  std::vector<int> Reads = {XSl};
   if (*Zp >= 0) {
     Args.push_back({DNNL_ARG_ATTR_ZERO_POINTS | DNNL_ARG_SRC, *Zp,
                     plainDesc({1}, DT::s32)});
@@ -482,9 +694,19 @@ bool lowerConvInteger(LowerContext &C, const ir::Node &N) {
                                   Shape{static_cast<int64_t>(DstMD.get_size())});
   }
   Args.push_back({DNNL_ARG_DST, Written, DstMD});
+  if (WLow) {
+    emitPrimitive(C, N, MadeHigh->P, MadeHigh->Desc, Args, Reads, Written,
+                  {{Ws->Packed, plainDesc(WeiPlain, DT::s8)}});
+    C.program().Steps.back()->Desc += " (w - zp: its high s8 part)";
+    Reads.push_back(Written); // The sum post-op reads it.
+  }
+  Args.insert(Args.end(), TailArgs.begin(), TailArgs.end());
+  Reads.insert(Reads.end(), TailReads.begin(), TailReads.end());
   emitPrimitive(C, N, Made->P, P, std::move(Args), Reads, Written,
-                {{Ws->Packed, plainDesc(WeiPlain, DT::s8)}});
+                {{(WLow ? WLow : Ws)->Packed, plainDesc(WeiPlain, DT::s8)}});
   nameImplementation(C, P);
+  if (WLow)
+    C.program().Steps.back()->Desc += " (w - zp: its low s8 part, plus the high)";
   if (Written != Out) {
     C.B.reads(Written);
     C.B.writes(Out);

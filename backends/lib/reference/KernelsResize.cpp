@@ -8,8 +8,10 @@
 // axis is resized in turn, in double, with taps (input index, weight)
 // computed once per output coordinate; indices outside the input are
 // clamped to its edge. Nearest resizing of f32 is one gather with the same
-// indices (a copy of values, exact without the f64 passes), and a resize
-// by 1 on every axis is a copy.
+// indices (a copy of values, exact without the f64 passes), linear and
+// cubic resizing of f32 on the last two axes computes each output element
+// from its taps with the passes' f64 sums in their order (no f64 tensors),
+// and a resize by 1 on every axis is a copy.
 //
 //===----------------------------------------------------------------------===//
 
@@ -288,6 +290,62 @@ bool nearestF32(KernelContext &C, const ResizeParams &P, const Tensor &X0) {
   return true;
 }
 
+/// Linear or cubic resizing of an f32 tensor on its last two axes only
+/// (the others resized by 1), each output element computed on its own
+/// from its taps: the same f64 sums in the same order as the separable
+/// passes (the last but one axis first), without their f64 tensors. False
+/// when another axis is resized or some coordinate extrapolates.
+bool lastTwoAxesF32(KernelContext &C, const ResizeParams &P,
+                    const Tensor &X0) {
+  size_t R = X0.rank();
+  if (R < 2)
+    return false;
+  for (size_t D = 0; D + 2 < R; ++D)
+    if (!isIdentityAxis(C, P, D))
+      return false;
+  std::vector<Taps> Axis[2];
+  for (size_t K = 0; K < 2; ++K) {
+    size_t D = R - 2 + K;
+    bool Identity = isIdentityAxis(C, P, D);
+    for (int64_t O = 0; O < P.Out[D]; ++O) {
+      Taps T;
+      if (Identity)
+        T.W.push_back({O, 1.0});
+      else
+        T = tapsFor(C, P, D, O);
+      if (T.Extrapolate)
+        return false;
+      Axis[K].push_back(std::move(T));
+    }
+  }
+  const Tensor X = X0.isContiguous() ? X0 : X0.contiguous();
+  Tensor &Y = C.allocOutput(0, Shape(P.Out.begin(), P.Out.end()), DType::F32);
+  if (Y.numel() == 0)
+    return true;
+  int64_t InH = P.In[R - 2], InW = P.In[R - 1];
+  int64_t OutH = P.Out[R - 2], OutW = P.Out[R - 1];
+  const float *PX = ptr<float>(X);
+  float *PY = mutPtr<float>(Y);
+  parallelFor(0, Y.numel() / OutW, 1, [&](int64_t B, int64_t E) {
+    for (int64_t Row = B; Row < E; ++Row) {
+      const float *Plane = PX + (Row / OutH) * InH * InW;
+      const Taps &H = Axis[0][Row % OutH];
+      float *Dst = PY + Row * OutW;
+      for (int64_t O = 0; O < OutW; ++O) {
+        double V = 0;
+        for (const auto &[IW, WW] : Axis[1][O].W) {
+          double T = 0;
+          for (const auto &[IH, WH] : H.W)
+            T += WH * static_cast<double>(Plane[IH * InW + IW]);
+          V += WW * T;
+        }
+        Dst[O] = static_cast<float>(V);
+      }
+    }
+  });
+  return true;
+}
+
 } // namespace
 
 void kernelResize(KernelContext &C) {
@@ -307,6 +365,9 @@ void kernelResize(KernelContext &C) {
     C.allocOutput(0, X.shape(), X.dtype()).copyFrom(X);
     return;
   }
+  if (P.Mode != "nearest" && X.dtype() == DType::F32 &&
+      lastTwoAxesF32(C, P, X))
+    return;
   Tensor Cur = toF64(X);
   for (size_t D = 0; D < X.rank(); ++D)
     Cur = resizeAxis(C, P, Cur, D);
