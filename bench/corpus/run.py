@@ -48,9 +48,12 @@ def parse_args():
     import corpus
     p = argparse.ArgumentParser(description="The model corpus: nngraph cpu "
                                 "vs ONNX Runtime, interleaved rounds.")
-    p.add_argument("--models", default=",".join(corpus.MODELS),
+    p.add_argument("--models", default=",".join(
+                       n for n, m in corpus.MODELS.items() if m.bench),
                    help="comma-separated subset of "
-                   + ", ".join(corpus.MODELS) + " (default: all)")
+                   + ", ".join(corpus.MODELS) + " (default: all but "
+                   + ", ".join(n for n, m in corpus.MODELS.items()
+                               if not m.bench) + ", whose runs take minutes)")
     p.add_argument("--threads", type=int, default=2)
     p.add_argument("--rounds", type=int, default=5)
     p.add_argument("--runs", type=int, default=10,

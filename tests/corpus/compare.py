@@ -11,9 +11,11 @@ def max_abs_diff(a, b):
     return float(np.max(np.abs(a.astype(np.float64) - b.astype(np.float64))))
 
 
-def compare_plain(ours, theirs, rtol, atol):
+def compare_plain(ours, theirs, rtol, atol, max_off=0.0):
     """Problems (strings) of outputs `ours` against `theirs` (dicts of name
-    to array), and the max abs diff of each output."""
+    to array), and the max abs diff of each output. A float output may
+    have up to max_off (a fraction of its values) outside rtol/atol: a
+    quantized network where a 1-ulp difference flips a few roundings."""
     problems, diffs = [], {}
     for name, want in theirs.items():
         got = ours.get(name)
@@ -30,10 +32,13 @@ def compare_plain(ours, theirs, rtol, atol):
                 problems.append(f"'{name}': {int(np.sum(got != want))} of "
                                 f"{want.size} integers differ")
         elif not np.allclose(got, want, rtol=rtol, atol=atol):
-            bad = ~np.isclose(got, want, rtol=rtol, atol=atol)
-            problems.append(f"'{name}': {int(bad.sum())} of {want.size} "
-                            f"values off (max abs diff {diffs[name]:.3g}, "
-                            f"rtol {rtol}, atol {atol})")
+            bad = int((~np.isclose(got, want, rtol=rtol, atol=atol)).sum())
+            if bad > max_off * want.size:
+                problems.append(
+                    f"'{name}': {bad} of {want.size} values off (max abs "
+                    f"diff {diffs[name]:.3g}, rtol {rtol}, atol {atol}"
+                    + (f", at most {max_off:g} of them may be" if max_off
+                       else "") + ")")
     return problems, diffs
 
 

@@ -99,6 +99,21 @@ def run_nngraph(nngraph, model_path, backend, feeds, stream):
     return dict(zip(names, session.run(None, feeds)))
 
 
+def off_counts(got, want, model):
+    """{output: how many of its values are outside the model's rtol/atol},
+    the float outputs that have some (what max_off allows)."""
+    import numpy as np
+    off = {}
+    for k, w in want.items():
+        g = got.get(k)
+        if (g is None or g.shape != w.shape or w.dtype.kind not in "fc"):
+            continue
+        n = int((~np.isclose(g, w, rtol=model.rtol, atol=model.atol)).sum())
+        if n:
+            off[k] = n
+    return off
+
+
 def describe(feeds):
     return ", ".join(f"{k} {list(v.shape)}" + (f"={v.item()}" if v.size == 1
                                                 else "")
@@ -128,7 +143,7 @@ def main():
         import nngraph
     print(f"{model.name}: {model.summary}\n  {path} "
           f"({os.path.getsize(path) / 2**20:.1f} MiB"
-          + (f", exported in {took:.1f} s" if took > 0.5 else "") + ")")
+          + (f", made in {took:.1f} s" if took > 0.5 else "") + ")")
     failures = 0
     with tempfile.TemporaryDirectory() as tmp:
         for c, feeds in enumerate(model.cases()):
@@ -162,9 +177,15 @@ def main():
                               f"{s['max_box_diff']:.3g} px")
                 else:
                     problems, diffs = compare_plain(got, want, model.rtol,
-                                                    model.atol)
+                                                    model.atol, model.max_off)
                     detail = "max abs diff " + ", ".join(
                         f"{k} {v:.3g}" for k, v in diffs.items())
+                    off = off_counts(got, want, model)
+                    if off:
+                        detail += (f"; outside rtol {model.rtol} atol "
+                                   f"{model.atol}: " + ", ".join(
+                                       f"{k} {n} of {want[k].size}"
+                                       for k, n in off.items()))
                 status = "MISMATCH" if problems else "ok"
                 print(f"  {backend}: {status} ({took:.2f} s): {detail}")
                 for msg in problems:
