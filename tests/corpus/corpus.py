@@ -268,7 +268,7 @@ MODELS = {m.name: m for m in [
           "weights and zero points, Cast, Mul by the scales, Add bias), "
           "1024x1024",
           ("npm", _IMGLY, "dist/resources.json", "/models/small"), _isnet,
-          max_off=2e-4, bench=False, notes=[
+          max_off=2e-4, notes=[
               "Per layer against ONNX Runtime 1.30 (2026-12-04): the scale "
               "and zero point of all 119 DynamicQuantizeLinear agree "
               "exactly, and so do the u8 activations up to the last "
@@ -284,12 +284,11 @@ MODELS = {m.name: m for m in [
               "2e-4. Hence the default rtol/atol with max_off 2e-4: the "
               "flips are rounding, not a kernel bug, and more than 0.02% "
               "of an output off would be.",
-              "The cpu backend gives the same outputs as the reference "
-              "(both take minutes): 114 of its 119 ConvInteger fall back "
-              "to the reference kernel, their u8 weights minus the zero "
-              "point (per tensor, 98..152) not fitting s8 (LowerInteger.cpp "
-              "S8Weights); so it is left out of bench/corpus/run.py's "
-              "default set."]),
+              "The cpu backend gives the same outputs as the reference: "
+              "its 119 ConvInteger run on oneDNN's int8 convolutions, "
+              "their u8 weights minus the zero point (per tensor, "
+              "98..152) as two s8 parts, 17 of them also in input-channel "
+              "groups (LowerInteger.cpp); the reference takes minutes."]),
     Model("fasterrcnn-mobilenet-v3-320",
           "torchvision fasterrcnn_mobilenet_v3_large_320_fpn, opset 11 "
           "(If, NonMaxSuppression, RoiAlign, TopK, NonZero, ScatterElements)",

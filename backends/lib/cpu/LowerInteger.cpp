@@ -36,7 +36,9 @@
 // Every form requires 255 * sum |w - zp| < 2^31 (no i32 overflow, where the
 // reference saturates). Declined (the reference kernel in a fallback step):
 // run-time weights, 1-d and 3-d convolutions, per-row activation zero
-// points, batched constant B, weights that do not fit s8.
+// points, batched constant B, weights that do not fit s8 (as two parts for
+// a convolution with a rescale; in channel groups only with at most a Relu
+// after it, group 1 and at most 64 groups).
 //
 //===----------------------------------------------------------------------===//
 
