@@ -43,14 +43,6 @@ memory::desc anyLayout(const memory::desc &MD) {
                       memory::format_tag::any);
 }
 
-/// oneDNN's dilation is ONNX's minus one.
-memory::dims dnnlDilations(const Window &W) {
-  memory::dims D(W.Dilations.begin(), W.Dilations.end());
-  for (auto &E : D)
-    E -= 1;
-  return D;
-}
-
 /// Conv geometry shared by forward and weight-gradient plans; fails over to
 /// the reference (null) for channel counts that do not fit.
 struct ConvGeometry {
@@ -183,13 +175,11 @@ protected:
     memory::desc Wei = convWeightsDesc(W.shape(), G.Group);
     memory::desc Dst = plainDesc(dimsOf(*C.OutTypes[0].staticShape()));
     memory::desc Bias = HasBias ? plainDesc({M}) : memory::desc();
-    memory::dims Strides(G.Win.Strides.begin(), G.Win.Strides.end());
-    memory::dims PadL(G.Win.PadBegin.begin(), G.Win.PadBegin.end());
-    memory::dims PadR(G.Win.PadEnd.begin(), G.Win.PadEnd.end());
+    auto [Strides, Dil, PadL, PadR] = dnnlWindow(G.Win);
     dnnl::convolution_forward::desc D(
         dnnl::prop_kind::forward_inference, dnnl::algorithm::convolution_direct,
-        anyLayout(Src), anyLayout(Wei), Bias, anyLayout(Dst), Strides,
-        dnnlDilations(G.Win), PadL, PadR);
+        anyLayout(Src), anyLayout(Wei), Bias, anyLayout(Dst), Strides, Dil,
+        PadL, PadR);
     dnnl::primitive_attr Attr;
     if (Act) {
       dnnl::post_ops Ops;
@@ -397,10 +387,7 @@ protected:
     memory::desc Src = plainDesc(dimsOf(X.shape()));
     memory::desc Wei = convWeightsDesc(WShape, G.Group);
     memory::desc Dst = plainDesc(dimsOf(DY.shape()));
-    memory::dims Strides(G.Win.Strides.begin(), G.Win.Strides.end());
-    memory::dims PadL(G.Win.PadBegin.begin(), G.Win.PadBegin.end());
-    memory::dims PadR(G.Win.PadEnd.begin(), G.Win.PadEnd.end());
-    memory::dims Dil = dnnlDilations(G.Win);
+    auto [Strides, Dil, PadL, PadR] = dnnlWindow(G.Win);
     dnnl::convolution_forward::desc FD(
         dnnl::prop_kind::forward_training, dnnl::algorithm::convolution_direct,
         anyLayout(Src), anyLayout(Wei), anyLayout(Dst), Strides, Dil, PadL,

@@ -43,6 +43,17 @@ dnnl::memory::desc stridedDesc(const dnnl::memory::dims &Dims,
   return dnnl::memory::desc(Dims, dnnl::memory::data_type::f32, Strides);
 }
 
+DnnlWindow dnnlWindow(const reference::Window &W) {
+  DnnlWindow D;
+  D.Strides.assign(W.Strides.begin(), W.Strides.end());
+  D.Dil.assign(W.Dilations.begin(), W.Dilations.end());
+  for (auto &E : D.Dil)
+    E -= 1;
+  D.PadL.assign(W.PadBegin.begin(), W.PadBegin.end());
+  D.PadR.assign(W.PadEnd.begin(), W.PadEnd.end());
+  return D;
+}
+
 dnnl::memory::desc plainDesc(const dnnl::memory::dims &Dims) {
   return plainDesc(Dims, dnnl::memory::data_type::f32);
 }

@@ -39,6 +39,13 @@ dnnl::stream &cpuStream();
 
 /// dnnl dims of a shape (rank 0 becomes {1}: oneDNN has no scalars).
 dnnl::memory::dims dimsOf(const Shape &S);
+/// A convolution's or pooling's window in oneDNN's terms: its strides,
+/// dilations (oneDNN counts the gaps: ONNX's minus 1) and begin and end
+/// padding.
+struct DnnlWindow {
+  dnnl::memory::dims Strides, Dil, PadL, PadR;
+};
+DnnlWindow dnnlWindow(const reference::Window &W);
 /// A row-major f32 memory descriptor of Dims.
 /// ConvTranspose N of an input of shape X into one of shape Y with weights
 /// of ONNX's [C, M/G, k...] shape WS, in oneDNN's terms (DnnlConv.cpp): the

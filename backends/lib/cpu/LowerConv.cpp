@@ -315,12 +315,7 @@ bool lowerConv(LowerContext &C, const ir::Node &N) {
     Wei.insert(Wei.begin(), Group);
     WeiPlainDims = Wei;
   }
-  memory::dims Strides(Win.Strides.begin(), Win.Strides.end());
-  memory::dims Dil(Win.Dilations.begin(), Win.Dilations.end());
-  for (auto &D : Dil)
-    D -= 1;
-  memory::dims PadL(Win.PadBegin.begin(), Win.PadBegin.end());
-  memory::dims PadR(Win.PadEnd.begin(), Win.PadEnd.end());
+  auto [Strides, Dil, PadL, PadR] = dnnlWindow(Win);
 
   memory::desc BiasMD =
       Bias ? plainDesc({Dst[1]}) : memory::desc();

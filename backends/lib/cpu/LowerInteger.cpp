@@ -435,12 +435,7 @@ bool lowerSplitConvInteger(LowerContext &C, const ir::Node &N,
   KernelContext KC{N, {}, {}, {}, {}};
   reference::Window Win = reference::forwardWindow(
       KC, XS, std::vector<int64_t>{KH, KW});
-  memory::dims Strides(Win.Strides.begin(), Win.Strides.end());
-  memory::dims Dil(Win.Dilations.begin(), Win.Dilations.end());
-  for (auto &D : Dil)
-    D -= 1;
-  memory::dims PadL(Win.PadBegin.begin(), Win.PadBegin.end());
-  memory::dims PadR(Win.PadEnd.begin(), Win.PadEnd.end());
+  auto [Strides, Dil, PadL, PadR] = dnnlWindow(Win);
   memory::dims Wei = {Splits, M, Part, KH, KW};
   // The packed [M, Cin, KH, KW] weights seen as the groups' weights.
   memory::desc WeiView(Wei, DT::s8,
@@ -613,12 +608,7 @@ bool lowerConvInteger(LowerContext &C, const ir::Node &N) {
     Wei.insert(Wei.begin(), Group);
     WeiPlain = Wei;
   }
-  memory::dims Strides(Win.Strides.begin(), Win.Strides.end());
-  memory::dims Dil(Win.Dilations.begin(), Win.Dilations.end());
-  for (auto &D : Dil)
-    D -= 1;
-  memory::dims PadL(Win.PadBegin.begin(), Win.PadBegin.end());
-  memory::dims PadR(Win.PadEnd.begin(), Win.PadEnd.end());
+  auto [Strides, Dil, PadL, PadR] = dnnlWindow(Win);
 
   std::vector<PrimitiveArg> TailArgs;
   std::vector<int> TailReads;

@@ -253,12 +253,7 @@ bool lowerQLinearConv(LowerContext &C, const ir::Node &N) {
     Wei[0] /= Group;
     Wei.insert(Wei.begin(), Group);
   }
-  memory::dims Strides(Win.Strides.begin(), Win.Strides.end());
-  memory::dims Dil(Win.Dilations.begin(), Win.Dilations.end());
-  for (auto &D : Dil)
-    D -= 1;
-  memory::dims PadL(Win.PadBegin.begin(), Win.PadBegin.end());
-  memory::dims PadR(Win.PadEnd.begin(), Win.PadEnd.end());
+  auto [Strides, Dil, PadL, PadR] = dnnlWindow(Win);
   DT XDT = *dnnlType(XT);
   memory::desc BiasMD = plainDesc({M}, DT::s32);
   // A residual join after the convolution (LowerQLinearResidual.cpp): its
