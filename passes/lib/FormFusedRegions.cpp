@@ -54,6 +54,11 @@ public:
            "and epilogue into nng.FusedRegion nodes (one kernel each)";
   }
 
+  /// Regions' bodies too (If's branches, Loop's and Scan's bodies): a
+  /// fused region inside one reads its operands as its other nodes do, and
+  /// the body keeps its signature.
+  bool entersRegions() const override { return true; }
+
   bool run(ir::Graph &G) override {
     std::unordered_map<const ir::Node *, size_t> Pos;
     for (const auto &N : G.nodes())

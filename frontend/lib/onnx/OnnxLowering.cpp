@@ -17,6 +17,8 @@
 //   with allowzero=0 is Reshape-13), rewritten when that is trivial
 //   (CastLike -> Cast, HardSwish -> HardSigmoid * x) and refused otherwise
 //   with a message naming the node.
+// Regions (If's branches, Loop's and Scan's bodies) are lowered the same
+// way, innermost first.
 //
 //===----------------------------------------------------------------------===//
 
@@ -357,6 +359,11 @@ void distinctOutputs(ir::Graph &G) {
 }
 
 void lowerForOnnx(ir::Graph &G, int Opset) {
+  // Regions first (If's branches, Loop's and Scan's bodies, innermost
+  // first): the passes that enter them may have made nng ops there too.
+  for (const auto &N : G.nodes())
+    for (ir::Graph *R : N->regions())
+      lowerForOnnx(*R, Opset);
   // Fused regions become their bodies' nodes again (which may be nng ops).
   std::vector<ir::Node *> Nodes;
   for (const auto &N : G.nodes())
