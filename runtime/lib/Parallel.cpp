@@ -126,20 +126,25 @@ void parallelFor(int64_t Begin, int64_t End, int64_t Grain,
     return;
   Grain = std::max<int64_t>(Grain, 1);
   int64_t N = End - Begin;
-  int64_t MaxChunks = (N + Grain - 1) / Grain;
-  int Threads = static_cast<int>(std::min<int64_t>(numThreads(), MaxChunks));
+  int64_t Grains = (N + Grain - 1) / Grain;
+  int Threads = static_cast<int>(std::min<int64_t>(numThreads(), Grains));
 #ifdef _OPENMP
   if (Threads > 1 && !omp_in_parallel()) {
+    int64_t Chunks = std::min<int64_t>(Grains, int64_t(Threads) * ChunksPerThread);
+    int64_t Chunk = (N + Chunks - 1) / Chunks;
+    Chunks = (N + Chunk - 1) / Chunk;
+    std::atomic<int64_t> Next{0};
     std::exception_ptr Failure;
     std::mutex M;
 #pragma omp parallel num_threads(Threads)
     {
-      int T = omp_get_thread_num();
-      int NT = omp_get_num_threads();
-      int64_t Chunk = (N + NT - 1) / NT;
-      int64_t B = Begin + T * Chunk;
-      int64_t E = std::min(End, B + Chunk);
-      if (B < E) {
+      // Chunks go to whichever thread asks first: a thread that starts
+      // late (descheduled by another process) leaves its share to the
+      // others, the calling thread included.
+      for (int64_t C; (C = Next.fetch_add(1, std::memory_order_relaxed)) <
+                      Chunks;) {
+        int64_t B = Begin + C * Chunk;
+        int64_t E = std::min(End, B + Chunk);
         try {
           Body(B, E);
         } catch (...) {

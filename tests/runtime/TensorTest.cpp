@@ -1,7 +1,6 @@
 //===- TensorTest.cpp - Shapes, storage and tensor views -----------------===//
 
 #include "nngraph/runtime/Device.h"
-#include "nngraph/runtime/Parallel.h"
 #include "nngraph/runtime/Tensor.h"
 
 #include <algorithm>
@@ -284,26 +283,6 @@ TEST(Error, CarriesContext) {
   EXPECT_EQ(std::string(E.what()), "bad token\n  in model.nng\n  while loading");
   EXPECT_EQ(E.context().size(), 2u);
   EXPECT_STREQ(errorKindName(ErrorKind::Parse), "parse error");
-}
-
-TEST(Parallel, CoversRangeOnce) {
-  std::vector<std::atomic<int>> Hits(1000);
-  parallelFor(0, 1000, 10, [&](int64_t B, int64_t E) {
-    for (int64_t I = B; I < E; ++I)
-      ++Hits[I];
-  });
-  for (auto &H : Hits)
-    EXPECT_EQ(H.load(), 1);
-  parallelFor(5, 5, 1, [&](int64_t, int64_t) { FAIL(); });
-}
-
-TEST(Parallel, PropagatesExceptions) {
-  EXPECT_THROW(parallelFor(0, 100, 1,
-                           [&](int64_t B, int64_t) {
-                             if (B == 0)
-                               fail(ErrorKind::Internal, "boom");
-                           }),
-               Error);
 }
 
 TEST(Shape, StrideOverflowIsRejectedEvenWhenEmpty) {
