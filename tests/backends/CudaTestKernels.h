@@ -17,6 +17,7 @@
 #include "FusedRegionKernels.h"
 
 #include <cstdint>
+#include <iterator>
 #include <limits>
 #include <string>
 #include <vector>
@@ -43,6 +44,14 @@ struct CudaTestKernel {
   bool Specials = false;
   unsigned MaxGrid = 0; ///< Most blocks a device run launches (0: enough).
 };
+
+/// The binary ops of f32 and i32 operands with a result of their type, and
+/// the compares: the per-op kernels store one output of each, named by the
+/// op table (opName).
+inline constexpr Op NumericBinaryOps[] = {Op::Add, Op::Sub, Op::Mul,
+                                          Op::Div, Op::Min, Op::Max};
+inline constexpr Op CompareOps[] = {Op::Eq, Op::Ne, Op::Lt,
+                                    Op::Le, Op::Gt, Op::Ge};
 
 /// Every unary and binary op on f32 in one chain, compares into selects,
 /// casts (y broadcast along d0).
@@ -147,25 +156,17 @@ inline Kernel f32EachOpKernel() {
   int X = B.input("x", DType::F32, {0, 1});
   int Y = B.input("y", DType::F32, {0, 1});
   int P = B.input("p", DType::F32, {0, 1});
-  std::vector<std::pair<std::string, Op>> Unary = {
-      {"neg", Op::Neg},   {"abs", Op::Abs},     {"exp", Op::Exp},
-      {"log", Op::Log},   {"tanh", Op::Tanh},   {"erf", Op::Erf},
-      {"sqrt", Op::Sqrt}, {"rsqrt", Op::Rsqrt}, {"sigmoid", Op::Sigmoid}};
-  std::vector<std::pair<std::string, Op>> Binary = {
-      {"add", Op::Add}, {"sub", Op::Sub}, {"mul", Op::Mul},
-      {"div", Op::Div}, {"min", Op::Min}, {"max", Op::Max}};
-  std::vector<std::pair<std::string, Op>> Compare = {
-      {"eq", Op::Eq}, {"ne", Op::Ne}, {"lt", Op::Lt},
-      {"le", Op::Le}, {"gt", Op::Gt}, {"ge", Op::Ge}};
+  const Op Unary[] = {Op::Neg, Op::Abs,  Op::Exp,   Op::Log,    Op::Tanh,
+                      Op::Erf, Op::Sqrt, Op::Rsqrt, Op::Sigmoid};
   std::vector<int> UnaryOut, BinaryOut, CompareOut;
-  for (auto &[Name, O] : Unary)
-    UnaryOut.push_back(B.output(Name, DType::F32, {0, 1}));
-  for (auto &[Name, O] : Binary)
-    BinaryOut.push_back(B.output(Name, DType::F32, {0, 1}));
+  for (Op O : Unary)
+    UnaryOut.push_back(B.output(std::string(opName(O)), DType::F32, {0, 1}));
+  for (Op O : NumericBinaryOps)
+    BinaryOut.push_back(B.output(std::string(opName(O)), DType::F32, {0, 1}));
   int PowP = B.output("pow_py", DType::F32, {0, 1});
   int PowX = B.output("pow_x_int", DType::F32, {0, 1});
-  for (auto &[Name, O] : Compare)
-    CompareOut.push_back(B.output(Name, DType::I32, {0, 1}));
+  for (Op O : CompareOps)
+    CompareOut.push_back(B.output(std::string(opName(O)), DType::I32, {0, 1}));
   int Logic = B.output("and_or_not", DType::I32, {0, 1});
   int ToI = B.output("cast_i32", DType::I32, {0, 1});
   int ToISat = B.output("cast_i32_sat", DType::I32, {0, 1});
@@ -173,19 +174,19 @@ inline Kernel f32EachOpKernel() {
   int Sel = B.output("select", DType::F32, {0, 1});
   B.beginLoop();
   Value A = B.load(X), C = B.load(Y), Pos = B.load(P);
-  for (size_t I = 0; I < Unary.size(); ++I) {
-    Op O = Unary[I].second;
+  for (size_t I = 0; I < std::size(Unary); ++I) {
+    Op O = Unary[I];
     bool NeedsPositive = O == Op::Log || O == Op::Sqrt || O == Op::Rsqrt;
     B.store(UnaryOut[I], B.unary(O, NeedsPositive ? Pos : A));
   }
-  for (size_t I = 0; I < Binary.size(); ++I)
-    B.store(BinaryOut[I], B.binary(Binary[I].second, A, C));
+  for (size_t I = 0; I < std::size(NumericBinaryOps); ++I)
+    B.store(BinaryOut[I], B.binary(NumericBinaryOps[I], A, C));
   B.store(PowP, B.binary(Op::Pow, Pos, C));
   Value IntY = B.cast(B.cast(C, ScalarType::I32), ScalarType::F32);
   B.store(PowX, B.binary(Op::Pow, A, IntY));
   std::vector<Value> Conds;
-  for (size_t I = 0; I < Compare.size(); ++I) {
-    Conds.push_back(B.binary(Compare[I].second, A, C));
+  for (size_t I = 0; I < std::size(CompareOps); ++I) {
+    Conds.push_back(B.binary(CompareOps[I], A, C));
     B.store(CompareOut[I], B.cast(Conds.back(), ScalarType::I32));
   }
   Value L = B.binary(Op::Or, B.binary(Op::And, Conds[2], Conds[1]),
@@ -206,19 +207,13 @@ inline Kernel i32EachOpKernel() {
   KernelBuilder B("i32_each_op", 2);
   int X = B.input("x", DType::I32, {0, 1});
   int Y = B.input("y", DType::I32, {0, 1});
-  std::vector<std::pair<std::string, Op>> Binary = {
-      {"add", Op::Add}, {"sub", Op::Sub}, {"mul", Op::Mul},
-      {"div", Op::Div}, {"min", Op::Min}, {"max", Op::Max}};
-  std::vector<std::pair<std::string, Op>> Compare = {
-      {"eq", Op::Eq}, {"ne", Op::Ne}, {"lt", Op::Lt},
-      {"le", Op::Le}, {"gt", Op::Gt}, {"ge", Op::Ge}};
   int Neg = B.output("neg", DType::I32, {0, 1});
   int Abs = B.output("abs", DType::I32, {0, 1});
   std::vector<int> BinaryOut, CompareOut;
-  for (auto &[Name, O] : Binary)
-    BinaryOut.push_back(B.output(Name, DType::I32, {0, 1}));
-  for (auto &[Name, O] : Compare)
-    CompareOut.push_back(B.output(Name, DType::I32, {0, 1}));
+  for (Op O : NumericBinaryOps)
+    BinaryOut.push_back(B.output(std::string(opName(O)), DType::I32, {0, 1}));
+  for (Op O : CompareOps)
+    CompareOut.push_back(B.output(std::string(opName(O)), DType::I32, {0, 1}));
   int ToF = B.output("cast_f32", DType::F32, {0, 1});
   int ToBool = B.output("cast_bool", DType::I32, {0, 1});
   int Leaves = B.output("index_dim", DType::I32, {0, 1});
@@ -226,11 +221,11 @@ inline Kernel i32EachOpKernel() {
   Value A = B.load(X), C = B.load(Y);
   B.store(Neg, B.neg(A));
   B.store(Abs, B.unary(Op::Abs, A));
-  for (size_t I = 0; I < Binary.size(); ++I)
-    B.store(BinaryOut[I], B.binary(Binary[I].second, A, C));
-  for (size_t I = 0; I < Compare.size(); ++I)
+  for (size_t I = 0; I < std::size(NumericBinaryOps); ++I)
+    B.store(BinaryOut[I], B.binary(NumericBinaryOps[I], A, C));
+  for (size_t I = 0; I < std::size(CompareOps); ++I)
     B.store(CompareOut[I],
-            B.cast(B.binary(Compare[I].second, A, C), ScalarType::I32));
+            B.cast(B.binary(CompareOps[I], A, C), ScalarType::I32));
   B.store(ToF, B.cast(A, ScalarType::F32));
   B.store(ToBool, B.cast(B.cast(A, ScalarType::Bool), ScalarType::I32));
   Value Flat = B.add(B.mul(B.index(0), B.dimSize(1)), B.index(1));
