@@ -1,35 +1,15 @@
 //===- Inputs.cpp - Deterministic model inputs ----------------------------===//
 //
-// Concrete shapes for declared input types and the seeded generator
-// (splitmix64) behind every deterministic input.
+// Concrete shapes for declared input types and the deterministic inputs
+// drawn from the seeded generator (runtime/SplitMix64.h).
 //
 //===----------------------------------------------------------------------===//
 
 #include "nngraph/ir/Inputs.h"
 #include "nngraph/runtime/Error.h"
+#include "nngraph/runtime/SplitMix64.h"
 
 namespace nng::ir {
-namespace {
-
-/// splitmix64: a small, fast generator with good statistics whose whole
-/// state is one integer, so every platform produces the same values.
-class SplitMix64 {
-public:
-  explicit SplitMix64(uint64_t Seed) : State(Seed) {}
-  uint64_t next() {
-    uint64_t Z = (State += 0x9E3779B97F4A7C15ULL);
-    Z = (Z ^ (Z >> 30)) * 0xBF58476D1CE4E5B9ULL;
-    Z = (Z ^ (Z >> 27)) * 0x94D049BB133111EBULL;
-    return Z ^ (Z >> 31);
-  }
-  /// Uniform in [0, 1) with 53 random bits.
-  double uniform() { return static_cast<double>(next() >> 11) * 0x1.0p-53; }
-
-private:
-  uint64_t State;
-};
-
-} // namespace
 
 nng::Shape concreteShape(const ir::TensorType &T, const DimBindings &Dims,
                          std::string_view What) {

@@ -22,6 +22,7 @@
 #include "nngraph/backends/cuda/CudaCodeGen.h"
 #include "nngraph/backends/kernel/Interpreter.h"
 #include "nngraph/runtime/Half.h"
+#include "nngraph/runtime/SplitMix64.h"
 
 #include <cmath>
 #include <cstdio>
@@ -39,20 +40,14 @@ using namespace backends::kernel;
 using namespace kerneltest;
 using namespace cudabundle;
 
-/// A small deterministic generator (splitmix64), the same on every host.
+/// The deterministic generator (splitmix64), the same on every host.
 class Rng {
 public:
-  explicit Rng(uint64_t Seed) : State(Seed) {}
-  uint64_t next() {
-    uint64_t Z = (State += 0x9e3779b97f4a7c15ull);
-    Z = (Z ^ (Z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    Z = (Z ^ (Z >> 27)) * 0x94d049bb133111ebull;
-    return Z ^ (Z >> 31);
-  }
+  explicit Rng(uint64_t Seed) : Gen(Seed) {}
+  uint64_t next() { return Gen.next(); }
   /// Uniform in [Lo, Hi).
   float uniform(float Lo, float Hi) {
-    double U = static_cast<double>(next() >> 11) * 0x1.0p-53;
-    return static_cast<float>(Lo + (Hi - Lo) * U);
+    return static_cast<float>(Lo + (Hi - Lo) * Gen.uniform());
   }
   int32_t uniformInt(int32_t Lo, int32_t Hi) {
     return Lo +
@@ -60,7 +55,7 @@ public:
   }
 
 private:
-  uint64_t State;
+  SplitMix64 Gen;
 };
 
 uint64_t hashLabel(const std::string &S) {

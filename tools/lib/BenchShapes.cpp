@@ -10,6 +10,7 @@
 #include "BenchShapes.h"
 #include "RunSetup.h"
 #include "nngraph/runtime/Error.h"
+#include "nngraph/runtime/SplitMix64.h"
 
 #include <algorithm>
 #include <charconv>
@@ -69,13 +70,6 @@ std::optional<int64_t> positive(std::string_view Text) {
   return V;
 }
 
-/// splitmix64: the next value of the stream whose state is S.
-uint64_t splitmix64(uint64_t &S) {
-  uint64_t Z = (S += 0x9e3779b97f4a7c15ULL);
-  Z = (Z ^ (Z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  Z = (Z ^ (Z >> 27)) * 0x94d049bb133111ebULL;
-  return Z ^ (Z >> 31);
-}
 
 } // namespace
 
@@ -96,13 +90,13 @@ DimRange parseDimRange(std::string_view Text) {
 
 std::vector<DimBindings> drawShapes(const std::vector<DimRange> &Ranges,
                                     size_t Count, uint64_t Seed) {
-  uint64_t State = Seed;
+  SplitMix64 Gen(Seed);
   std::vector<DimBindings> Shapes(Count);
   for (DimBindings &D : Shapes)
     for (const DimRange &R : Ranges) {
       // The modulo's bias is below 2^-40 for any range of dims.
       uint64_t Span = static_cast<uint64_t>(R.Hi - R.Lo) + 1;
-      D[R.Name] = R.Lo + static_cast<int64_t>(splitmix64(State) % Span);
+      D[R.Name] = R.Lo + static_cast<int64_t>(Gen.next() % Span);
     }
   return Shapes;
 }

@@ -14,6 +14,7 @@
 #include "nngraph/ir/WindowGeometry.h"
 #include "nngraph/runtime/DTypeVisit.h"
 #include "nngraph/runtime/Parallel.h"
+#include "nngraph/runtime/SplitMix64.h"
 
 #include <cmath>
 #include <limits>
@@ -162,14 +163,10 @@ void binaryLoop(KernelContext &C, const Tensor &A, const Tensor &B, DType OutT,
   });
 }
 
-/// splitmix64: a well-mixed 64-bit hash, the counter-based generator of
-/// Dropout and the random ops (KernelsRandom.cpp).
-inline uint64_t splitMix(uint64_t X) {
-  X += 0x9e3779b97f4a7c15ULL;
-  X = (X ^ (X >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  X = (X ^ (X >> 27)) * 0x94d049bb133111ebULL;
-  return X ^ (X >> 31);
-}
+/// splitmix64 (runtime/SplitMix64.h): a well-mixed 64-bit hash, the
+/// counter-based generator of Dropout and the random ops
+/// (KernelsRandom.cpp).
+inline uint64_t splitMix(uint64_t X) { return splitMix64(X); }
 
 /// A contiguous f64 copy of X (the way float kernels read their inputs).
 Tensor toF64(const Tensor &X);
