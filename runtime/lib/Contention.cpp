@@ -18,6 +18,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cctype>
+#include <cerrno>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -129,7 +130,11 @@ private:
     CpuTicks T = parseProcStat(Text.str(), Allowed);
     if (T.Total == 0)
       return S;
-    S.BusyS = static_cast<double>(T.Busy) * TickS;
+    errno = 0;
+    int Nice = getpriority(PRIO_PROCESS, 0); // -1 may be a nice level.
+    if (errno != 0)
+      Nice = 0;
+    S.BusyS = static_cast<double>(competingTicks(T, Nice)) * TickS;
     S.Ok = true;
 #endif
     return S;
@@ -218,9 +223,14 @@ CpuTicks parseProcStat(std::string_view Text, const std::vector<int> &Allowed) {
     // user nice system idle iowait irq softirq steal
     uint64_t Busy = V[0] + V[1] + V[2] + V[5] + V[6] + V[7];
     Out.Busy += Busy;
+    Out.Niced += V[1];
     Out.Total += Busy + V[3] + V[4];
   }
   return Out;
+}
+
+uint64_t competingTicks(const CpuTicks &T, int Nice) {
+  return Nice <= 0 ? T.Busy - T.Niced : T.Busy;
 }
 
 int parseLoadavgRunning(std::string_view Text) {

@@ -73,6 +73,23 @@ TEST(CpuCountTest, ProcStatSumsTheAllowedCpus) {
   EXPECT_EQ(One.Busy, 70u);
   EXPECT_EQ(One.Total, 70u + 605);
   EXPECT_EQ(parseProcStat("garbage\ncpu7\n", {}).Total, 0u);
+  // The nice column: busy, and apart.
+  CpuTicks Niced = parseProcStat("cpu0 60 30 20 400 5 0 0 5\n"
+                                 "cpu1 40 70 30 600 5 0 0 0\n",
+                                 {});
+  EXPECT_EQ(Niced.Busy, 60u + 30 + 20 + 5 + 40 + 70 + 30);
+  EXPECT_EQ(Niced.Niced, 100u);
+  EXPECT_EQ(Niced.Total, Niced.Busy + 400 + 5 + 600 + 5);
+}
+
+TEST(CpuCountTest, NicedProcessesDoNotCompeteWithOneAtNiceZero) {
+  CpuTicks T;
+  T.Busy = 300;
+  T.Niced = 100;
+  T.Total = 1000;
+  EXPECT_EQ(competingTicks(T, 0), 200u);   // They yield to this process.
+  EXPECT_EQ(competingTicks(T, -5), 200u);
+  EXPECT_EQ(competingTicks(T, 10), 300u);  // Niced itself: all count.
 }
 
 TEST(CpuCountTest, RunnableNowParses) {

@@ -14,6 +14,10 @@
 // what is runnable now (othersRunnableNow) confirms that another process
 // competes at this moment, else the run takes them all; and until the
 // first window ends, that count is the estimate (a short process's runs).
+// Niced processes' time does not count for a process at nice 0 or below
+// (competingTicks): they yield the cores to its threads. (The runnable
+// count cannot tell them apart: until the first window ends, a busy niced
+// process still counts.)
 // NNGRAPH_ADAPTIVE_THREADS=0 turns it off (runs
 // always use numThreads()). RunShare does the same among this process's own
 // runs when callers on several threads overlap.
@@ -31,8 +35,19 @@ namespace nng {
 /// Busy and total time of a set of CPUs, in /proc/stat's ticks.
 struct CpuTicks {
   uint64_t Busy = 0;  ///< user + nice + system + irq + softirq + steal.
+  uint64_t Niced = 0; ///< nice: processes at a lower priority; in Busy.
   uint64_t Total = 0; ///< Busy + idle + iowait.
 };
+
+/// The busy ticks of T that compete with a process at nice level Nice: all
+/// of them, less the niced processes' (nice above 0) when Nice is 0 or
+/// below. The scheduler preempts a niced process for this one's threads
+/// (a nice-19 process gets about 1.5% of a core beside one at 0), so a
+/// background job niced by its owner takes no core from a run: counted,
+/// a busy `nice -n 19` job made runs use one thread of two, 1.7x slower
+/// (PaddleOCR's detector, Intel Xeon, 2 CPUs). A niced process of our own
+/// cannot tell lower from higher niced peers, so it counts them all.
+uint64_t competingTicks(const CpuTicks &T, int Nice);
 
 /// Sums the "cpuN" lines of /proc/stat text for the CPUs in Allowed (all
 /// when empty); a malformed line is skipped.
