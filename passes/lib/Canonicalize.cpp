@@ -273,7 +273,6 @@ public:
            intOption("max-folded-elements"));
     return RulePass::run(G);
   }
-  bool entersRegions() const override { return true; }
 
 private:
   RewritePatternList rules() const override {

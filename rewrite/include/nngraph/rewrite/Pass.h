@@ -61,8 +61,9 @@ public:
   /// graph (If's branches, Loop's and Scan's bodies; ir/Regions.h), after
   /// the graph itself, innermost regions first: for passes that rewrite one
   /// graph at a time and keep its inputs, outputs and captures, so a region
-  /// keeps its signature and reads the same outer values (dce, cse,
-  /// canonicalize). Passes that make nng ops or change interfaces stay out.
+  /// keeps its signature and reads the same outer values (dce, cse, every
+  /// RulePass: canonicalize and the fusions). Passes that change a graph's
+  /// interface stay out.
   virtual bool entersRegions() const { return false; }
 
   /// Sets option Key to Value (from "name{key=value}"). The default looks

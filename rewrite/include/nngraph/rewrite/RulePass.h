@@ -24,6 +24,12 @@ public:
   std::string_view name() const override { return Name; }
   std::string_view summary() const override { return Summary; }
   bool run(ir::Graph &G) override;
+  /// Rules rewrite one graph at a time and never reach past a region's
+  /// captures (an outer value is a Capture there, with no producer in the
+  /// body): every rule pass also runs on If's branches and Loop's and
+  /// Scan's bodies. The nng ops they make there run on both backends and
+  /// ONNX export writes them back as standard ops, as at the top level.
+  bool entersRegions() const override { return true; }
 
 protected:
   /// The rules of one run, in the order the driver tries them (by default
