@@ -139,9 +139,9 @@ TEST(Parallel, TheCallerTakesOverAHeldUpWorkersShare) {
   const int Chunks = 2 * ChunksPerThread;
   parallelFor(0, Chunks, 1, [&](int64_t, int64_t) {
     if (std::this_thread::get_id() == Caller) {
-      // The first chunk waits (1 s at most) until the worker holds one.
+      // The first chunk waits (5 s at most) until the worker holds one.
       if (ByCaller.fetch_add(1) == 0)
-        for (int I = 0; I < 1000 && ByWorker.load() == 0; ++I)
+        for (int I = 0; I < 5000 && ByWorker.load() == 0; ++I)
           std::this_thread::sleep_for(std::chrono::milliseconds(1));
     } else {
       ByWorker.fetch_add(1);
@@ -149,6 +149,9 @@ TEST(Parallel, TheCallerTakesOverAHeldUpWorkersShare) {
     }
   });
   EXPECT_EQ(ByCaller.load() + ByWorker.load(), Chunks);
+  if (ByWorker.load() == 0)
+    GTEST_SKIP() << "SKIPPED: the worker thread did not run within 5 s "
+                    "(a machine this busy cannot show the hand-over)";
   EXPECT_EQ(ByWorker.load(), 1) << "a held-up worker took one chunk";
   EXPECT_GE(ByCaller.load(), Chunks - 1);
 }
