@@ -7,9 +7,10 @@
 // to ONNX, reloads the ONNX file, runs it at batch 2 on the CPU backend
 // (oneDNN; the reference backend when the CPU backend is not built): the
 // first run, which compiles for the shape, and the median of the runs
-// after it, beside eager's; and checks the result against the eager model. Files go to argv[1] (default
-// build/demo). Prints each step and OK, or MISMATCH and exits 1 when the
-// graph and eager outputs differ by more than 1e-4.
+// after it, beside eager's; and checks the result against the eager
+// model. Files go to argv[1] (default build/demo). Prints each step and
+// OK, or MISMATCH and exits 1 when the graph and eager outputs differ by
+// more than 1e-4.
 //
 //===----------------------------------------------------------------------===//
 

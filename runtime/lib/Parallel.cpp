@@ -130,7 +130,8 @@ void parallelFor(int64_t Begin, int64_t End, int64_t Grain,
   int Threads = static_cast<int>(std::min<int64_t>(numThreads(), Grains));
 #ifdef _OPENMP
   if (Threads > 1 && !omp_in_parallel()) {
-    int64_t Chunks = std::min<int64_t>(Grains, int64_t(Threads) * ChunksPerThread);
+    int64_t Chunks =
+        std::min<int64_t>(Grains, int64_t(Threads) * ChunksPerThread);
     int64_t Chunk = (N + Chunks - 1) / Chunks;
     Chunks = (N + Chunk - 1) / Chunk;
     std::atomic<int64_t> Next{0};

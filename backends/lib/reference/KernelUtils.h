@@ -163,10 +163,6 @@ void binaryLoop(KernelContext &C, const Tensor &A, const Tensor &B, DType OutT,
   });
 }
 
-/// splitmix64 (runtime/SplitMix64.h): a well-mixed 64-bit hash, the
-/// counter-based generator of Dropout and the random ops
-/// (KernelsRandom.cpp).
-inline uint64_t splitMix(uint64_t X) { return splitMix64(X); }
 
 /// A contiguous f64 copy of X (the way float kernels read their inputs).
 Tensor toF64(const Tensor &X);

@@ -211,7 +211,7 @@ void kernelDropout(KernelContext &C) {
     Tensor X64 = toF64(X);
     Tensor Y = Tensor::empty(X.shape(), DType::F64);
     for (int64_t I = 0; I < X.numel(); ++I) {
-      uint64_t H = splitMix(Seed * 0x100000001b3ULL ^ splitMix(I));
+      uint64_t H = splitMix64(Seed * 0x100000001b3ULL ^ splitMix64(I));
       double U = static_cast<double>(H >> 11) * 0x1.0p-53; // In [0, 1).
       PM[I] = U >= Ratio;
       mutPtr<double>(Y)[I] = PM[I] ? ptr<double>(X64)[I] * Scale : 0.0;

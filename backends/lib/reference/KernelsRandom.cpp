@@ -26,13 +26,14 @@ namespace {
 uint64_t streamOf(const KernelContext &C) {
   static std::atomic<uint64_t> Next{0x6e6e6772616e64ULL};
   if (C.N.attrs().has("seed"))
-    return splitMix(std::bit_cast<uint32_t>(C.attrFloat("seed")));
-  return splitMix(Next.fetch_add(1, std::memory_order_relaxed));
+    return splitMix64(std::bit_cast<uint32_t>(C.attrFloat("seed")));
+  return splitMix64(Next.fetch_add(1, std::memory_order_relaxed));
 }
 
 /// Uniform in [0, 1): draw I of stream S.
 double uniformAt(uint64_t S, int64_t I) {
-  uint64_t H = splitMix(S * 0x100000001b3ULL ^ splitMix(static_cast<uint64_t>(I)));
+  uint64_t H =
+      splitMix64(S * 0x100000001b3ULL ^ splitMix64(static_cast<uint64_t>(I)));
   return static_cast<double>(H >> 11) * 0x1.0p-53;
 }
 
