@@ -288,6 +288,69 @@ TEST(FormFusedRegions, TakesWhatFollowsARunTimeProduct) {
   EXPECT_EQ(countOp(*G, ir::OpKind::MatMul), 1);
 }
 
+TEST(FormFusedRegions, RegionsBetweenConvolutionsKeepTheirLayout) {
+  // PaddleOCR's detector: a convolution, a region of scalar affine and
+  // HardSwish (and a residual Add of two convolutions' results), then
+  // convolutions. Where oneDNN picked a layout other than the plain one for
+  // the convolutions, the regions run in it: no reorder around them.
+  auto G = ir::parseGraph(R"(graph "g" {
+    input %x: f32[N,32,12,12]
+    init %zero: f32[] = [0]
+    init %step: f32[] = [1]
+    init %w.count: f32[] = [9216]
+    init %w.shape: i64[4] = [32, 32, 3, 3]
+    init %w.scale: f32[] = [0.05]
+    init %s: f32[1] = [1.25]
+    init %b: f32[1] = [-0.5]
+    %w.r = Range(%zero, %w.count, %step)
+    %w.s = Sin(%w.r)
+    %w.m = Mul(%w.s, %w.scale)
+    %w = Reshape(%w.m, %w.shape)
+    %c1 = Conv(%x, %w) {kernel_shape = [3, 3], pads = [1, 1, 1, 1]}
+    %h = HardSwish(%c1)
+    %m = Mul(%h, %s)
+    %a = Add(%m, %b)
+    %c2 = Conv(%a, %w) {kernel_shape = [3, 3], pads = [1, 1, 1, 1]}
+    %c3 = Conv(%a, %w) {kernel_shape = [3, 3], pads = [1, 1, 1, 1]}
+    %r = Add(%c2, %c3)
+    %e = Mul(%r, %s)
+    %y = Conv(%e, %w) {kernel_shape = [3, 3], pads = [1, 1, 1, 1]}
+    output %y
+  })");
+  ASSERT_TRUE(G);
+  auto Before = G->clone();
+  ASSERT_TRUE(runPass(*G));
+  ASSERT_EQ(countOp(*G, ir::OpKind::FusedRegion), 2);
+  std::mt19937 Gen(11);
+  std::vector<Tensor> In{randomTensor({2, 32, 12, 12}, Gen, true)};
+  checkRegions(*Before, *G, In, "convolutions and regions");
+#if NNGRAPH_HAVE_ONEDNN
+  if (!backends::cpu::kernelJitAvailable())
+    GTEST_SKIP() << "SKIPPED: built without the LLVM JIT, no region kernels";
+  auto Exe = backends::getBackend("cpu").compile(*G);
+  Exe->run(In);
+  std::optional<std::string> Sched = backends::cpuSchedule(*Exe);
+  ASSERT_TRUE(Sched);
+  // The first convolution's result, in the layout oneDNN chose.
+  size_t Conv = Sched->find("node %c1 = Conv");
+  ASSERT_NE(Conv, std::string::npos) << *Sched;
+  size_t Line = Sched->find('\n', Conv);
+  bool Plain = Sched->substr(Conv, Line - Conv).ends_with("]");
+  size_t InLayout = 0;
+  for (size_t At = 0; (At = Sched->find("in its operands' layout", At)) !=
+                      std::string::npos;
+       ++At)
+    ++InLayout;
+  if (Plain) {
+    EXPECT_EQ(InLayout, 0u) << *Sched;
+    return;
+  }
+  EXPECT_EQ(InLayout, 2u) << *Sched;
+  EXPECT_EQ(Sched->find("reorder of %a"), std::string::npos) << *Sched;
+  EXPECT_EQ(Sched->find("reorder of %e"), std::string::npos) << *Sched;
+#endif
+}
+
 /// A random graph over x[N,R,C] (N symbolic) with broadcast operands.
 std::unique_ptr<ir::Graph> randomGraph(std::mt19937 &Gen, int Case) {
   auto G = std::make_unique<ir::Graph>();
