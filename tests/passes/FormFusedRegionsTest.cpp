@@ -292,7 +292,9 @@ TEST(FormFusedRegions, RegionsBetweenConvolutionsKeepTheirLayout) {
   // PaddleOCR's detector: a convolution, a region of scalar affine and
   // HardSwish (and a residual Add of two convolutions' results), then
   // convolutions. Where oneDNN picked a layout other than the plain one for
-  // the convolutions, the regions run in it: no reorder around them.
+  // the convolutions, the regions run in it: no reorder around them. A
+  // region with a Softmax (over rows of the plain layout) keeps its
+  // reorders.
   auto G = ir::parseGraph(R"(graph "g" {
     input %x: f32[N,32,12,12]
     init %zero: f32[] = [0]
@@ -315,12 +317,16 @@ TEST(FormFusedRegions, RegionsBetweenConvolutionsKeepTheirLayout) {
     %r = Add(%c2, %c3)
     %e = Mul(%r, %s)
     %y = Conv(%e, %w) {kernel_shape = [3, 3], pads = [1, 1, 1, 1]}
-    output %y
+    %c4 = Conv(%e, %w) {kernel_shape = [3, 3], pads = [1, 1, 1, 1]}
+    %m4 = Mul(%c4, %s)
+    %q = Softmax(%m4) {axis = -1}
+    %y4 = Conv(%q, %w) {kernel_shape = [3, 3], pads = [1, 1, 1, 1]}
+    output %y, %y4
   })");
   ASSERT_TRUE(G);
   auto Before = G->clone();
   ASSERT_TRUE(runPass(*G));
-  ASSERT_EQ(countOp(*G, ir::OpKind::FusedRegion), 2);
+  ASSERT_EQ(countOp(*G, ir::OpKind::FusedRegion), 3);
   std::mt19937 Gen(11);
   std::vector<Tensor> In{randomTensor({2, 32, 12, 12}, Gen, true)};
   checkRegions(*Before, *G, In, "convolutions and regions");

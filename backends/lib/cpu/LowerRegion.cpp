@@ -111,7 +111,8 @@ struct RegionState {
 };
 
 /// The layout that region N's operands share when it maps elements one to
-/// one: every input of the region's shape (its outputs') is in that one
+/// one: its body is elementwise ops only (no row reduction, no transpose),
+/// every input of the region's shape (its outputs') is in that one
 /// non-plain layout, without padding, and the others are single elements;
 /// none of its outputs is a graph output. Empty otherwise (plain operands).
 dnnl::memory::desc sharedLayout(LowerContext &C, const ir::Node &N) {
@@ -119,6 +120,21 @@ dnnl::memory::desc sharedLayout(LowerContext &C, const ir::Node &N) {
   for (const ir::Value *Y : N.outputs())
     if (C.isOutput(Y) || C.shapeOf(Y) != Out)
       return {};
+  std::vector<ir::TensorType> Types;
+  for (size_t I = 0; I < N.numInputs(); ++I)
+    Types.emplace_back(DType::F32, C.shapeOf(N.input(I)));
+  std::vector<const ir::TensorType *> Ptrs;
+  for (const ir::TensorType &T : Types)
+    Ptrs.push_back(&T);
+  try {
+    std::unique_ptr<ir::Graph> Body = ir::instantiateRegionBody(
+        N.attrString("body"), Ptrs, C.describe(N));
+    for (const auto &BN : Body->nodes())
+      if (!kernel::regionCanHoldElementwise(*BN))
+        return {};
+  } catch (const Error &) {
+    return {};
+  }
   dnnl::memory::desc MD;
   for (size_t I = 0; I < N.numInputs(); ++I) {
     const Shape &S = C.shapeOf(N.input(I));
