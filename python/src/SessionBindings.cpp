@@ -3,7 +3,10 @@
 // An InferenceSession is a model compiled on a backend (onnxruntime's
 // name and calling convention: run(output_names, input_feed) returns a
 // list of arrays). The session compiles a copy of the graph, so changing
-// the model afterwards does not change it. Inputs are read where they lie
+// the model afterwards does not change it; as onnxruntime's session, it
+// optimizes that copy first (-O2 for the backend, unless told otherwise),
+// while Model.compile compiles the model as it is (optimized or not by
+// Model.optimize). Inputs are read where they lie
 // when their dtype matches and their strides fit (Arrays.h); outputs are
 // returned as arrays owning the output tensors' memory (the backends
 // give every run fresh output tensors), copied only when an output shares
@@ -21,6 +24,8 @@
 
 #include "nngraph/backends/Backend.h"
 #include "nngraph/frontend/ModelIO.h"
+#include "nngraph/passes/PassManager.h"
+#include "nngraph/passes/Pipelines.h"
 #include "nngraph/runtime/Error.h"
 #include "nngraph/tools/CpuStatsReport.h"
 #include "nngraph/tools/InputData.h"
@@ -46,8 +51,12 @@ struct Session {
   }
 };
 
+/// A session of ModelOrPath on Backend, its copy of the graph optimized by
+/// Optimize first: an -O level ("O2") for that backend, a pass list, or
+/// "O0" (as it is).
 std::shared_ptr<Session> makeSession(py::handle ModelOrPath,
-                                     const std::string &Backend) {
+                                     const std::string &Backend,
+                                     const std::string &Optimize) {
   auto S = std::make_shared<Session>();
   S->Backend = Backend;
   if (std::optional<std::string> Path = asPath(ModelOrPath)) {
@@ -64,7 +73,13 @@ std::shared_ptr<Session> makeSession(py::handle ModelOrPath,
     S->Source = M.Source;
     S->Graph = M.Graph->clone();
   }
+  std::string Pipeline = passes::resolvePipeline(Optimize, Backend);
   py::gil_scoped_release NoGil;
+  if (!Pipeline.empty()) { // S->Graph is the session's own copy.
+    passes::PassManager PM;
+    PM.addPipeline(Pipeline);
+    PM.run(*S->Graph);
+  }
   S->Exec = backends::getBackend(Backend).compile(*S->Graph);
   return S;
 }
@@ -191,8 +206,12 @@ void bindSession(py::module_ &M) {
       "InferenceSession('model.onnx') or model.compile('cpu'); then "
       "run(None, {'x': array}) returns the outputs as NumPy arrays.")
       .def(py::init(&makeSession), py::arg("model"), py::arg("backend") = "cpu",
+           py::arg("optimize") = "O2",
            "Compiles model (a Model, or an .onnx/.nng path) on backend "
-           "(backends() lists them: 'cpu', 'reference').")
+           "(backends() lists them: 'cpu', 'reference'), optimizing the "
+           "session's copy first as onnxruntime's session does: optimize is "
+           "an optimization level ('O2', the default; 'O0' runs the graph "
+           "as written) or a pass list ('canonicalize,fold-conv-bn').")
       .def("run", &run, py::arg("output_names") = py::none(),
            py::arg("input_feed") = py::dict(),
            "Runs the model. input_feed: a dict of input name -> array (or a "
@@ -226,11 +245,14 @@ void bindSession(py::module_ &M) {
       M.attr("Model"));
   C.def(
       "compile",
-      [](py::object Self, const std::string &Backend) {
-        return makeSession(Self, Backend);
+      [](py::object Self, const std::string &Backend,
+         const std::string &Optimize) {
+        return makeSession(Self, Backend, Optimize);
       },
-      py::arg("backend") = "cpu",
-      "Compiles a copy of the model on backend; returns an "
+      py::arg("backend") = "cpu", py::arg("optimize") = "O0",
+      "Compiles a copy of the model on backend as it is (optimize: an "
+      "optimization level or a pass list to run on the copy first; "
+      "Model.optimize changes the model itself); returns an "
       "InferenceSession.");
 
   M.def("backends", &backends::backendNames,

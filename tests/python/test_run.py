@@ -264,6 +264,31 @@ class RunTest(unittest.TestCase):
         (y,) = s.run(None, {"x": np.zeros((2, 1, 28, 28), np.float32)})
         self.assertEqual(y.shape, (2, 10))
 
+    def test_path_session_optimizes_as_onnxruntime_does(self):
+        # InferenceSession optimizes its copy (-O2 by default, as
+        # onnxruntime's session applies its graph optimizations); "O0" runs
+        # the graph as written; Model.compile takes the model as it is.
+        x = np.random.default_rng(1).standard_normal((2, 1, 28, 28)).astype(np.float32)
+        got = {}
+        for optimize in ("O2", "O0", "canonicalize,fold-conv-bn"):
+            s = nngraph.InferenceSession(support.SMALL_CNN, optimize=optimize)
+            (got[optimize],) = s.run(None, {"x": x})
+            got[optimize + " stats"] = s.stats()
+        self.assertGreater(got["O2 stats"]["fused_nodes"], 0)
+        self.assertEqual(got["O0 stats"]["fused_nodes"], 0)
+        self.assertLess(got["O2 stats"]["steps"], got["O0 stats"]["steps"])
+        default = nngraph.InferenceSession(support.SMALL_CNN)
+        default.run(None, {"x": x})
+        self.assertEqual(default.stats()["steps"], got["O2 stats"]["steps"])
+        self.sessions["cpu"].run(None, {"x": x})  # Model.compile: as it is.
+        self.assertEqual(self.sessions["cpu"].stats()["fused_nodes"], 0)
+        for optimize in ("O0", "canonicalize,fold-conv-bn"):
+            np.testing.assert_allclose(got["O2"], got[optimize], rtol=1e-5, atol=1e-5)
+        with self.assertRaisesRegex(nngraph.Error, "O9.*valid levels"):
+            nngraph.InferenceSession(support.SMALL_CNN, optimize="O9")
+        with self.assertRaisesRegex(nngraph.Error, "no-such-pass.*valid passes"):
+            nngraph.InferenceSession(support.SMALL_CNN, optimize="no-such-pass")
+
     def test_feed_errors(self):
         s = self.sessions["cpu"]
         x = np.zeros((1, 1, 28, 28), np.float32)
