@@ -180,6 +180,10 @@ bool lowerLayerNorm(LowerContext &C, const ir::Node &N);
 bool lowerInstanceNorm(LowerContext &C, const ir::Node &N);
 bool lowerCopy(LowerContext &C, const ir::Node &N);
 bool lowerFusedRegion(LowerContext &C, const ir::Node &N);
+/// An f32 elementwise node the backend has no loop of its own for
+/// (Sigmoid, Exp, Pow, Neg, ...) as a fused region holding it alone: one
+/// JIT kernel instead of a fallback step's node kernel.
+bool lowerElementwiseJit(LowerContext &C, const ir::Node &N);
 bool lowerQuantize(LowerContext &C, const ir::Node &N);
 bool lowerCast(LowerContext &C, const ir::Node &N);
 bool lowerQLinearConv(LowerContext &C, const ir::Node &N);

@@ -11,7 +11,9 @@
 // share (a convolution's channels-last or blocked output, without padding):
 // it runs over their bytes as one flat range and writes its results in
 // that layout, so no reorder to the plain layout and back surrounds it
-// (PaddleOCR's detector had 64 of them, 29% of its time). Without LLVM,
+// (PaddleOCR's detector had 64 of them, 29% of its time). An elementwise
+// node the backend has no loop of its own for (Sigmoid, Exp, Pow, Neg) is
+// lowered the same way, as a region holding it alone. Without LLVM,
 // or when the translator or the JIT declines, the node kernel runs the body
 // node by node (a fallback step, listed by --stats).
 //
@@ -46,7 +48,7 @@ std::vector<char> unitAxes(const Shape &S) {
     U[I] = S[I] == 1;
   return U;
 }
-RegionAt regionAt(const ir::Node &N, const std::vector<Shape> &Shapes,
+RegionAt regionAt(const std::string &BodyText, const std::vector<Shape> &Shapes,
                   const std::string &Desc) {
   std::vector<ir::TensorType> Types;
   for (const Shape &S : Shapes)
@@ -56,7 +58,7 @@ RegionAt regionAt(const ir::Node &N, const std::vector<Shape> &Shapes,
     Ptrs.push_back(&T);
   RegionAt R;
   std::unique_ptr<ir::Graph> Body =
-      ir::instantiateRegionBody(N.attrString("body"), Ptrs, Desc);
+      ir::instantiateRegionBody(BodyText, Ptrs, Desc);
   R.RK = kernel::buildRegionKernel(*Body, "region");
   R.K = KernelJit::global().compile(R.RK.K);
   R.Strides = kernel::rowMajorStrides(R.RK.K, R.RK.Sizes);
@@ -115,7 +117,8 @@ struct RegionState {
 /// every input of the region's shape (its outputs') is in that one
 /// non-plain layout, without padding, and the others are single elements;
 /// none of its outputs is a graph output. Empty otherwise (plain operands).
-dnnl::memory::desc sharedLayout(LowerContext &C, const ir::Node &N) {
+dnnl::memory::desc sharedLayout(LowerContext &C, const ir::Node &N,
+                                const std::string &BodyText) {
   const Shape Out = C.shapeOf(N.output(0));
   for (const ir::Value *Y : N.outputs())
     if (C.isOutput(Y) || C.shapeOf(Y) != Out)
@@ -128,7 +131,7 @@ dnnl::memory::desc sharedLayout(LowerContext &C, const ir::Node &N) {
     Ptrs.push_back(&T);
   try {
     std::unique_ptr<ir::Graph> Body = ir::instantiateRegionBody(
-        N.attrString("body"), Ptrs, C.describe(N));
+        BodyText, Ptrs, C.describe(N));
     for (const auto &BN : Body->nodes())
       if (!kernel::regionCanHoldElementwise(*BN))
         return {};
@@ -150,16 +153,35 @@ dnnl::memory::desc sharedLayout(LowerContext &C, const ir::Node &N) {
   return MD;
 }
 
-} // namespace
+/// The body of a region holding node N alone (its inputs the region's, in
+/// order; its outputs the region's).
+std::string singleNodeBody(const ir::Node &N) {
+  ir::Graph Body;
+  std::vector<ir::Value *> Ins;
+  for (size_t I = 0; I < N.numInputs(); ++I)
+    Ins.push_back(Body.addInput(N.input(I)->name(), N.input(I)->type()));
+  std::vector<std::string> Names;
+  for (const ir::Value *V : N.outputs())
+    Names.push_back(V->name());
+  ir::Node *M = Body.addNode(N.op(), std::move(Ins), std::move(Names),
+                             N.attrs());
+  for (size_t I = 0; I < N.numOutputs(); ++I) {
+    M->output(I)->setType(N.output(I)->type());
+    Body.addOutput(M->output(I));
+  }
+  return ir::printRegionBody(Body);
+}
 
-bool lowerFusedRegion(LowerContext &C, const ir::Node &N) {
-  if (!kernelJitAvailable())
-    return false;
+/// Node N as the region whose body is BodyText (N's inputs the region's
+/// inputs, N's outputs its outputs): one JIT-compiled kernel.
+bool lowerRegion(LowerContext &C, const ir::Node &N,
+                 std::shared_ptr<const std::string> BodyPtr) {
+  const std::string &BodyText = *BodyPtr;
   for (size_t I = 0; I < N.numInputs(); ++I)
     if (!N.hasInput(I) || !C.isF32(N.input(I)))
       return false;
   // In a shared layout, the body runs over the flat range of its elements.
-  const dnnl::memory::desc Layout = sharedLayout(C, N);
+  const dnnl::memory::desc Layout = sharedLayout(C, N, BodyText);
   const int64_t Flat = C.shapeOf(N.output(0)).numel();
   std::vector<Shape> Shapes;
   for (size_t I = 0; I < N.numInputs(); ++I) {
@@ -168,7 +190,7 @@ bool lowerFusedRegion(LowerContext &C, const ir::Node &N) {
   }
   RegionAt R;
   try {
-    R = regionAt(N, Shapes, C.describe(N));
+    R = regionAt(BodyText, Shapes, C.describe(N));
   } catch (const Error &) {
     return false; // The node kernel runs the body (reported by --stats).
   }
@@ -224,14 +246,14 @@ bool lowerFusedRegion(LowerContext &C, const ir::Node &N) {
             return false;
         return true;
       },
-      [&N, State, InSlots, OutSlot, Binding, Desc](Program &P) {
+      [BodyPtr, State, InSlots, OutSlot, Binding, Desc](Program &P) {
         std::vector<Shape> Now;
         for (int S : InSlots)
           Now.push_back(P.Slots[S].S);
         if (State->extend(Now, P.Slots[OutSlot].S))
           return true;
         try {
-          RegionAt R = regionAt(N, Now, Desc);
+          RegionAt R = regionAt(*BodyPtr, Now, Desc);
           if (R.RK.Binding != Binding)
             return false;
           State->take(std::move(R), Now, P.Slots[OutSlot].S);
@@ -245,8 +267,28 @@ bool lowerFusedRegion(LowerContext &C, const ir::Node &N) {
                                      : " (JIT kernel)");
   C.B.emit(std::move(St));
   ++C.program().Stats.OwnKernels;
+  return true;
+}
+
+} // namespace
+
+bool lowerFusedRegion(LowerContext &C, const ir::Node &N) {
+  if (!kernelJitAvailable() ||
+      !lowerRegion(C, N,
+                   std::make_shared<const std::string>(N.attrString("body"))))
+    return false;
   ++C.program().Stats.JitKernels;
   return true;
+}
+
+bool lowerElementwiseJit(LowerContext &C, const ir::Node &N) {
+  if (!kernelJitAvailable() || !kernel::regionCanHoldElementwise(N))
+    return false;
+  for (size_t I = 0; I < N.numInputs(); ++I)
+    if (!N.hasInput(I))
+      return false;
+  return lowerRegion(C, N,
+                     std::make_shared<const std::string>(singleNodeBody(N)));
 }
 
 } // namespace nng::backends::cpu
