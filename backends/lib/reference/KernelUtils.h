@@ -14,7 +14,6 @@
 #include "nngraph/ir/WindowGeometry.h"
 #include "nngraph/runtime/DTypeVisit.h"
 #include "nngraph/runtime/Parallel.h"
-#include "nngraph/runtime/SplitMix64.h"
 
 #include <cmath>
 #include <limits>
@@ -162,7 +161,6 @@ void binaryLoop(KernelContext &C, const Tensor &A, const Tensor &B, DType OutT,
     PO[I] = F(PA[O[0]], PB[O[1]]);
   });
 }
-
 
 /// A contiguous f64 copy of X (the way float kernels read their inputs).
 Tensor toF64(const Tensor &X);

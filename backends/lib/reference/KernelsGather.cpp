@@ -9,6 +9,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "KernelUtils.h"
+#include "nngraph/runtime/SplitMix64.h"
 
 #include <algorithm>
 #include <cstring>

@@ -11,6 +11,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "KernelUtils.h"
+#include "nngraph/runtime/SplitMix64.h"
 
 #include <atomic>
 #include <bit>
