@@ -439,6 +439,62 @@ std::unique_ptr<ir::Graph> randomGraph(std::mt19937 &Gen, int Case) {
   return G;
 }
 
+TEST(FormFusedRegions, CompositeOpsComputeTheSharedFormulas) {
+  // Relu, LeakyRelu, Clip, HardSigmoid, HardSwish, both GELUs, Reciprocal
+  // and Sigmoid after an Add, each in a region: the kernel IR emits the
+  // formulas of ElementwiseFormulas.h that the reference computes, so on
+  // NaN, infinities and signed zeros the compares and selects give the
+  // reference's bits (HardSigmoid of NaN is 1, as std::min says).
+  auto G = ir::parseGraph(R"(graph "g" {
+    input %x: f32[N,16]
+    init %zero: f32[] = [0]
+    init %lo: f32[] = [-1]
+    init %hi: f32[] = [2]
+    %a = Add(%x, %zero)
+    %relu = Relu(%a)
+    %leaky = LeakyRelu(%a) {alpha = 0.1}
+    %clip = Clip(%a, %lo, %hi)
+    %clipLo = Clip(%a, %lo)
+    %hsig = HardSigmoid(%a) {alpha = 0.25, beta = 0.5}
+    %hswish = HardSwish(%a)
+    %gelu = nng.Gelu(%a)
+    %geluTanh = nng.Gelu(%a) {approximate = "tanh"}
+    %recip = Reciprocal(%a)
+    %sig = Sigmoid(%a)
+    output %relu, %leaky, %clip, %clipLo, %hsig, %hswish, %gelu, %geluTanh, %recip, %sig
+  })");
+  ASSERT_TRUE(G);
+  auto Before = G->clone();
+  ASSERT_TRUE(runPass(*G));
+  ASSERT_GE(countOp(*G, ir::OpKind::FusedRegion), 1);
+  std::mt19937 Gen(5);
+  Tensor X = randomTensor({2, 16}, Gen, false);
+  const float Special[] = {std::nanf(""), -std::nanf(""), INFINITY, -INFINITY,
+                           0.f,           -0.f,           -1e-30f,  1e-30f,
+                           -1.f,          2.f,            1e30f,    -1e30f,
+                           -2.f,          6.f,            -3.f,     3.f};
+  for (int64_t I = 0; I < 16; ++I)
+    X.setFlat(I, Special[I]);
+  checkRegions(*Before, *G, {X}, "composite ops");
+#if NNGRAPH_HAVE_ONEDNN
+  // The formulas of only compares and selects are exact: the same bits.
+  std::vector<Tensor> Want = backends::runReference(*Before, {X});
+  std::vector<Tensor> Got = backends::getBackend("cpu").compile(*G)->run({X});
+  for (size_t O = 0; O < 5; ++O)
+    for (int64_t I = 0; I < Want[O].numel(); ++I) {
+      float W = static_cast<const float *>(Want[O].rawData())[I];
+      float V = static_cast<const float *>(Got[O].rawData())[I];
+      if (std::isnan(W)) {
+        EXPECT_TRUE(std::isnan(V)) << "output " << O << " element " << I;
+        continue;
+      }
+      EXPECT_EQ(std::signbit(V), std::signbit(W))
+          << "output " << O << " element " << I;
+      EXPECT_EQ(V, W) << "output " << O << " element " << I;
+    }
+#endif
+}
+
 TEST(FormFusedRegions, RandomGraphsMatchUnfused) {
   std::mt19937 Gen(20261125);
   int Formed = 0;

@@ -13,6 +13,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "Lower.h"
+#include "nngraph/ir/ElementwiseFormulas.h"
 #include "nngraph/runtime/Parallel.h"
 
 #include <algorithm>
@@ -25,6 +26,10 @@ namespace nng::backends::cpu {
 
 namespace {
 
+namespace F = ir::formula;
+constexpr ir::ScalarMath<float> Flt;
+constexpr ir::ScalarMath<double> Dbl;
+
 // (No __restrict: X and Y may be the same buffer.)
 /// The clamp of X into Y; true when X held a NaN (an OR of compares, which
 /// vectorizes with the loop).
@@ -34,30 +39,24 @@ bool clampRange(const float *X, float *Y, int64_t N, float Lo, float Hi) {
   for (int64_t I = 0; I < N; ++I) {
     float V = X[I];
     NaN |= V != V;
-    V = V < Lo ? Lo : V;
-    Y[I] = V > Hi ? Hi : V;
+    Y[I] = F::clip(Flt, V, Lo, Hi);
   }
   return NaN != 0;
 }
 
 NNG_VECTOR_CLONES
 void leakyRange(const float *X, float *Y, int64_t N, float Alpha) {
-  for (int64_t I = 0; I < N; ++I) {
-    float V = X[I];
-    Y[I] = V < 0.0f ? V * Alpha : V;
-  }
+  for (int64_t I = 0; I < N; ++I)
+    Y[I] = F::leakyRelu(Flt, X[I], Alpha);
 }
 
-/// The reference's HardSigmoid, in double as it computes: std::min(1, v)
-/// is 1 for a NaN v, so NaN gives 1.
+/// The reference's HardSigmoid, in double as it computes (a NaN gives 1).
 NNG_VECTOR_CLONES
 void hardSigmoidRange(const float *X, float *Y, int64_t N, double Alpha,
                       double Beta) {
-  for (int64_t I = 0; I < N; ++I) {
-    double V = Alpha * static_cast<double>(X[I]) + Beta;
-    V = V < 1.0 ? V : 1.0;
-    Y[I] = static_cast<float>(0.0 < V ? V : 0.0);
-  }
+  for (int64_t I = 0; I < N; ++I)
+    Y[I] = static_cast<float>(
+        F::hardSigmoid(Dbl, static_cast<double>(X[I]), Alpha, Beta));
 }
 
 } // namespace

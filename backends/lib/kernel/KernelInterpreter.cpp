@@ -8,6 +8,7 @@
 
 #include "nngraph/backends/kernel/Interpreter.h"
 
+#include "nngraph/ir/ElementwiseFormulas.h"
 #include "nngraph/runtime/Error.h"
 #include "nngraph/runtime/Half.h"
 
@@ -271,7 +272,8 @@ private:
       R.F = static_cast<float>(1.0 / std::sqrt(double(A(0).F)));
       return R;
     case Op::Sigmoid:
-      R.F = static_cast<float>(1.0 / (1.0 + std::exp(-double(A(0).F))));
+      R.F = static_cast<float>(
+          ir::formula::sigmoid(ir::ScalarMath<double>(), double(A(0).F)));
       return R;
     case Op::Not:
       R.I = !A(0).I;

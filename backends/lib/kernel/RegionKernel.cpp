@@ -13,7 +13,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "nngraph/backends/kernel/RegionKernel.h"
-#include "nngraph/ir/FusedActivation.h"
+#include "nngraph/ir/ElementwiseFormulas.h"
 #include "nngraph/runtime/Error.h"
 
 #include <algorithm>
@@ -103,13 +103,34 @@ private:
   std::unordered_map<const ir::Value *, Value> Memo; ///< Of the open block.
 };
 
-/// What a row of RegionOps emits with: the builder and node N's operands.
+/// The kernel IR's builder as an algebra of ElementwiseFormulas.h: the
+/// formulas every executor shares emit f32 instructions here.
+struct BuilderMath {
+  KernelBuilder &B;
+  using V = Value;
+  V c(double X) const { return B.constF32(static_cast<float>(X)); }
+  V add(V X, V Y) const { return B.add(X, Y); }
+  V sub(V X, V Y) const { return B.sub(X, Y); }
+  V mul(V X, V Y) const { return B.mul(X, Y); }
+  V div(V X, V Y) const { return B.div(X, Y); }
+  V lt(V X, V Y) const { return B.binary(Op::Lt, X, Y); }
+  V gt(V X, V Y) const { return B.binary(Op::Gt, X, Y); }
+  V select(V C, V X, V Y) const { return B.select(C, X, Y); }
+  V exp(V X) const { return B.exp(X); }
+  V erf(V X) const { return B.unary(Op::Erf, X); }
+  V tanh(V X) const { return B.unary(Op::Tanh, X); }
+};
+
+/// What a row of RegionOps emits with: the builder (and it as the
+/// formulas' algebra) and node N's operands.
 struct NodeEmit {
   Translator &T;
   const ir::Node &N;
   KernelBuilder &B;
+  BuilderMath M;
 
-  NodeEmit(Translator &T, const ir::Node &N) : T(T), N(N), B(T.builder()) {}
+  NodeEmit(Translator &T, const ir::Node &N)
+      : T(T), N(N), B(T.builder()), M{T.builder()} {}
   Value arg(size_t I) { return T.emit(N.input(I)); }
   Value f(float X) { return B.constF32(X); }
   /// Op O folded over every operand, left to right.
@@ -119,12 +140,9 @@ struct NodeEmit {
       Acc = B.binary(O, Acc, arg(I));
     return Acc;
   }
-  /// ONNX HardSigmoid: max(0, min(1, alpha x + beta)).
-  Value hardSigmoid(Value X, float Alpha, float Beta) {
-    Value Y = B.add(B.mul(X, f(Alpha)), f(Beta));
-    return B.max(f(0.0f), B.min(f(1.0f), Y));
-  }
 };
+
+namespace F = ir::formula;
 
 /// One row of the region table: a graph op a fused region can hold.
 struct RegionOp {
@@ -160,7 +178,9 @@ Value softmaxRowScalars(Translator &T, const ir::Node &R) {
 }
 
 /// The table. Elementwise rows keep their node's numerics (the reference
-/// kernels'): NaN stays NaN through Relu and Clip.
+/// kernels'): the composite ones are the formulas of ElementwiseFormulas.h,
+/// which the reference computes too, so NaN stays NaN through Relu and Clip
+/// and HardSigmoid gives 1 for it.
 const RegionOp RegionOps[] = {
     {OpKind::Add, Role::Elementwise, hasOperand,
      [](NodeEmit &E) { return E.B.add(E.arg(0), E.arg(1)); }, nullptr},
@@ -196,7 +216,7 @@ const RegionOp RegionOps[] = {
     {OpKind::Sqrt, Role::Elementwise, hasOperand,
      [](NodeEmit &E) { return E.B.unary(Op::Sqrt, E.arg(0)); }, nullptr},
     {OpKind::Reciprocal, Role::Elementwise, hasOperand,
-     [](NodeEmit &E) { return E.B.div(E.f(1.0f), E.arg(0)); }, nullptr},
+     [](NodeEmit &E) { return F::reciprocal(E.M, E.arg(0)); }, nullptr},
     {OpKind::Tanh, Role::Elementwise, hasOperand,
      [](NodeEmit &E) { return E.B.unary(Op::Tanh, E.arg(0)); }, nullptr},
     {OpKind::Erf, Role::Elementwise, hasOperand,
@@ -206,17 +226,15 @@ const RegionOp RegionOps[] = {
     {OpKind::Identity, Role::Elementwise, hasOperand,
      [](NodeEmit &E) { return E.arg(0); }, nullptr},
     {OpKind::Relu, Role::Elementwise, hasOperand,
-     [](NodeEmit &E) { return E.B.max(E.arg(0), E.f(0.0f)); }, nullptr},
+     [](NodeEmit &E) { return F::relu(E.M, E.arg(0)); }, nullptr},
     {OpKind::LeakyRelu, Role::Elementwise, hasOperand,
      [](NodeEmit &E) {
-       Value X = E.arg(0);
-       Value Neg = E.B.binary(Op::Lt, X, E.f(0.0f));
-       return E.B.select(Neg, E.B.mul(X, E.f(E.N.attrFloat("alpha"))), X);
+       return F::leakyRelu(E.M, E.arg(0), E.N.attrFloat("alpha"));
      },
      nullptr},
     // Bounds must be constants (the pass copies scalar initializers into
-    // the body); a run-time bound is not an elementwise operand here. The
-    // reference: x < lo ? lo : (x > hi ? hi : x).
+    // the body); a run-time bound is not an elementwise operand here. A
+    // missing bound is an infinity, whose compares fold away.
     {OpKind::Clip, Role::Elementwise,
      [](const ir::Node &N) {
        for (size_t I = 1; I < N.numInputs(); ++I)
@@ -225,48 +243,28 @@ const RegionOp RegionOps[] = {
        return true;
      },
      [](NodeEmit &E) {
-       Value X = E.arg(0);
-       if (E.N.hasInput(1)) {
-         Value Lo = E.arg(1);
-         X = E.B.select(E.B.binary(Op::Lt, X, Lo), Lo, X);
-       }
-       if (E.N.hasInput(2)) {
-         Value Hi = E.arg(2);
-         X = E.B.select(E.B.binary(Op::Gt, X, Hi), Hi, X);
-       }
-       return X;
+       Value Lo = E.N.hasInput(1) ? E.arg(1) : E.f(-INFINITY);
+       Value Hi = E.N.hasInput(2) ? E.arg(2) : E.f(INFINITY);
+       return F::clip(E.M, E.arg(0), Lo, Hi);
      },
      nullptr},
     {OpKind::HardSigmoid, Role::Elementwise, hasOperand,
      [](NodeEmit &E) {
-       return E.hardSigmoid(E.arg(0), E.N.attrFloat("alpha"),
-                            E.N.attrFloat("beta"));
+       return F::hardSigmoid(E.M, E.arg(0), E.N.attrFloat("alpha"),
+                             E.N.attrFloat("beta"));
      },
      nullptr},
     {OpKind::HardSwish, Role::Elementwise, hasOperand,
-     [](NodeEmit &E) {
-       Value X = E.arg(0);
-       return E.B.mul(X, E.hardSigmoid(X, 1.0f / 6.0f, 0.5f));
-     },
-     nullptr},
+     [](NodeEmit &E) { return F::hardSwish(E.M, E.arg(0)); }, nullptr},
     {OpKind::Gelu, Role::Elementwise,
      [](const ir::Node &N) {
        const std::string &A = N.attrString("approximate");
        return A == "none" || A == "tanh";
      },
      [](NodeEmit &E) {
-       KernelBuilder &B = E.B;
-       Value X = E.arg(0);
-       Value Inner;
-       if (E.N.attrString("approximate") == "tanh") {
-         // tanh(sqrt(2 / pi) * (x + 0.044715 x^3))
-         Value X3 = B.mul(B.mul(X, X), X);
-         Value T = B.add(X, B.mul(E.f(float(ir::GeluTanhCubic)), X3));
-         Inner = B.unary(Op::Tanh, B.mul(E.f(float(ir::GeluTanhScale)), T));
-       } else {
-         Inner = B.unary(Op::Erf, B.mul(X, E.f(float(1.0 / ir::GeluSqrt2))));
-       }
-       return B.mul(B.mul(E.f(0.5f), X), B.add(E.f(1.0f), Inner));
+       return E.N.attrString("approximate") == "tanh"
+                  ? F::geluTanh(E.M, E.arg(0))
+                  : F::gelu(E.M, E.arg(0));
      },
      nullptr},
     {OpKind::Transpose, Role::Transpose,

@@ -12,8 +12,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "ActivationFormulas.h"
 #include "KernelUtils.h"
+#include "nngraph/ir/ElementwiseFormulas.h"
 #include "nngraph/ir/FusedActivation.h"
 
 #include <cmath>
@@ -22,6 +22,10 @@
 namespace nng::backends::reference {
 
 namespace {
+
+namespace F = ir::formula;
+/// The reference computes float activations in double.
+constexpr ir::ScalarMath<double> D;
 
 /// The activation of C's node as a function of double.
 std::function<double(double)> activationFn(const KernelContext &C) {
@@ -38,32 +42,33 @@ std::function<double(double)> activationFn(const KernelContext &C) {
            " parameter(s), got ", Given.size());
   std::vector<float> P = ir::fusedActivationParams(*A, Given);
   auto Param = [&](size_t I) { return static_cast<double>(P[I]); };
-  namespace act = activation;
   switch (A->Op) {
   case ir::OpKind::Identity:
     return [](double X) { return X; };
   case ir::OpKind::Relu:
-    return act::relu;
+    return [](double X) { return F::relu(D, X); };
   case ir::OpKind::LeakyRelu:
-    return [Alpha = Param(0)](double X) { return act::leakyRelu(X, Alpha); };
+    return [Alpha = Param(0)](double X) { return F::leakyRelu(D, X, Alpha); };
   case ir::OpKind::Sigmoid:
-    return act::sigmoid;
+    return [](double X) { return F::sigmoid(D, X); };
   case ir::OpKind::Tanh:
     return [](double X) { return std::tanh(X); };
   case ir::OpKind::Clip:
     return [Lo = Param(0), Hi = Param(1)](double X) {
-      return act::clip(X, Lo, Hi);
+      return F::clip(D, X, Lo, Hi);
     };
   case ir::OpKind::HardSigmoid:
     return [Alpha = Param(0), Beta = Param(1)](double X) {
-      return act::hardSigmoid(X, Alpha, Beta);
+      return F::hardSigmoid(D, X, Alpha, Beta);
     };
   case ir::OpKind::HardSwish:
-    return act::hardSwish;
+    return [](double X) { return F::hardSwish(D, X); };
   case ir::OpKind::Elu:
-    return [Alpha = Param(0)](double X) { return act::elu(X, Alpha); };
+    return [Alpha = Param(0)](double X) { return F::elu(D, X, Alpha); };
   case ir::OpKind::Gelu:
-    return A->GeluApproximate == "tanh" ? act::geluTanh : act::gelu;
+    if (A->GeluApproximate == "tanh")
+      return [](double X) { return F::geluTanh(D, X); };
+    return [](double X) { return F::gelu(D, X); };
   default:
     C.fail("activation '", Name, "' has no reference implementation");
   }

@@ -8,14 +8,19 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "ActivationFormulas.h"
 #include "KernelUtils.h"
+#include "nngraph/ir/ElementwiseFormulas.h"
 
 #include <cmath>
+#include <limits>
 
 namespace nng::backends::reference {
 
 namespace {
+
+namespace F = ir::formula;
+/// The reference computes float activations in double.
+constexpr ir::ScalarMath<double> D;
 
 /// Y = F(X) for a floating X, computed in double; Y has X's dtype.
 template <typename Fn> void mapFloat(KernelContext &C, Fn F) {
@@ -117,8 +122,7 @@ void kernelRelu(KernelContext &C) {
     C.fail("Relu needs a float or signed integer type, got ",
            dtypeName(C.in(0).dtype()));
   mapNumeric(C, [](auto V) -> decltype(V) {
-    using T = decltype(V);
-    return V < T(0) ? T(0) : V; // NaN stays NaN.
+    return F::relu(ir::ScalarMath<decltype(V)>(), V); // NaN stays NaN.
   });
 }
 
@@ -151,19 +155,19 @@ void kernelClip(KernelContext &C) {
     if constexpr (!std::is_same_v<T, bool>) {
       using V = CalcType<T>;
       bool HasLo = C.hasInput(1), HasHi = C.hasInput(2);
-      V Lo = HasLo ? toCalc(ptr<T>(C.in(1))[0]) : V(0);
-      V Hi = HasHi ? toCalc(ptr<T>(C.in(2))[0]) : V(0);
+      // A missing bound never compares true.
+      using Lim = std::numeric_limits<V>;
+      V Lo = Lim::has_infinity ? -Lim::infinity() : Lim::lowest();
+      V Hi = Lim::has_infinity ? Lim::infinity() : Lim::max();
+      if (HasLo)
+        Lo = toCalc(ptr<T>(C.in(1))[0]);
+      if (HasHi)
+        Hi = toCalc(ptr<T>(C.in(2))[0]);
       const T *PX = ptr<T>(Xc);
       T *PY = mutPtr<T>(Y);
-      for (int64_t I = 0; I < X.numel(); ++I) {
-        V R = toCalc(PX[I]);
-        // min > max gives max everywhere, as ONNX says.
-        if (HasLo && R < Lo)
-          R = Lo;
-        if (HasHi && R > Hi)
-          R = Hi;
-        PY[I] = fromCalc<T>(R);
-      }
+      for (int64_t I = 0; I < X.numel(); ++I)
+        PY[I] =
+            fromCalc<T>(F::clip(ir::ScalarMath<V>(), toCalc(PX[I]), Lo, Hi));
     }
   });
 }
@@ -178,7 +182,7 @@ void kernelSqrt(KernelContext &C) {
   mapFloat(C, [](double X) { return std::sqrt(X); });
 }
 void kernelReciprocal(KernelContext &C) {
-  mapFloat(C, [](double X) { return 1.0 / X; });
+  mapFloat(C, [](double X) { return F::reciprocal(D, X); });
 }
 void kernelFloor(KernelContext &C) {
   mapFloat(C, [](double X) { return std::floor(X); });
@@ -229,16 +233,18 @@ void kernelTanh(KernelContext &C) {
 void kernelErf(KernelContext &C) {
   mapFloat(C, [](double X) { return std::erf(X); });
 }
-void kernelSigmoid(KernelContext &C) { mapFloat(C, activation::sigmoid); }
+void kernelSigmoid(KernelContext &C) {
+  mapFloat(C, [](double X) { return F::sigmoid(D, X); });
+}
 
 void kernelLeakyRelu(KernelContext &C) {
   double Alpha = C.attrFloat("alpha");
-  mapFloat(C, [&](double X) { return activation::leakyRelu(X, Alpha); });
+  mapFloat(C, [&](double X) { return F::leakyRelu(D, X, Alpha); });
 }
 
 void kernelElu(KernelContext &C) {
   double Alpha = C.attrFloat("alpha");
-  mapFloat(C, [&](double X) { return activation::elu(X, Alpha); });
+  mapFloat(C, [&](double X) { return F::elu(D, X, Alpha); });
 }
 
 void kernelSelu(KernelContext &C) {
@@ -275,17 +281,19 @@ void kernelSoftsign(KernelContext &C) {
 
 void kernelHardSigmoid(KernelContext &C) {
   double Alpha = C.attrFloat("alpha"), Beta = C.attrFloat("beta");
-  mapFloat(C, [&](double X) { return activation::hardSigmoid(X, Alpha, Beta); });
+  mapFloat(C, [&](double X) { return F::hardSigmoid(D, X, Alpha, Beta); });
 }
 
-void kernelHardSwish(KernelContext &C) { mapFloat(C, activation::hardSwish); }
+void kernelHardSwish(KernelContext &C) {
+  mapFloat(C, [](double X) { return F::hardSwish(D, X); });
+}
 
 void kernelGelu(KernelContext &C) {
   const std::string &Approx = C.attrString("approximate");
   if (Approx == "none") {
-    mapFloat(C, activation::gelu);
+    mapFloat(C, [](double X) { return F::gelu(D, X); });
   } else if (Approx == "tanh") {
-    mapFloat(C, activation::geluTanh);
+    mapFloat(C, [](double X) { return F::geluTanh(D, X); });
   } else {
     C.fail("approximate must be 'none' or 'tanh', got '", Approx, "'");
   }

@@ -7,12 +7,14 @@
 // calling thread; larger tensors are split by parallelFor (runtime/
 // Parallel.h, the OpenMP pool oneDNN uses). Every formula is the reference
 // kernel's: f32 +, -, *, / and sqrt are correctly rounded, so they equal
-// the reference's double result rounded to f32; Relu keeps NaN and -0 as
-// the reference does.
+// the reference's double result rounded to f32; Relu and Reciprocal are
+// the formulas every executor shares (ElementwiseFormulas.h), so Relu
+// keeps NaN and -0 as the reference does.
 //
 //===----------------------------------------------------------------------===//
 
 #include "EagerFastPath.h"
+#include "nngraph/ir/ElementwiseFormulas.h"
 #include "nngraph/runtime/Parallel.h"
 
 #include <cmath>
@@ -22,6 +24,9 @@ namespace nng::detail {
 namespace {
 
 using ir::OpKind;
+namespace F = ir::formula;
+/// The algebra of the formulas the reference and the backends share.
+constexpr ir::ScalarMath<float> Flt;
 
 /// Elements below which a loop never enters a parallel region (PyTorch's
 /// internal GRAIN_SIZE is the same).
@@ -108,16 +113,20 @@ bool fastBinary(OpKind Op, const rt::Tensor &A, const rt::Tensor &B,
   int64_t N = Y.numel();
   switch (Op) {
   case OpKind::Add:
-    binaryLoop(PA, PB, PY, N, L, [](float X, float Z) { return X + Z; });
+    binaryLoop(PA, PB, PY, N, L,
+               [](float X, float Z) { return Flt.add(X, Z); });
     break;
   case OpKind::Sub:
-    binaryLoop(PA, PB, PY, N, L, [](float X, float Z) { return X - Z; });
+    binaryLoop(PA, PB, PY, N, L,
+               [](float X, float Z) { return Flt.sub(X, Z); });
     break;
   case OpKind::Mul:
-    binaryLoop(PA, PB, PY, N, L, [](float X, float Z) { return X * Z; });
+    binaryLoop(PA, PB, PY, N, L,
+               [](float X, float Z) { return Flt.mul(X, Z); });
     break;
   default:
-    binaryLoop(PA, PB, PY, N, L, [](float X, float Z) { return X / Z; });
+    binaryLoop(PA, PB, PY, N, L,
+               [](float X, float Z) { return Flt.div(X, Z); });
     break;
   }
   Out = std::move(Y);
@@ -139,7 +148,7 @@ bool fastUnary(OpKind Op, const rt::Tensor &A, rt::Tensor &Out) {
     unaryLoop(PX, PY, N, [](float X) { return -X; });
     break;
   case OpKind::Relu:
-    unaryLoop(PX, PY, N, [](float X) { return X < 0.f ? 0.f : X; });
+    unaryLoop(PX, PY, N, [](float X) { return F::relu(Flt, X); });
     break;
   case OpKind::Abs:
     unaryLoop(PX, PY, N, [](float X) { return std::fabs(X); });
@@ -148,7 +157,7 @@ bool fastUnary(OpKind Op, const rt::Tensor &A, rt::Tensor &Out) {
     unaryLoop(PX, PY, N, [](float X) { return std::sqrt(X); });
     break;
   default:
-    unaryLoop(PX, PY, N, [](float X) { return 1.f / X; });
+    unaryLoop(PX, PY, N, [](float X) { return F::reciprocal(Flt, X); });
     break;
   }
   Out = std::move(Y);
