@@ -11,7 +11,9 @@
 // activation), for MatMul + bias + residual + Relu, Tanh and Clip, Gemm
 // (transB) + bias + Gelu, Gemm + bias + residual + Relu, and a decoder's
 // single row of large weights with a Gelu (the weights read in place, the
-// Gelu an eltwise step after).
+// Gelu an eltwise step after); and weights whose rows are a multiple of 512
+// floats, padded once for many rows given at run time, read in place for
+// few.
 //
 //===----------------------------------------------------------------------===//
 
@@ -120,6 +122,31 @@ TEST(CpuFusedMatMul, ASingleRowOfLargeWeightsKeepsItsGelu) {
   // rows that vary (oneDNN's primitive on packed weights) serves them.
   for (int64_t M : {2, 1, 7})
     expectMatches(*G, *Exe, false, M, K, NOut, 32 + unsigned(M));
+}
+
+TEST(CpuFusedMatMul, RowsOfAMultipleOf512FloatsArePaddedForManyRows) {
+  REQUIRE_ONEDNN();
+  // Weights 64 x 1024: rows of 4 KiB, which oneDNN's gemm with rows given
+  // at run time reads through few cache sets; for more rows than the own
+  // loop takes it gets them padded (one copy), for few rows (a decoder's
+  // step) it reads them where they lie.
+  constexpr int64_t K = 64, NOut = 1024;
+  for (bool Residual : {false, true}) {
+    std::unique_ptr<ir::Graph> G = block(false, Residual, "Relu", K, NOut);
+    auto Exe = backends::getBackend("cpu").compile(*G);
+    unsigned Seed = 50;
+    expectMatches(*G, *Exe, false, 24, K, NOut, Seed);
+    int64_t Packs = backends::cpuExecutableStats(*Exe)->WeightPacks;
+    expectMatches(*G, *Exe, false, 3, K, NOut, Seed += 2);
+    EXPECT_EQ(backends::cpuExecutableStats(*Exe)->WeightPacks, Packs)
+        << G->name() << ": three rows read the weights where they lie";
+    for (int64_t M : {37, 100, 24, 9})
+      expectMatches(*G, *Exe, false, M, K, NOut, Seed += 2);
+    backends::CpuExecutableStats S = *backends::cpuExecutableStats(*Exe);
+    EXPECT_EQ(S.WeightPacks, Packs + 1)
+        << G->name() << ": one padded copy serves every row count above 8";
+    EXPECT_GE(S.Reshapes, 1) << S.ReshapeRefusal;
+  }
 }
 
 } // namespace
