@@ -716,6 +716,9 @@ bool lowerAttention(LowerContext &C, const ir::Node &N) {
     return geometryAt(In, Views, HasMask, KT, ShapeOf, ShapeOf(Out));
   };
   auto Cur = std::make_shared<AttentionGeometry>(*Geometry(Now));
+  // The geometry at the shapes a reshape asks about (fits), which its
+  // adopt then takes: each reshape computes it once.
+  auto Next = std::make_shared<std::optional<AttentionGeometry>>();
   emitLoop(
       C, In, Out,
       C.describe(N) + " (flash attention" +
@@ -732,12 +735,14 @@ bool lowerAttention(LowerContext &C, const ir::Node &N) {
         runAttention(A);
       },
       [=](const Program &, const SlotShapes &New) {
-        return Geometry([&New](int S) -> const Shape & { return New[S]; })
-            .has_value();
+        *Next = Geometry([&New](int S) -> const Shape & { return New[S]; });
+        return Next->has_value();
       },
       [=](Program &P) {
-        std::optional<AttentionGeometry> G =
-            Geometry([&P](int S) -> const Shape & { return P.Slots[S].S; });
+        std::optional<AttentionGeometry> G = std::move(*Next);
+        Next->reset();
+        if (!G)
+          G = Geometry([&P](int S) -> const Shape & { return P.Slots[S].S; });
         if (!G)
           return false;
         *Cur = std::move(*G);

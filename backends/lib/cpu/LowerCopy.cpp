@@ -94,6 +94,9 @@ void emitViewCopy(LowerContext &C, const ir::Node &N, int In, int Out,
                   ViewFn ViewAt, const StridedView &V) {
   size_t Elem = dtypeSize(C.slot(In).Type);
   auto Cur = std::make_shared<StridedView>(V);
+  // The view at the shapes a reshape asks about (fits), which its adopt
+  // then takes: each reshape computes it once.
+  auto Next = std::make_shared<std::optional<StridedView>>();
   emitLoop(
       C, {In}, Out, C.describe(N),
       [=](Program &P) {
@@ -101,11 +104,13 @@ void emitViewCopy(LowerContext &C, const ir::Node &N, int In, int Out,
                     *Cur, Elem);
       },
       [=](const Program &, const SlotShapes &New) {
-        std::optional<StridedView> W = ViewAt(New[In]);
-        return W && Shape(W->Sizes) == New[Out];
+        *Next = ViewAt(New[In]);
+        return *Next && Shape((*Next)->Sizes) == New[Out];
       },
       [=](Program &P) {
-        *Cur = *ViewAt(P.Slots[In].S); // From now on, at the new shapes.
+        // From now on, at the new shapes (fits saw them).
+        *Cur = *Next ? std::move(**Next) : *ViewAt(P.Slots[In].S);
+        Next->reset();
         return true;
       });
 }
