@@ -101,7 +101,9 @@ typename M::V elu(const M &D, typename M::V X, double Alpha) {
   return D.select(D.lt(X, D.c(0)), D.mul(D.c(Alpha), D.expm1(X)), X);
 }
 
-/// Sigmoid: 1 / (1 + exp(-x)).
+/// Sigmoid: 1 / (1 + exp(-x)). (The kernel IR has it as one instruction,
+/// which its code generators compute their own way and its interpreter
+/// computes by this formula.)
 template <typename M> typename M::V sigmoid(const M &D, typename M::V X) {
   return D.div(D.c(1), D.add(D.c(1), D.exp(D.sub(D.c(0), X))));
 }
