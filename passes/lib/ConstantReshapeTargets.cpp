@@ -1,4 +1,5 @@
-//===- ConstantReshapeTargets.cpp - constant-reshape-targets ---------------===//
+//===- ConstantReshapeTargets.cpp - constant-reshape-targets
+//---------------===//
 //
 // Exporters write a view of dynamic size as shape arithmetic: torch's
 // x.view(N, S * 6, 64) becomes Reshape(x, Concat(Unsqueeze(Gather(Shape(y),
@@ -21,10 +22,15 @@
 //
 // A Reshape whose target keeps more than one unknown element still gets
 // the elements' symbols as its result's dims, so the next layer's shapes
-// have them (types are inferred again between rounds).
+// have them (types are inferred again between rounds). When those elements
+// are the whole shape of a value the arithmetic reads through a Shape
+// (torch's attention: the projection's result reshaped back to [S, N,
+// 384], read from Shape of the layer's [S, N, 384] input), the target
+// becomes that value's Shape: one node instead of a chain of six.
 //
 // Statistics: "constant-reshape-target" (Reshapes rewritten or refined),
-// of which "refined-reshape-type" (results given symbols); declines,
+// of which "refined-reshape-type" (results given symbols) and
+// "reshape-target-as-shape" (targets made one Shape); declines,
 // under --debug-only=constant-reshape-targets: "more than one element
 // unknown", "zero-size dim".
 //
@@ -157,6 +163,46 @@ std::optional<ShapeElems> elemsOf(const ir::Value *V, int Depth) {
   }
 }
 
+/// True when V's type has exactly the dims E names: its symbols where E has
+/// symbols, its static extents where E has constants.
+bool hasDims(const ir::Value *V, const ShapeElems &E) {
+  const ir::TensorType &T = V->type();
+  if (!T.hasRank() || static_cast<size_t>(T.rank()) != E.size())
+    return false;
+  for (size_t I = 0; I < E.size(); ++I) {
+    const ir::Dim &D = T.dim(I);
+    const ShapeElem &X = E[I];
+    if (!(X.K == ShapeElem::Sym ? D.isSymbolic() && D.symbol() == X.S
+                                : X.K == ShapeElem::Const && X.C > 0 &&
+                                      D.isStatic() && D.value() == X.C))
+      return false;
+  }
+  return true;
+}
+
+/// A value read by a Shape node of Target's arithmetic whose whole shape
+/// is E (Reshape_4 of torch's attention: Concat of the first two dims of
+/// Shape(y) and y's last, static one), or null.
+const ir::Value *shapeSourceOf(const ir::Value *Target, const ShapeElems &E,
+                               int Depth = 0) {
+  const ir::Node *P = Target ? Target->producer() : nullptr;
+  if (!P || Depth > MaxDepth)
+    return nullptr;
+  if (P->op() == ir::OpKind::Shape)
+    return hasDims(P->input(0), E) ? P->input(0) : nullptr;
+  for (const ir::Value *In : P->inputs())
+    if (const ir::Value *Y = shapeSourceOf(In, E, Depth + 1))
+      return Y;
+  return nullptr;
+}
+
+/// True when Target is Shape(Y) of the whole of Y.
+bool isWholeShapeOf(const ir::Value *Target, const ir::Value *Y) {
+  const ir::Node *P = Target->producer();
+  return P && P->op() == ir::OpKind::Shape && P->input(0) == Y &&
+         P->attrInt("start") == 0 && !P->attrs().has("end");
+}
+
 /// The rule at a Reshape (see the file comment).
 bool constantReshapeTarget(ir::Node &N, PatternRewriter &R) {
   if (constantInts(N.input(1)) || N.attrInt("allowzero") != 0)
@@ -190,8 +236,27 @@ bool constantReshapeTarget(ir::Node &N, PatternRewriter &R) {
   if (!Learned)
     return false; // Canonicalize folds an all-constant target.
   if (Open > 1) {
-    // No constant target, but the result's dims are the elements' symbols
-    // (the next layer's Reshapes read them).
+    // No constant target. When the elements are the whole shape of a value
+    // the arithmetic reads (all known), the target is that value's Shape:
+    // one node, not a chain to compute again at each new shape.
+    bool AllKnown = std::all_of(E->begin(), E->end(), [](const ShapeElem &X) {
+      return X.K != ShapeElem::Unknown;
+    });
+    const ir::Value *Y = AllKnown ? shapeSourceOf(N.input(1), *E) : nullptr;
+    if (Y && !isWholeShapeOf(N.input(1), Y)) {
+      ir::Node *Sh = R.create(ir::OpKind::Shape, {const_cast<ir::Value *>(Y)},
+                              {N.output()->name() + ".shape"}, {}, &N);
+      ir::Node *Re = R.create(ir::OpKind::Reshape, {N.input(0), Sh->output()},
+                              {N.output()->name()}, {}, &N);
+      Sh->setScope(N.scope());
+      Re->setScope(N.scope());
+      R.replaceWithNewValue(N.output(), Re->output());
+      R.eraseNode(&N);
+      R.owner().bumpStatistic("reshape-target-as-shape");
+      return true;
+    }
+    // The result's dims are the elements' symbols (the next layer's
+    // Reshapes read them).
     std::vector<ir::Dim> Dims;
     for (const ShapeElem &X : *E)
       Dims.push_back(X.K == ShapeElem::Sym               ? ir::Dim::symbol(X.S)
