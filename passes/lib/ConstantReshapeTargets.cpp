@@ -63,7 +63,9 @@ using ShapeElems = std::vector<ShapeElem>;
 constexpr size_t MaxElems = 16;
 constexpr int MaxDepth = 32;
 
-std::optional<ShapeElems> elemsOf(const ir::Value *V, int Depth);
+using Sources = std::vector<const ir::Value *>;
+std::optional<ShapeElems> elemsOf(const ir::Value *V, int Depth,
+                                  Sources *Read = nullptr);
 
 /// The elements of a constant integer value, or nullopt.
 std::optional<ShapeElems> constantElems(const ir::Value *V) {
@@ -78,8 +80,10 @@ std::optional<ShapeElems> constantElems(const ir::Value *V) {
 
 /// The elements of V's data (a rank-0 or rank-1 integer value whose length
 /// is known) as its producer computes them; elements nothing tells are
-/// Unknown; nullopt when even the length is not known.
-std::optional<ShapeElems> elemsOf(const ir::Value *V, int Depth) {
+/// Unknown; nullopt when even the length is not known. Read, when given,
+/// collects the values whose Shape the arithmetic reads.
+std::optional<ShapeElems> elemsOf(const ir::Value *V, int Depth,
+                                  Sources *Read) {
   if (!V)
     return std::nullopt;
   if (std::optional<ShapeElems> C = constantElems(V))
@@ -99,6 +103,8 @@ std::optional<ShapeElems> elemsOf(const ir::Value *V, int Depth) {
     const ir::TensorType &In = P->input(0)->type();
     if (!In.hasRank())
       return Unknowns;
+    if (Read)
+      Read->push_back(P->input(0));
     int64_t R = In.rank();
     int64_t Start = P->attrInt("start");
     int64_t End = P->attrs().has("end") ? P->attrInt("end") : R;
@@ -119,7 +125,7 @@ std::optional<ShapeElems> elemsOf(const ir::Value *V, int Depth) {
     return E;
   }
   case ir::OpKind::Gather: {
-    std::optional<ShapeElems> Data = elemsOf(P->input(0), Depth + 1);
+    std::optional<ShapeElems> Data = elemsOf(P->input(0), Depth + 1, Read);
     std::optional<std::vector<int64_t>> Idx = constantInts(P->input(1));
     if (!Data || !Idx || P->attrInt("axis") != 0)
       return Unknowns;
@@ -141,7 +147,7 @@ std::optional<ShapeElems> elemsOf(const ir::Value *V, int Depth) {
     // Same elements, another rank (0 <-> 1) or integer dtype.
     if (P->op() == ir::OpKind::Cast && !isIntegral(P->input(0)->type().dtype()))
       return Unknowns;
-    std::optional<ShapeElems> E = elemsOf(P->input(0), Depth + 1);
+    std::optional<ShapeElems> E = elemsOf(P->input(0), Depth + 1, Read);
     if (!E || E->size() != Unknowns.size())
       return Unknowns;
     return E;
@@ -149,7 +155,7 @@ std::optional<ShapeElems> elemsOf(const ir::Value *V, int Depth) {
   case ir::OpKind::Concat: {
     ShapeElems E;
     for (const ir::Value *In : P->inputs()) {
-      std::optional<ShapeElems> Part = elemsOf(In, Depth + 1);
+      std::optional<ShapeElems> Part = elemsOf(In, Depth + 1, Read);
       if (!Part)
         return Unknowns;
       E.insert(E.end(), Part->begin(), Part->end());
@@ -180,22 +186,6 @@ bool hasDims(const ir::Value *V, const ShapeElems &E) {
   return true;
 }
 
-/// A value read by a Shape node of Target's arithmetic whose whole shape
-/// is E (Reshape_4 of torch's attention: Concat of the first two dims of
-/// Shape(y) and y's last, static one), or null.
-const ir::Value *shapeSourceOf(const ir::Value *Target, const ShapeElems &E,
-                               int Depth = 0) {
-  const ir::Node *P = Target ? Target->producer() : nullptr;
-  if (!P || Depth > MaxDepth)
-    return nullptr;
-  if (P->op() == ir::OpKind::Shape)
-    return hasDims(P->input(0), E) ? P->input(0) : nullptr;
-  for (const ir::Value *In : P->inputs())
-    if (const ir::Value *Y = shapeSourceOf(In, E, Depth + 1))
-      return Y;
-  return nullptr;
-}
-
 /// True when Target is Shape(Y) of the whole of Y.
 bool isWholeShapeOf(const ir::Value *Target, const ir::Value *Y) {
   const ir::Node *P = Target->producer();
@@ -207,7 +197,8 @@ bool isWholeShapeOf(const ir::Value *Target, const ir::Value *Y) {
 bool constantReshapeTarget(ir::Node &N, PatternRewriter &R) {
   if (constantInts(N.input(1)) || N.attrInt("allowzero") != 0)
     return false; // Constant already, or 0 means zero.
-  std::optional<ShapeElems> E = elemsOf(N.input(1), 0);
+  Sources Read;   // The values whose Shape the target reads.
+  std::optional<ShapeElems> E = elemsOf(N.input(1), 0, &Read);
   if (!E)
     return false;
   const ir::TensorType &In = N.input(0)->type();
@@ -237,12 +228,12 @@ bool constantReshapeTarget(ir::Node &N, PatternRewriter &R) {
     return false; // Canonicalize folds an all-constant target.
   if (Open > 1) {
     // No constant target. When the elements are the whole shape of a value
-    // the arithmetic reads (all known), the target is that value's Shape:
-    // one node, not a chain to compute again at each new shape.
-    bool AllKnown = std::all_of(E->begin(), E->end(), [](const ShapeElem &X) {
-      return X.K != ShapeElem::Unknown;
-    });
-    const ir::Value *Y = AllKnown ? shapeSourceOf(N.input(1), *E) : nullptr;
+    // the arithmetic reads, the target is that value's Shape: one node, not
+    // a chain to compute again at each new shape.
+    auto Whole =
+        std::find_if(Read.begin(), Read.end(),
+                     [&](const ir::Value *Y) { return hasDims(Y, *E); });
+    const ir::Value *Y = Whole == Read.end() ? nullptr : *Whole;
     if (Y && !isWholeShapeOf(N.input(1), Y)) {
       ir::Node *Sh = R.create(ir::OpKind::Shape, {const_cast<ir::Value *>(Y)},
                               {N.output()->name() + ".shape"}, {}, &N);
