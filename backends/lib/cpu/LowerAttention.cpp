@@ -3,7 +3,7 @@
 // nng.Attention(Q, K, V, mask?) on f32 runs as the backend's own loop, in
 // the manner of flash attention: for each (batch entry, block of up to
 // rowBlock() query rows) it walks the keys in blocks of KeyBlock, computing
-// that block's scores (Q K^T * scale + mask) into a small local array,
+// that block's scores ((Q * scale) K^T + mask) into a small local array,
 // updating a running row maximum and sum (online softmax: what was
 // accumulated is rescaled by exp(old max - new max)) and accumulating the
 // probabilities times V's rows; the [.., M, N] scores never reach memory.
@@ -48,8 +48,12 @@ int64_t rowBlock() {
 }
 /// Keys whose scores are computed before the running softmax is updated.
 constexpr int64_t KeyBlock = 128;
+static_assert(KeyBlock % 16 == 0, "a block's scores are whole vectors");
 /// The largest Dv the loop serves (its accumulators live on the stack).
 constexpr int64_t MaxDv = 512;
+/// The largest D the loop serves (a block's query rows are copied to the
+/// stack).
+constexpr int64_t MaxD = 512;
 /// Partial sums of the dot products (one AVX-512 register of floats).
 constexpr int64_t Lanes = 16;
 
@@ -100,7 +104,7 @@ attentionGeometry(const Shape &Q, const Shape &K, const Shape &V,
   G.Dv = V[V.rank() - 1];
   if (K[K.rank() - (KT ? 2 : 1)] != G.D || V[V.rank() - 2] != G.N ||
       Y[R - 2] != G.M || Y[R - 1] != G.Dv || G.M <= 0 || G.N <= 0 ||
-      G.D <= 0 || G.Dv <= 0 || G.Dv > MaxDv)
+      G.D <= 0 || G.Dv <= 0 || G.Dv > MaxDv || G.D > MaxD)
     return std::nullopt;
   std::vector<const Shape *> Ops = {&Q, &K, &V};
   if (Mask)
@@ -197,6 +201,19 @@ inline float sum16(V16 V) {
          __builtin_shufflevector(H, H, 4, 5, 6, 7);
   return (Q[0] + Q[2]) + (Q[1] + Q[3]);
 }
+/// The largest of V's lanes by halves (a lane that is NaN loses, as in
+/// `M < X ? X : M`).
+inline float max16(V16 V) {
+  typedef float V8 __attribute__((vector_size(32)));
+  typedef float V4 __attribute__((vector_size(16)));
+  auto Max = [](auto A, auto B) { return A < B ? B : A; };
+  V8 H = Max(__builtin_shufflevector(V, V, 0, 1, 2, 3, 4, 5, 6, 7),
+             __builtin_shufflevector(V, V, 8, 9, 10, 11, 12, 13, 14, 15));
+  V4 Q = Max(__builtin_shufflevector(H, H, 0, 1, 2, 3),
+             __builtin_shufflevector(H, H, 4, 5, 6, 7));
+  float A = Q[0] < Q[2] ? Q[2] : Q[0], B = Q[1] < Q[3] ? Q[3] : Q[1];
+  return A < B ? B : A;
+}
 
 /// Walks keys [J0, J1) for R query rows from I0 of batch entry B, updating
 /// St (flash attention's inner loop); K is this entry's keys as [N, D], or
@@ -210,11 +227,22 @@ attendKeysRows(const AttentionArgs &A, const float *K, bool KT, bool KPad,
                int64_t KLd, const float *V, int64_t VLd, int64_t B, int64_t I0,
                int64_t J0, int64_t J1, RowState &St) {
   const AttentionGeometry &G = *A.G;
-  const int64_t D = G.D, Dv = G.Dv, QLd = G.QLd;
-  const float *Q = A.Q + G.QOff[B] + I0 * QLd;
+  const int64_t D = G.D, Dv = G.Dv, QLd = D;
+  // The block's query rows times the scale, dense: rows read in place lie
+  // a projection's width apart (18 KiB for a batch of 4 at width 384: a
+  // few sets of the L1 cache, which the rows then miss), and the scores
+  // need no pass of their own for the scale (by float rounding only).
+  alignas(64) float Q[R * MaxD];
+  {
+    const float *QIn = A.Q + G.QOff[B] + I0 * G.QLd;
+    for (int Rr = 0; Rr < R; ++Rr)
+      for (int64_t L = 0; L < D; ++L)
+        Q[Rr * D + L] = QIn[Rr * G.QLd + L] * A.Scale;
+  }
   alignas(64) float S[R][KeyBlock];
   for (int64_t Jb = J0; Jb < J1; Jb += KeyBlock) {
     const int64_t Nb = std::min(KeyBlock, J1 - Jb);
+    const int64_t NbV = (Nb + Lanes - 1) / Lanes * Lanes;
     // Scores of the block.
     if (!KT) {
       // K as [N, D]: per key, R dot products along D.
@@ -277,9 +305,6 @@ attendKeysRows(const AttentionArgs &A, const float *K, bool KT, bool KPad,
     bool Skip[R];
     for (int Rr = 0; Rr < R; ++Rr) {
       float *SR = S[Rr];
-      const float Scale = A.Scale;
-      for (int64_t J = 0; J < Nb; ++J)
-        SR[J] *= Scale;
       if (A.Mask) {
         const float *MRow =
             A.Mask + G.MaskOff[B] + (I0 + Rr) * G.MaskRow + Jb * G.MaskCol;
@@ -291,40 +316,31 @@ attendKeysRows(const AttentionArgs &A, const float *K, bool KT, bool KPad,
           for (int64_t J = 0; J < Nb; ++J)
             SR[J] += MRow[J * MC];
       }
+      // Keys past the block's end up to whole vectors score -inf: no
+      // weight, and no scalar tails below.
+      for (int64_t J = Nb; J < NbV; ++J)
+        SR[J] = -INFINITY;
       // Online softmax: the new maximum rescales what came before.
-      float Mx = St.Max[Rr];
-      {
-        V16 Mv = {};
-        Mv -= INFINITY;
-        int64_t J = 0;
-        for (; J + Lanes <= Nb; J += Lanes) {
-          const V16 X = load16(SR + J);
-          Mv = Mv < X ? X : Mv;
-        }
-        float T[Lanes];
-        store16(T, Mv);
-        for (int64_t X = 0; X < Lanes; ++X)
-          Mx = Mx < T[X] ? T[X] : Mx;
-        for (; J < Nb; ++J)
-          Mx = Mx < SR[J] ? SR[J] : Mx;
+      V16 Mv = {};
+      Mv -= INFINITY;
+      for (int64_t J = 0; J < NbV; J += Lanes) {
+        const V16 X = load16(SR + J);
+        Mv = Mv < X ? X : Mv;
       }
+      float Mx = max16(Mv);
+      Mx = Mx < St.Max[Rr] ? St.Max[Rr] : Mx;
       Skip[Rr] = Mx == -INFINITY; // All masked so far: nothing to add.
       if (Skip[Rr])
         continue;
       const float Corr = expFloat(St.Max[Rr] - Mx);
       St.Max[Rr] = Mx;
       V16 SumV = {};
-      int64_t J = 0;
-      for (; J + Lanes <= Nb; J += Lanes) {
+      for (int64_t J = 0; J < NbV; J += Lanes) {
         for (int64_t X = 0; X < Lanes; ++X)
-          SR[J + X] = expFloat(SR[J + X] - Mx);
+          SR[J + X] = expNonPositive(SR[J + X] - Mx);
         SumV += load16(SR + J);
       }
-      float Total = sum16(SumV);
-      for (; J < Nb; ++J) {
-        SR[J] = expFloat(SR[J] - Mx);
-        Total += SR[J];
-      }
+      const float Total = sum16(SumV);
       St.Sum[Rr] = St.Sum[Rr] * Corr + Total;
       if (Corr != 1.0f) {
         float *AccR = St.Acc + Rr * Dv;

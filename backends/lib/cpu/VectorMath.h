@@ -41,6 +41,31 @@ inline float expFloat(float X) {
   return X == X ? Y : X;
 }
 
+/// exp(X) for X <= 0 or NaN (a softmax's score minus the row's maximum),
+/// with expFloat's polynomial but fewer selects, as one vector of 16 takes
+/// a third of expFloat's instructions: below -87.3 (where exp leaves the
+/// normal floats) it is 0; NaN stays NaN.
+inline float expNonPositive(float X) {
+  constexpr float Lo = -87.3f;
+  const bool In = X >= Lo; // False for NaN.
+  const float Xc = In ? X : Lo;
+  constexpr float Magic = 12582912.0f;
+  const float N = (Xc * 1.44269504088896341f + Magic) - Magic;
+  float R = Xc - N * 0.693359375f;
+  R = R - N * -2.12194440e-4f;
+  float P = 1.9875691500e-4f;
+  P = P * R + 1.3981999507e-3f;
+  P = P * R + 8.3334519073e-3f;
+  P = P * R + 4.1665795894e-2f;
+  P = P * R + 1.6666665459e-1f;
+  P = P * R + 5.0000001201e-1f;
+  P = P * R * R + R + 1.0f;
+  // N >= -126, so 2^N is a normal float.
+  const int32_t E = static_cast<int32_t>(N) + 127;
+  const float Y = P * std::bit_cast<float>(static_cast<uint32_t>(E) << 23);
+  return In ? Y : (X < Lo ? 0.0f : X);
+}
+
 /// 1 / (1 + exp(-X)) without calls (vectorizable); NaN stays NaN.
 inline float sigmoidFloat(float X) { return 1.0f / (1.0f + expFloat(-X)); }
 
