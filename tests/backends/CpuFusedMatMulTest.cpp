@@ -12,8 +12,9 @@
 // (transB) + bias + Gelu, Gemm + bias + residual + Relu, and a decoder's
 // single row of large weights with a Gelu (the weights read in place, the
 // Gelu an eltwise step after); and weights whose rows are a multiple of 512
-// floats, padded once for many rows given at run time, read in place for
-// few.
+// floats, padded once for many rows given at run time (on CPUs without
+// AVX-512, where the own packed product does not serve them), read in
+// place for few.
 //
 //===----------------------------------------------------------------------===//
 
@@ -143,8 +144,15 @@ TEST(CpuFusedMatMul, RowsOfAMultipleOf512FloatsArePaddedForManyRows) {
     for (int64_t M : {37, 100, 24, 9})
       expectMatches(*G, *Exe, false, M, K, NOut, Seed += 2);
     backends::CpuExecutableStats S = *backends::cpuExecutableStats(*Exe);
-    EXPECT_EQ(S.WeightPacks, Packs + 1)
-        << G->name() << ": one padded copy serves every row count above 8";
+    // On an AVX-512 CPU the backend's own product over weights packed in
+    // panels serves many rows (CpuPackedGemmTest.cpp): packed at the first
+    // compile without a residual (x has symbolic dims), at the first many
+    // rows after the program for 3 rows with one (a residual and a Relu
+    // both fused need a program for rows that vary); elsewhere a padded
+    // copy does.
+    bool PanelsAtCompile = __builtin_cpu_supports("x86-64-v4") && !Residual;
+    EXPECT_EQ(S.WeightPacks, Packs + (PanelsAtCompile ? 0 : 1))
+        << G->name() << ": one pack serves every row count above 8";
     EXPECT_GE(S.Reshapes, 1) << S.ReshapeRefusal;
   }
 }

@@ -178,18 +178,6 @@ struct RowState {
   }
 };
 
-/// 16 floats as one value: GCC lowers its arithmetic to one AVX-512
-/// register, two AVX2 ones or four SSE ones, in each target_clones copy.
-/// The helpers taking or returning it are inlined, so the ABI GCC warns
-/// about for the baseline target never applies.
-#pragma GCC diagnostic ignored "-Wpsabi"
-typedef float V16 __attribute__((vector_size(64)));
-inline V16 load16(const float *P) {
-  V16 V;
-  __builtin_memcpy(&V, P, sizeof V);
-  return V;
-}
-inline void store16(float *P, V16 V) { __builtin_memcpy(P, &V, sizeof V); }
 /// The sum of V's lanes, halves added pairwise (four vector adds, not a
 /// chain of sixteen scalar ones through memory).
 inline float sum16(V16 V) {

@@ -18,6 +18,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "Lower.h"
+#include "PackedGemm.h"
 
 #include <array>
 #include <atomic>
@@ -361,8 +362,30 @@ bool lowerLinear(LowerContext &C, const ir::Node &N, const Tensor &Wt,
                BiasT != nullptr, Residual != nullptr && !SumAfter,
                SumAfter ? std::vector<PostOpEltwise>() : Act.PostOps, ""};
   F.Key = linearKey(F);
+  // More rows than the own loop takes, on an AVX-512 CPU: the own
+  // product over the weights packed once in panels (PackedGemm.h), with
+  // what the primitive fused (its activation when the node's has an own
+  // form) and the residual.
+  std::optional<GemmActivation> GemmAct;
+  bool RunTimeRows = !F.Residual || F.PostOps.empty();
+  if (packedGemmServes() && RunTimeRows) {
+    if (F.PostOps.empty())
+      GemmAct = GemmActivation{};
+    else if (Act.Own.K == Epilogue::Clamp)
+      GemmAct = GemmActivation{GemmActivation::Clamp, Act.Own.Lo, Act.Own.Hi};
+    else if (Act.Own.K == Epilogue::Leaky)
+      GemmAct = GemmActivation{GemmActivation::Leaky, 0, 0, Act.Own.Alpha};
+    else if (F.PostOps.size() == 1 &&
+             F.PostOps[0].Alg == dnnl::algorithm::eltwise_relu &&
+             F.PostOps[0].Alpha != 0.0f) // LeakyRelu as oneDNN's post-op.
+      GemmAct = GemmActivation{GemmActivation::Leaky, 0, 0, F.PostOps[0].Alpha};
+  }
+  // A program compiled for rows that vary (a node met at a second row
+  // count, or a graph with symbolic input dims) runs it from the start:
+  // the weights are packed once, in panels, and a reshape packs nothing.
+  bool OwnNow = (AnyM || C.Shared.ShapesVary) && GemmAct && M > OwnLoopRows;
   std::pair<MatMulPD, dnnl::matmul> Made;
-  if (AnyM)
+  if (AnyM && !OwnNow)
     Made = linearPrimitive(C.Shared, F, -1, padRows(F, M));
   if (!Made.second)
     Made = linearPrimitive(C.Shared, F, M);
@@ -387,7 +410,8 @@ bool lowerLinear(LowerContext &C, const ir::Node &N, const Tensor &Wt,
     Reads.push_back(ResSlot);
   }
   emitPrimitive(C, N, Prim, PD, std::move(Args), Reads, Out,
-                {WeightToPack{Wt, WeiUser}});
+                {WeightToPack{Wt, WeiUser, DNNL_ARG_WEIGHTS,
+                              OwnNow ? panelDesc(K, NOut) : memory::desc()}});
   auto AddResidual = [=](Program &Q) {
     float *Y = reinterpret_cast<float *>(Q.bufferData(Out));
     binaryFloats(BinaryKind::Add, Y,
@@ -401,7 +425,7 @@ bool lowerLinear(LowerContext &C, const ir::Node &N, const Tensor &Wt,
   // in its layout (packed once). A residual post-op takes no run-time
   // dims: the residual is then added by the step's own loop after the
   // product (an activation after it would have to follow: not then).
-  if (!F.Residual || F.PostOps.empty()) {
+  if (RunTimeRows) {
     auto &St = static_cast<PrimitiveStep &>(*C.program().Steps.back());
     ProgramShared *Sh = &C.Shared;
     LinearForm Plain = F;
@@ -409,7 +433,7 @@ bool lowerLinear(LowerContext &C, const ir::Node &N, const Tensor &Wt,
     Plain.Key = linearKey(Plain);
     // Made (and run once) now when the rows may vary: a sequence's, not a
     // decoder step's few rows (the same at every cache length).
-    if (C.Shared.ShapesVary && M > OwnLoopRows)
+    if (C.Shared.ShapesVary && M > OwnLoopRows && !GemmAct)
       linearPrimitive(C.Shared, Plain, -1, padRows(Plain, M));
     St.Fits = [=](const Program &, const SlotShapes &New) {
       const Shape &S = New[In];
@@ -424,8 +448,36 @@ bool lowerLinear(LowerContext &C, const ir::Node &N, const Tensor &Wt,
       std::shared_ptr<PackedWeight> Packed;
     };
     auto Forms = std::make_shared<std::array<RunTimeRows, 2>>();
+    auto Panels = std::make_shared<std::shared_ptr<PackedWeight>>();
+    const std::vector<PrimitiveArg> Compiled = St.Pending;
     St.Adopt = [=, Wt = Wt](Program &P, PrimitiveStep &Step) {
       int64_t M2 = P.Slots[In].S.numel() / K;
+      if (GemmAct && M2 > OwnLoopRows) {
+        if (!*Panels)
+          *Panels = Sh->Packs.get(Wt, WeiUser, panelDesc(K, NOut));
+        for (auto &[Arg, W] : Step.Weights)
+          if (Arg == DNNL_ARG_WEIGHTS)
+            W = *Panels;
+        std::shared_ptr<PackedWeight> Pack = *Panels;
+        GemmActivation A = *GemmAct;
+        Step.Own = [=](Program &Q) {
+          packedGemm(static_cast<const float *>(Q.dataOf(In)),
+                     static_cast<const float *>(Pack->Packed.get_data_handle()),
+                     reinterpret_cast<float *>(Q.bufferData(Out)),
+                     Q.Slots[In].S.numel() / K, K, NOut,
+                     BiasSlot >= 0
+                         ? static_cast<const float *>(Q.dataOf(BiasSlot))
+                         : nullptr,
+                     ResSlot >= 0 ? static_cast<const float *>(Q.dataOf(ResSlot))
+                                  : nullptr,
+                     A);
+        };
+        Step.Pending.clear(); // No memories to bind.
+        Step.Scratch = -1;
+        Step.After = nullptr;
+        return true;
+      }
+      Step.Own = nullptr;
       bool Pad = padRows(Plain, M2);
       RunTimeRows &Form = (*Forms)[Pad];
       if (!Form.Made)
@@ -435,7 +487,7 @@ bool lowerLinear(LowerContext &C, const ir::Node &N, const Tensor &Wt,
         return false; // oneDNN has none with run-time rows here.
       Step.Prim = Prim2;
       std::vector<PrimitiveArg> Args2;
-      for (PrimitiveArg A : Step.Pending) {
+      for (PrimitiveArg A : Compiled) {
         if (A.Arg == DNNL_ARG_SRC)
           A.MD = plainDesc({M2, K});
         else if (A.Arg == DNNL_ARG_DST)
@@ -456,6 +508,11 @@ bool lowerLinear(LowerContext &C, const ir::Node &N, const Tensor &Wt,
         Step.After = AddResidual;
       return true;
     };
+    if (OwnNow) {
+      St.Adopt(C.program(), St);
+      --C.program().Stats.DnnlSteps;
+      ++C.program().Stats.OwnKernels;
+    }
   }
   if (SumAfter ? OwnAct : Act.needsOwnLoop())
     emitEpilogue(C, Out, Act.Own, C.describe(N) + " activation");

@@ -529,6 +529,10 @@ void PrimitiveStep::run(Program &P) {
   for (auto &[Arg, W] : Weights)
     if (W->refresh(*P.Stream))
       ++P.Stats.WeightRefreshes;
+  if (Own) {
+    Own(P);
+    return;
+  }
   if (!RunMems.empty())
     P.bindRunMemories(RunMems);
   Prim.execute(*P.Stream, Args);

@@ -97,6 +97,8 @@ std::string describeSlot(const Program &P, int S) {
 } // namespace
 
 std::string PrimitiveStep::kind() const {
+  if (Own)
+    return "loop (packed product)";
   const_dnnl_primitive_desc_t PD = nullptr;
   if (!Prim || dnnl_primitive_get_primitive_desc(Prim.get(), &PD) !=
                    dnnl_success)

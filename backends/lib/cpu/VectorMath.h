@@ -1,8 +1,9 @@
 //===- VectorMath.h - Vectorizable f32 math of the own loops ---*- C++ -*-===//
 //
-// Inline f32 functions without calls, so loops over them vectorize: the
-// row kernels (LoopsRows.cpp) and the attention kernel
-// (LowerAttention.cpp) share them.
+// Inline f32 functions without calls, so loops over them vectorize, and a
+// vector of 16 floats: the row kernels (LoopsRows.cpp), the attention
+// kernel (LowerAttention.cpp) and the packed product (LoopsPackedGemm.cpp)
+// share them.
 //
 //===----------------------------------------------------------------------===//
 #pragma once
@@ -12,6 +13,19 @@
 #include <cstdint>
 
 namespace nng::backends::cpu {
+
+/// 16 floats as one value: GCC lowers its arithmetic to one AVX-512
+/// register, two AVX2 ones or four SSE ones, in each target_clones copy.
+/// The helpers taking or returning it are inlined, so the ABI GCC warns
+/// about for the baseline target never applies.
+#pragma GCC diagnostic ignored "-Wpsabi"
+typedef float V16 __attribute__((vector_size(64)));
+inline V16 load16(const float *P) {
+  V16 V;
+  __builtin_memcpy(&V, P, sizeof V);
+  return V;
+}
+inline void store16(float *P, V16 V) { __builtin_memcpy(P, &V, sizeof V); }
 
 /// exp(X) in f32 without calls, so loops over it vectorize. NaN stays NaN,
 /// exp(+inf) = +inf, exp(-inf) = 0.
