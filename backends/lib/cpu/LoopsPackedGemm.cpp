@@ -24,6 +24,16 @@
 #include <algorithm>
 #include <cstring>
 
+/// The loop is compiled for AVX-512 (x86-64-v4) by GCC, whatever the
+/// build's target, and runs where the CPU has it.
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+#define NNG_PACKED_GEMM 1
+#define NNG_AVX512_TARGET __attribute__((target("arch=x86-64-v4")))
+#else
+#define NNG_PACKED_GEMM 0
+#define NNG_AVX512_TARGET
+#endif
+
 namespace nng::backends::cpu {
 
 namespace {
@@ -141,7 +151,7 @@ template <int R>
 }
 
 /// Panels [P0, P1) x rows [I0, I1), every pass over K.
-__attribute__((target("arch=x86-64-v4"))) void
+NNG_AVX512_TARGET void
 gemmRange(const GemmArgs &G, int64_t P0, int64_t P1, int64_t I0, int64_t I1) {
   const int64_t Passes = (G.K + MaxPassK - 1) / MaxPassK;
   const int64_t PassK = (G.K + Passes - 1) / Passes;
@@ -174,8 +184,12 @@ gemmRange(const GemmArgs &G, int64_t P0, int64_t P1, int64_t I0, int64_t I1) {
 } // namespace
 
 bool packedGemmServes() {
+#if NNG_PACKED_GEMM
   static const bool Yes = __builtin_cpu_supports("x86-64-v4");
   return Yes;
+#else
+  return false;
+#endif
 }
 
 dnnl::memory::desc panelDesc(int64_t K, int64_t N) {

@@ -10,7 +10,10 @@
 // fuses is decided on the graph, by the epilogue rule that made the
 // FusedMatMul (rules/FuseProducts.cpp); here only what depends on the rows
 // (a primitive with M given at run time takes no binary post-op) and on
-// speculated clamps. A product of two run-time values (attention's Q.K^T
+// speculated clamps. Rows that vary, on an AVX-512 CPU, run the backend's
+// own product over the weights packed in panels instead (PackedGemm.h),
+// with the bias, the residual and a clamp or leaky activation fused. A
+// product of two run-time values (attention's Q.K^T
 // and P.V) is a batched matmul on plain data with numpy broadcasting of the
 // batch dims, or, with few rows on the left (a decoder's step), the
 // backend's own loop.
@@ -387,7 +390,7 @@ bool lowerLinear(LowerContext &C, const ir::Node &N, const Tensor &Wt,
   std::pair<MatMulPD, dnnl::matmul> Made;
   if (AnyM && !OwnNow)
     Made = linearPrimitive(C.Shared, F, -1, padRows(F, M));
-  if (!Made.second)
+  if (!Made.second && !OwnNow)
     Made = linearPrimitive(C.Shared, F, M);
   auto &[PD, Prim] = Made;
 
@@ -409,9 +412,25 @@ bool lowerLinear(LowerContext &C, const ir::Node &N, const Tensor &Wt,
           {DNNL_ARG_ATTR_MULTIPLE_POST_OP(0) | DNNL_ARG_SRC_1, ResSlot, DstMD});
     Reads.push_back(ResSlot);
   }
-  emitPrimitive(C, N, Prim, PD, std::move(Args), Reads, Out,
-                {WeightToPack{Wt, WeiUser, DNNL_ARG_WEIGHTS,
-                              OwnNow ? panelDesc(K, NOut) : memory::desc()}});
+  if (OwnNow) {
+    // No primitive: the step's arguments stay for a later few-rows one.
+    auto St = std::make_unique<PrimitiveStep>();
+    St->Desc = C.describe(N);
+    for (const PrimitiveArg &A : Args)
+      St->arg(A.Arg, A.Slot, A.MD);
+    memory::desc Panels = panelDesc(K, NOut);
+    St->Weights.emplace_back(DNNL_ARG_WEIGHTS,
+                             C.Shared.Packs.get(Wt, WeiUser, Panels));
+    C.program().Stats.WeightBytes += static_cast<int64_t>(Panels.get_size());
+    for (int R : Reads)
+      C.B.reads(R);
+    C.B.writes(Out);
+    C.B.emit(std::move(St));
+    ++C.program().Stats.OwnKernels;
+  } else {
+    emitPrimitive(C, N, Prim, PD, std::move(Args), Reads, Out,
+                  {WeightToPack{Wt, WeiUser}});
+  }
   auto AddResidual = [=](Program &Q) {
     float *Y = reinterpret_cast<float *>(Q.bufferData(Out));
     binaryFloats(BinaryKind::Add, Y,
@@ -420,9 +439,10 @@ bool lowerLinear(LowerContext &C, const ir::Node &N, const Tensor &Wt,
   };
   if (SumAfter)
     static_cast<PrimitiveStep &>(*C.program().Steps.back()).After = AddResidual;
-  // Other rows (a reshaped program): the primitive with M given at run
-  // time, new descriptions of the source and the destination, the weights
-  // in its layout (packed once). A residual post-op takes no run-time
+  // Other rows (a reshaped program): the own packed product (more rows
+  // than the own loop takes, on AVX-512), else the primitive with M given
+  // at run time, new descriptions of the source and the destination, the
+  // weights in its layout (packed once). A residual post-op takes no run-time
   // dims: the residual is then added by the step's own loop after the
   // product (an activation after it would have to follow: not then).
   if (RunTimeRows) {
@@ -508,11 +528,8 @@ bool lowerLinear(LowerContext &C, const ir::Node &N, const Tensor &Wt,
         Step.After = AddResidual;
       return true;
     };
-    if (OwnNow) {
+    if (OwnNow)
       St.Adopt(C.program(), St);
-      --C.program().Stats.DnnlSteps;
-      ++C.program().Stats.OwnKernels;
-    }
   }
   if (SumAfter ? OwnAct : Act.needsOwnLoop())
     emitEpilogue(C, Out, Act.Own, C.describe(N) + " activation");

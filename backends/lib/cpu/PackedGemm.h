@@ -25,8 +25,8 @@ struct GemmActivation {
   float Lo = 0, Hi = 0, Alpha = 0;
 };
 
-/// True when this CPU runs packedGemm (AVX-512: x86-64-v4); elsewhere the
-/// products stay on oneDNN.
+/// True when this CPU runs packedGemm (AVX-512: x86-64-v4, in a GCC build);
+/// elsewhere the products stay on oneDNN.
 bool packedGemmServes();
 
 /// W ([K, N], f32) packed for packedGemm, as a oneDNN description (a
