@@ -27,16 +27,13 @@ inline V16 load16(const float *P) {
 }
 inline void store16(float *P, V16 V) { __builtin_memcpy(P, &V, sizeof V); }
 
-/// exp(X) in f32 without calls, so loops over it vectorize. NaN stays NaN,
-/// exp(+inf) = +inf, exp(-inf) = 0.
-inline float expFloat(float X) {
-  constexpr float Hi = 88.7f, Lo = -86.9f;
-  float Xc = X > Hi ? Hi : X;
-  Xc = Xc < Lo ? Lo : Xc;
-  Xc = Xc == Xc ? Xc : 0.0f; // NaN: any finite value; fixed below.
-  // n = round(x / ln 2) by the 1.5 * 2^23 trick; r = x - n ln 2 in two parts.
+/// exp(Xc) of a finite Xc as a polynomial P of r = Xc - n ln 2 and n =
+/// round(Xc / ln 2) (exp(Xc) = P * 2^n), the parts of expFloat and
+/// expNonPositive.
+inline float expParts(float Xc, float &N) {
+  // n by the 1.5 * 2^23 trick; r = x - n ln 2 in two parts.
   constexpr float Magic = 12582912.0f;
-  float N = (Xc * 1.44269504088896341f + Magic) - Magic;
+  N = (Xc * 1.44269504088896341f + Magic) - Magic;
   float R = Xc - N * 0.693359375f;
   R = R - N * -2.12194440e-4f;
   float P = 1.9875691500e-4f;
@@ -45,11 +42,27 @@ inline float expFloat(float X) {
   P = P * R + 4.1665795894e-2f;
   P = P * R + 1.6666665459e-1f;
   P = P * R + 5.0000001201e-1f;
-  P = P * R * R + R + 1.0f;
+  return P * R * R + R + 1.0f;
+}
+
+/// 2^E for an integral E in [-126, 127], as a float's exponent bits.
+inline float powerOfTwo(float E) {
+  return std::bit_cast<float>(static_cast<uint32_t>(static_cast<int32_t>(E) +
+                                                    127)
+                              << 23);
+}
+
+/// exp(X) in f32 without calls, so loops over it vectorize. NaN stays NaN,
+/// exp(+inf) = +inf, exp(-inf) = 0.
+inline float expFloat(float X) {
+  constexpr float Hi = 88.7f, Lo = -86.9f;
+  float Xc = X > Hi ? Hi : X;
+  Xc = Xc < Lo ? Lo : Xc;
+  Xc = Xc == Xc ? Xc : 0.0f; // NaN: any finite value; fixed below.
+  float N;
+  float P = expParts(Xc, N);
   // 2^n as 2^(n-1) * 2, so n = 128 (x near 88.7) stays finite.
-  int32_t E = static_cast<int32_t>(N) + 126;
-  float Scale = std::bit_cast<float>(static_cast<uint32_t>(E) << 23);
-  float Y = P * Scale * 2.0f;
+  float Y = P * powerOfTwo(N - 1.0f) * 2.0f;
   Y = X > Hi ? INFINITY : Y;
   Y = X < Lo ? 0.0f : Y;
   return X == X ? Y : X;
@@ -62,21 +75,9 @@ inline float expFloat(float X) {
 inline float expNonPositive(float X) {
   constexpr float Lo = -87.3f;
   const bool In = X >= Lo; // False for NaN.
-  const float Xc = In ? X : Lo;
-  constexpr float Magic = 12582912.0f;
-  const float N = (Xc * 1.44269504088896341f + Magic) - Magic;
-  float R = Xc - N * 0.693359375f;
-  R = R - N * -2.12194440e-4f;
-  float P = 1.9875691500e-4f;
-  P = P * R + 1.3981999507e-3f;
-  P = P * R + 8.3334519073e-3f;
-  P = P * R + 4.1665795894e-2f;
-  P = P * R + 1.6666665459e-1f;
-  P = P * R + 5.0000001201e-1f;
-  P = P * R * R + R + 1.0f;
-  // N >= -126, so 2^N is a normal float.
-  const int32_t E = static_cast<int32_t>(N) + 127;
-  const float Y = P * std::bit_cast<float>(static_cast<uint32_t>(E) << 23);
+  float N;
+  const float P = expParts(In ? X : Lo, N);
+  const float Y = P * powerOfTwo(N); // N >= -126: a normal float.
   return In ? Y : (X < Lo ? 0.0f : X);
 }
 
