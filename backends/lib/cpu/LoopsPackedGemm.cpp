@@ -5,20 +5,21 @@
 // (what ONNX Runtime's MLAS does for its prepacked weights). oneDNN 2.6
 // serves rows given at run time with its gemm, which copies the weights on
 // every call; its brgemm reads them packed but is made for one row count,
-// at about 1 ms a shape. This loop is what a reshaped Program's linear
-// layers run on AVX-512 CPUs (LowerMatMul.cpp).
+// at about 1 ms a shape. This loop is what linear layers whose rows vary
+// run on AVX-512 CPUs (LowerMatMul.cpp).
 //
 // Blocks of 6 rows x 64 columns stay in vector registers (24 of them: 6
 // rows x 4 vectors) while the loop walks W's panel (up to 2048 rows of it;
 // the sums of a longer K go through Y between the passes); the first pass
 // starts from the residual, and the last adds the bias and applies the
-// activation as it stores. Threads split the
+// activation (ElementwiseFormulas.h's) as it stores. Threads split the
 // panels, or the rows when the panels are fewer than the threads.
 //
 //===----------------------------------------------------------------------===//
 
 #include "PackedGemm.h"
 #include "VectorMath.h"
+#include "nngraph/ir/ElementwiseFormulas.h"
 #include "nngraph/runtime/Parallel.h"
 
 #include <algorithm>
@@ -59,19 +60,18 @@ struct GemmArgs {
   GemmActivation Act;
 };
 
-/// The activation on a vector of results.
+/// The activation on a vector of results: the shared formulas
+/// (ElementwiseFormulas.h), as the reference and the other loops compute
+/// them.
 [[gnu::always_inline]] inline V16 activate(V16 X, const GemmActivation &Act) {
+  namespace F = ir::formula;
   switch (Act.K) {
   case GemmActivation::None:
     return X;
-  case GemmActivation::Clamp: {
-    const V16 Lo = V16{} + Act.Lo, Hi = V16{} + Act.Hi;
-    // X < Lo ? Lo : (X > Hi ? Hi : X): NaN stays NaN.
-    V16 Upper = X > Hi ? Hi : X;
-    return X < Lo ? Lo : Upper;
-  }
+  case GemmActivation::Clamp:
+    return F::clip(V16Math{}, X, V16Math::c(Act.Lo), V16Math::c(Act.Hi));
   case GemmActivation::Leaky:
-    return X < 0 ? X * Act.Alpha : X;
+    return F::leakyRelu(V16Math{}, X, Act.Alpha);
   }
   return X;
 }

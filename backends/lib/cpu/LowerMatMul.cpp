@@ -370,8 +370,10 @@ bool lowerLinear(LowerContext &C, const ir::Node &N, const Tensor &Wt,
   // what the primitive fused (its activation when the node's has an own
   // form) and the residual.
   std::optional<GemmActivation> GemmAct;
-  bool RunTimeRows = !F.Residual || F.PostOps.empty();
-  if (packedGemmServes() && RunTimeRows) {
+  // The step serves other rows (below) unless the primitive fuses both a
+  // residual and an activation (a program for rows that vary then).
+  bool OtherRows = !F.Residual || F.PostOps.empty();
+  if (packedGemmServes() && OtherRows) {
     if (F.PostOps.empty())
       GemmAct = GemmActivation{};
     else if (Act.Own.K == Epilogue::Clamp)
@@ -445,7 +447,7 @@ bool lowerLinear(LowerContext &C, const ir::Node &N, const Tensor &Wt,
   // weights in its layout (packed once). A residual post-op takes no run-time
   // dims: the residual is then added by the step's own loop after the
   // product (an activation after it would have to follow: not then).
-  if (RunTimeRows) {
+  if (OtherRows) {
     auto &St = static_cast<PrimitiveStep &>(*C.program().Steps.back());
     ProgramShared *Sh = &C.Shared;
     LinearForm Plain = F;
