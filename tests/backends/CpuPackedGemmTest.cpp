@@ -33,8 +33,8 @@ namespace {
 std::unique_ptr<ir::Graph> layer(int64_t K, int64_t NOut, bool Gemm,
                                  bool Residual, std::string_view Act) {
   auto G = std::make_unique<ir::Graph>();
-  G->setName(std::string(Gemm ? "gemm " : "matmul ") + std::to_string(K) +
-             "x" + std::to_string(NOut) + (Residual ? " residual " : " ") +
+  G->setName(std::string(Gemm ? "gemm " : "matmul ") + std::to_string(K) + "x" +
+             std::to_string(NOut) + (Residual ? " residual " : " ") +
              std::string(Act));
   ir::Value *Y = addLinearLayer(*G, Gemm, Residual, K, NOut, 0.1);
   if (Act == "Relu") {
@@ -91,12 +91,12 @@ TEST(CpuPackedGemm, LinearLayersOfVaryingRowsMatchTheReference) {
     bool Gemm, Residual;
     const char *Act;
   };
-  for (Case C : {Case{64, 100, false, false, "Relu"},
-                 Case{96, 192, false, true, "None"},
-                 Case{48, 70, false, false, "Clip"},
-                 Case{40, 64, false, false, "LeakyRelu"},
-                 Case{2100, 64, false, true, "None"},
-                 Case{72, 130, true, false, "Relu"}}) {
+  for (Case C :
+       {Case{64, 100, false, false, "Relu"}, Case{96, 192, false, true, "None"},
+        Case{48, 70, false, false, "Clip"},
+        Case{40, 64, false, false, "LeakyRelu"},
+        Case{2100, 64, false, true, "None"},
+        Case{72, 130, true, false, "Relu"}}) {
     std::unique_ptr<ir::Graph> G =
         layer(C.K, C.NOut, C.Gemm, C.Residual, C.Act);
     auto Exe = backends::getBackend("cpu").compile(*G);

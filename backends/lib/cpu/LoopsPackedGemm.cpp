@@ -11,9 +11,10 @@
 // Blocks of 6 rows x 64 columns stay in vector registers (24 of them: 6
 // rows x 4 vectors) while the loop walks W's panel (up to 2048 rows of it;
 // the sums of a longer K go through Y between the passes); the first pass
-// starts from the residual, and the last adds the bias and applies the
-// activation (ElementwiseFormulas.h's) as it stores. Threads split the
-// panels, or the rows when the panels are fewer than the threads.
+// starts from the residual, and the last adds the bias as it stores and
+// applies the activation (ElementwiseFormulas.h's) to the stored rows.
+// Threads split the panels, or the rows when the panels are fewer than the
+// threads.
 //
 //===----------------------------------------------------------------------===//
 
@@ -60,26 +61,27 @@ struct GemmArgs {
   GemmActivation Act;
 };
 
-/// The activation on a vector of results: the shared formulas
+/// The activation on a row of Cols results in place: the shared formulas
 /// (ElementwiseFormulas.h), as the reference and the other loops compute
-/// them.
-[[gnu::always_inline]] inline V16 activate(V16 X, const GemmActivation &Act) {
+/// them. A pass over the block's rows after their store (in the L1 cache):
+/// computed on the sums still in registers, its constants took registers
+/// from the product's loop (linear1's Relu layers 0.91 ms against 0.76).
+[[gnu::always_inline]] inline void activateRow(float *Y, int64_t Cols,
+                                               const GemmActivation &Act) {
   namespace F = ir::formula;
-  switch (Act.K) {
-  case GemmActivation::None:
-    return X;
-  case GemmActivation::Clamp:
-    return F::clip(V16Math{}, X, V16Math::c(Act.Lo), V16Math::c(Act.Hi));
-  case GemmActivation::Leaky:
-    return F::leakyRelu(V16Math{}, X, Act.Alpha);
-  }
-  return X;
+  constexpr ir::ScalarMath<float> Flt;
+  if (Act.K == GemmActivation::Clamp)
+    for (int64_t C = 0; C < Cols; ++C)
+      Y[C] = F::clip(Flt, Y[C], Act.Lo, Act.Hi);
+  else if (Act.K == GemmActivation::Leaky)
+    for (int64_t C = 0; C < Cols; ++C)
+      Y[C] = F::leakyRelu(Flt, Y[C], Act.Alpha);
 }
 
 /// Rows [I0, I0 + R) x panel P's columns, over K rows [K0, K0 + Kc) of
 /// the panel; First: the sums start at the residual (or 0), else from Y;
-/// Last: the bias and the activation before the store. A panel's columns
-/// past N (the last panel's) are computed and not stored.
+/// Last: the bias before the store, the activation after it. A panel's
+/// columns past N (the last panel's) are computed and not stored.
 template <int R>
 [[gnu::always_inline]] inline void block(const GemmArgs &G, int64_t I0,
                                          int64_t P, int64_t K0, int64_t Kc,
@@ -135,11 +137,9 @@ template <int R>
       Bias = PaddedBias;
     }
     for (int Rr = 0; Rr < R; ++Rr) {
-      for (int V = 0; V < NV; ++V) {
-        if (Bias)
+      if (Bias)
+        for (int V = 0; V < NV; ++V)
           Acc[Rr][V] += load16(Bias + 16 * V);
-        Acc[Rr][V] = activate(Acc[Rr][V], G.Act);
-      }
     }
   }
   for (int Rr = 0; Rr < R; ++Rr) {
@@ -147,12 +147,14 @@ template <int R>
       store16(RowOut(Rr) + 16 * V, Acc[Rr][V]);
     if (!Full)
       std::copy(Tile[Rr], Tile[Rr] + Cols, Y + Rr * N);
+    if (Last)
+      activateRow(Y + Rr * N, Cols, G.Act);
   }
 }
 
 /// Panels [P0, P1) x rows [I0, I1), every pass over K.
-NNG_AVX512_TARGET void
-gemmRange(const GemmArgs &G, int64_t P0, int64_t P1, int64_t I0, int64_t I1) {
+NNG_AVX512_TARGET void gemmRange(const GemmArgs &G, int64_t P0, int64_t P1,
+                                 int64_t I0, int64_t I1) {
   const int64_t Passes = (G.K + MaxPassK - 1) / MaxPassK;
   const int64_t PassK = (G.K + Passes - 1) / Passes;
   for (int64_t K0 = 0; K0 < G.K; K0 += PassK) {
@@ -210,16 +212,15 @@ dnnl::memory::desc panelDesc(int64_t K, int64_t N) {
 }
 
 void packedGemm(const float *A, const float *Panels, float *Y, int64_t M,
-                int64_t K, int64_t N, const float *Bias,
-                const float *Residual, GemmActivation Act) {
+                int64_t K, int64_t N, const float *Bias, const float *Residual,
+                GemmActivation Act) {
   GemmArgs G{A, Panels, Y, M, K, N, Bias, Residual, Act};
   const int64_t NumPanels = (N + PanelCols - 1) / PanelCols;
   const int64_t Blocks = (M + RowBlock - 1) / RowBlock;
   const int64_t Threads = std::max(1, numThreads());
   // Panel groups, each of all rows or of a share of the row blocks.
   const int64_t Groups = std::min(NumPanels, Threads);
-  const int64_t RowParts =
-      std::min(Blocks, (Threads + Groups - 1) / Groups);
+  const int64_t RowParts = std::min(Blocks, (Threads + Groups - 1) / Groups);
   const int64_t PerGroup = (NumPanels + Groups - 1) / Groups;
   const int64_t PerPart = (Blocks + RowParts - 1) / RowParts;
   parallelFor(0, Groups * RowParts, 1, [&](int64_t Begin, int64_t End) {

@@ -1,4 +1,4 @@
-//===- PackedGemm.h - Products over weights packed once, any rows -*- C++ -*-===//
+//===- PackedGemm.h - Products over packed weights, any rows ---*- C++ -*-===//
 //
 // The cpu backend's own f32 product for linear layers whose rows vary
 // (LoopsPackedGemm.cpp): weights packed once into panels of PanelCols
@@ -38,7 +38,7 @@ dnnl::memory::desc panelDesc(int64_t K, int64_t N);
 /// as panelDesc(K, N) says. Bias (N floats) and Residual ([M, N]) may be
 /// null; Residual may be Y itself. In parallel over the panels (or rows).
 void packedGemm(const float *A, const float *Panels, float *Y, int64_t M,
-                int64_t K, int64_t N, const float *Bias,
-                const float *Residual, GemmActivation Act);
+                int64_t K, int64_t N, const float *Bias, const float *Residual,
+                GemmActivation Act);
 
 } // namespace nng::backends::cpu

@@ -27,23 +27,6 @@ inline V16 load16(const float *P) {
 }
 inline void store16(float *P, V16 V) { __builtin_memcpy(P, &V, sizeof V); }
 
-/// The algebra of nngraph/ir/ElementwiseFormulas.h over V16: the shared
-/// formulas (a clamp, LeakyRelu) on 16 floats at once, lane by lane as
-/// ScalarMath<float> computes them.
-struct V16Math {
-  using V = V16;
-  typedef int32_t Mask __attribute__((vector_size(64)));
-  /// X in every lane (X - 0 keeps a -0).
-  static V c(double X) { return static_cast<float>(X) - V16{}; }
-  static V add(V A, V B) { return A + B; }
-  static V sub(V A, V B) { return A - B; }
-  static V mul(V A, V B) { return A * B; }
-  static V div(V A, V B) { return A / B; }
-  static Mask lt(V A, V B) { return A < B; }
-  static Mask gt(V A, V B) { return A > B; }
-  static V select(Mask C, V A, V B) { return C ? A : B; }
-};
-
 /// exp(Xc) of a finite Xc as a polynomial P of r = Xc - n ln 2 and n =
 /// round(Xc / ln 2) (exp(Xc) = P * 2^n), the parts of expFloat and
 /// expNonPositive.
