@@ -12,6 +12,9 @@
 
 #include <chrono>
 #include <cstring>
+#if defined(__linux__)
+#include <sys/mman.h>
+#endif
 
 namespace nng::backends::cpu {
 
@@ -454,8 +457,42 @@ void SharedArena::reserve(size_t Need) {
     return;
   // Doubling: a sequence of growing shapes (a decoder's cache) moves the
   // block a logarithmic number of times.
-  Bytes = std::max(Need, 2 * Bytes);
+  size_t Want = std::max(Need, 2 * Bytes);
+#if defined(__linux__)
+  // Whole pages; from 4 MiB whole huge pages (2 MiB), advised as such as
+  // the allocator does. Fresh pages are zeros, as an allocated block's are.
+  constexpr size_t Huge = size_t(2) << 20;
+  const size_t Page = Want >= 2 * Huge ? Huge : 4096;
+  Want = (Want + Page - 1) / Page * Page;
+  void *P = Mapped ? mremap(Mapped, Bytes, Want, MREMAP_MAYMOVE)
+                   : mmap(nullptr, Want, PROT_READ | PROT_WRITE,
+                          MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (P != MAP_FAILED) {
+#if defined(MADV_HUGEPAGE)
+    if (Page == Huge)
+      madvise(P, Want, MADV_HUGEPAGE);
+#endif
+    Mapped = P;
+    Bytes = Want;
+    // The mapping is the arena's: Programs bound to an older Block bind
+    // again before they run (bindArena), so none reads through it.
+    Block = Storage::wrap(P, Want, [](void *) {});
+    return;
+  }
+  if (Mapped) { // Not grown: a block of its own from now on.
+    munmap(Mapped, Bytes);
+    Mapped = nullptr;
+  }
+#endif
+  Bytes = Want;
   Block = Storage::allocate(Bytes);
+}
+
+SharedArena::~SharedArena() {
+#if defined(__linux__)
+  if (Mapped)
+    munmap(Mapped, Bytes);
+#endif
 }
 
 std::shared_ptr<PackedWeight> WeightPacks::get(const Tensor &Source,

@@ -250,13 +250,24 @@ private:
 };
 
 /// The arena the Programs of one lane of an executable run in (a lane runs
-/// one run at a time, so one block serves all its shapes). It grows to the largest plan
-/// (never shrinks); a Program binds its steps again when the block moved.
+/// one run at a time, so one block serves all its shapes). It grows to the
+/// largest plan (never shrinks); a Program binds its steps again when the
+/// block moved. On Linux it is an anonymous mapping that grows by mremap:
+/// the pages runs touched stay (a new length touches only what the bigger
+/// plan adds), where a new block would be zeroed and touched anew.
 struct SharedArena {
   std::shared_ptr<Storage> Block;
   size_t Bytes = 0;
   /// Makes the block hold at least Need bytes (a new block when it grows).
   void reserve(size_t Need);
+
+  SharedArena() = default;
+  SharedArena(const SharedArena &) = delete;
+  SharedArena &operator=(const SharedArena &) = delete;
+  ~SharedArena();
+
+private:
+  void *Mapped = nullptr; ///< The mapping Block wraps, when one.
 };
 
 /// The bytes of MD's description, for the keys of ProgramShared::primitive:
