@@ -48,7 +48,7 @@ int64_t rowBlock() {
 }
 /// Keys whose scores are computed before the running softmax is updated:
 /// 256 (all of them for most sequences, so what was accumulated is rarely
-/// rescaled) took 0.93-0.97x the time of 128 on the encoder at 144-250
+/// rescaled) took 0.92-1.00x the time of 128 on the encoder at 144-250
 /// positions (Intel Xeon, AVX-512).
 constexpr int64_t KeyBlock = 256;
 static_assert(KeyBlock % 16 == 0, "a block's scores are whole vectors");

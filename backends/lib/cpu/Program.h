@@ -552,9 +552,9 @@ public:
   /// An own loop run after the primitive (a residual its post-op no longer
   /// adds), or null.
   std::function<void(Program &)> After;
-  /// An own loop run instead of the primitive (a reshaped linear layer's
-  /// product over weights packed in panels: PackedGemm.h), or null; the
-  /// weights above are still refreshed before it.
+  /// An own loop run instead of the primitive (the product of a linear
+  /// layer whose rows vary, over weights packed in panels: PackedGemm.h),
+  /// or null; the weights above are still refreshed before it.
   std::function<void(Program &)> Own;
 
   void arg(int Arg, int Slot, const dnnl::memory::desc &MD) {
