@@ -150,7 +150,7 @@ TEST(CpuFusedMatMul, RowsOfAMultipleOf512FloatsArePaddedForManyRows) {
     // rows after the program for 3 rows with one (a residual and a Relu
     // both fused need a program for rows that vary); elsewhere a padded
     // copy does.
-    bool PanelsAtCompile = cpuRunsPackedProducts() && !Residual;
+    bool PanelsAtCompile = backends::cpuRunsPackedProducts() && !Residual;
     EXPECT_EQ(S.WeightPacks, Packs + (PanelsAtCompile ? 0 : 1))
         << G->name() << ": one pack serves every row count above 8";
     EXPECT_GE(S.Reshapes, 1) << S.ReshapeRefusal;

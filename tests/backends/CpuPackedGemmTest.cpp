@@ -107,7 +107,7 @@ TEST(CpuPackedGemm, LinearLayersOfVaryingRowsMatchTheReference) {
     int64_t Packs = S.WeightPacks;
     std::optional<std::string> Schedule = backends::cpuSchedule(*Exe);
     ASSERT_TRUE(Schedule);
-    if (cpuRunsPackedProducts())
+    if (backends::cpuRunsPackedProducts())
       EXPECT_NE(Schedule->find("loop (packed product)"), std::string::npos)
           << G->name() << "\n"
           << *Schedule;

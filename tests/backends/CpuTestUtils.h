@@ -35,17 +35,6 @@ using Floats = std::vector<float>;
                       "(NNGRAPH_ENABLE_ONEDNN=OFF), there is no cpu backend";  \
   } while (0)
 
-/// True when the cpu backend runs linear layers whose rows vary on its own
-/// product over weights packed in panels: an AVX-512 CPU (x86-64-v4) and a
-/// GCC build (PackedGemm.h).
-inline bool cpuRunsPackedProducts() {
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
-  return __builtin_cpu_supports("x86-64-v4");
-#else
-  return false;
-#endif
-}
-
 /// Adds a one-output node K(In) named Out to G; returns its result.
 inline ir::Value *add(ir::Graph &G, ir::OpKind K, std::vector<ir::Value *> In,
                       const std::string &Out, ir::AttrMap A = {}) {

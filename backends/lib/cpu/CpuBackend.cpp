@@ -564,6 +564,8 @@ std::optional<std::string> cpuSchedule(const Executable &E) {
   return std::nullopt;
 }
 
+bool cpuRunsPackedProducts() { return cpu::packedGemmServes(); }
+
 bool setCpuProfiling(Executable &E, bool On) {
   auto *C = dynamic_cast<cpu::CompiledExecutable *>(&E);
   if (C)

@@ -61,6 +61,14 @@ void hardSigmoidRange(const float *X, float *Y, int64_t N, double Alpha,
 
 } // namespace
 
+bool epilogueRange(const Epilogue &E, const float *X, float *Y, int64_t N) {
+  if (E.K == Epilogue::Clamp)
+    return clampRange(X, Y, N, E.Lo, E.Hi);
+  if (E.K == Epilogue::Leaky)
+    leakyRange(X, Y, N, E.Alpha);
+  return false;
+}
+
 bool clampFloats(const float *X, float *Y, int64_t N, float Lo, float Hi) {
   std::atomic<bool> NaN{false};
   parallelFor(0, N, ElementGrain, [&](int64_t B, int64_t E) {

@@ -12,15 +12,14 @@
 // rows x 4 vectors) while the loop walks W's panel (up to 2048 rows of it;
 // the sums of a longer K go through Y between the passes); the first pass
 // starts from the residual, and the last adds the bias as it stores and
-// applies the activation (ElementwiseFormulas.h's) to the stored rows.
-// Threads split the panels, or the rows when the panels are fewer than the
-// threads.
+// applies the activation to the stored rows (epilogueRange: the shared
+// formulas of ElementwiseFormulas.h). Threads split the panels, or the rows
+// when the panels are fewer than the threads.
 //
 //===----------------------------------------------------------------------===//
 
-#include "PackedGemm.h"
+#include "Lower.h"
 #include "VectorMath.h"
-#include "nngraph/ir/ElementwiseFormulas.h"
 #include "nngraph/runtime/Parallel.h"
 
 #include <algorithm>
@@ -40,6 +39,8 @@ namespace nng::backends::cpu {
 
 namespace {
 
+/// Columns of a panel of packed weights (four AVX-512 vectors).
+constexpr int64_t PanelCols = 64;
 /// Rows of a block: 6 rows x 4 vectors of sums, 24 of the 32 AVX-512
 /// registers, with W's four vectors of a row and a broadcast of A's.
 constexpr int RowBlock = 6;
@@ -58,25 +59,8 @@ struct GemmArgs {
   float *Y;
   int64_t M, K, N;
   const float *Bias, *Residual;
-  GemmActivation Act;
+  Epilogue Act;
 };
-
-/// The activation on a row of Cols results in place: the shared formulas
-/// (ElementwiseFormulas.h), as the reference and the other loops compute
-/// them. A pass over the block's rows after their store (in the L1 cache):
-/// computed on the sums still in registers, its constants took registers
-/// from the product's loop (linear1's Relu layers 0.91 ms against 0.76).
-[[gnu::always_inline]] inline void activateRow(float *Y, int64_t Cols,
-                                               const GemmActivation &Act) {
-  namespace F = ir::formula;
-  constexpr ir::ScalarMath<float> Flt;
-  if (Act.K == GemmActivation::Clamp)
-    for (int64_t C = 0; C < Cols; ++C)
-      Y[C] = F::clip(Flt, Y[C], Act.Lo, Act.Hi);
-  else if (Act.K == GemmActivation::Leaky)
-    for (int64_t C = 0; C < Cols; ++C)
-      Y[C] = F::leakyRelu(Flt, Y[C], Act.Alpha);
-}
 
 /// Rows [I0, I0 + R) x panel P's columns, over K rows [K0, K0 + Kc) of
 /// the panel; First: the sums start at the residual (or 0), else from Y;
@@ -147,8 +131,11 @@ template <int R>
       store16(RowOut(Rr) + 16 * V, Acc[Rr][V]);
     if (!Full)
       std::copy(Tile[Rr], Tile[Rr] + Cols, Y + Rr * N);
+    // The activation over the stored row (in the L1 cache): on the sums
+    // still in registers, its constants took registers from the product's
+    // loop (linear1's Relu layers 0.91 ms against 0.76).
     if (Last)
-      activateRow(Y + Rr * N, Cols, G.Act);
+      epilogueRange(G.Act, Y + Rr * N, Y + Rr * N, Cols);
   }
 }
 
@@ -213,7 +200,7 @@ dnnl::memory::desc panelDesc(int64_t K, int64_t N) {
 
 void packedGemm(const float *A, const float *Panels, float *Y, int64_t M,
                 int64_t K, int64_t N, const float *Bias, const float *Residual,
-                GemmActivation Act) {
+                const Epilogue &Act) {
   GemmArgs G{A, Panels, Y, M, K, N, Bias, Residual, Act};
   const int64_t NumPanels = (N + PanelCols - 1) / PanelCols;
   const int64_t Blocks = (M + RowBlock - 1) / RowBlock;

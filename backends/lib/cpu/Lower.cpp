@@ -489,31 +489,57 @@ std::unique_ptr<Program> compileProgram(const ir::Graph &G,
 
 // --- Primitive steps -----------------------------------------------------------
 
-void emitPrimitive(LowerContext &C, const ir::Node &N, dnnl::primitive Prim,
-                   const dnnl::primitive_desc_base &PD,
-                   std::vector<PrimitiveArg> Args, const std::vector<int> &Reads,
-                   int Out, std::vector<WeightToPack> Ws) {
+namespace {
+
+/// emitPrimitive's step, with PD's scratchpad and weights layout when PD is
+/// given; without it, a step for an own loop (PrimitiveStep::Own).
+PrimitiveStep &emitPrimitiveStep(LowerContext &C, const ir::Node &N,
+                                 dnnl::primitive Prim,
+                                 const dnnl::primitive_desc_base *PD,
+                                 std::vector<PrimitiveArg> Args,
+                                 const std::vector<int> &Reads, int Out,
+                                 std::vector<WeightToPack> Ws) {
   auto St = std::make_unique<PrimitiveStep>();
   St->Desc = C.describe(N);
   St->Prim = std::move(Prim);
   for (const PrimitiveArg &A : Args)
     St->arg(A.Arg, A.Slot, A.MD);
   for (WeightToPack &W : Ws) {
-    dnnl::memory::desc Packed = W.PackedMD ? W.PackedMD : PD.weights_desc();
+    dnnl::memory::desc Packed = W.PackedMD ? W.PackedMD : PD->weights_desc();
     St->Weights.emplace_back(W.Arg, C.Shared.Packs.get(W.T, W.UserMD, Packed));
     C.program().Stats.WeightBytes += static_cast<int64_t>(Packed.get_size());
   }
   for (int R : Reads)
     C.B.reads(R);
-  size_t ScratchBytes = PD.scratchpad_desc().get_size();
+  size_t ScratchBytes = PD ? PD->scratchpad_desc().get_size() : 0;
   if (ScratchBytes) {
     St->Scratch = C.B.newBuffer(DType::U8, Shape({int64_t(ScratchBytes)}));
-    St->ScratchMD = PD.scratchpad_desc();
+    St->ScratchMD = PD->scratchpad_desc();
     C.B.writes(St->Scratch);
   }
   C.B.writes(Out);
+  PrimitiveStep &Made = *St;
   C.B.emit(std::move(St));
-  ++C.program().Stats.DnnlSteps;
+  ++(PD ? C.program().Stats.DnnlSteps : C.program().Stats.OwnKernels);
+  return Made;
+}
+
+} // namespace
+
+void emitPrimitive(LowerContext &C, const ir::Node &N, dnnl::primitive Prim,
+                   const dnnl::primitive_desc_base &PD,
+                   std::vector<PrimitiveArg> Args, const std::vector<int> &Reads,
+                   int Out, std::vector<WeightToPack> Ws) {
+  emitPrimitiveStep(C, N, std::move(Prim), &PD, std::move(Args), Reads, Out,
+                    std::move(Ws));
+}
+
+PrimitiveStep &emitOwnLoopStep(LowerContext &C, const ir::Node &N,
+                               std::vector<PrimitiveArg> Args,
+                               const std::vector<int> &Reads, int Out,
+                               std::vector<WeightToPack> Ws) {
+  return emitPrimitiveStep(C, N, dnnl::primitive(), nullptr, std::move(Args),
+                           Reads, Out, std::move(Ws));
 }
 
 // --- Reshape-like nodes ---------------------------------------------------------

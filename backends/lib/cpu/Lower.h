@@ -288,6 +288,15 @@ void emitPrimitive(LowerContext &C, const ir::Node &N, dnnl::primitive Prim,
                    std::vector<PrimitiveArg> Args, const std::vector<int> &Reads,
                    int Out, std::vector<WeightToPack> Ws = {});
 
+/// The same step without a primitive, for an own loop set as its
+/// PrimitiveStep::Own (a primitive may take its place at a reshape, with
+/// Args): each of Ws is packed into the layout it names (PackedMD), and it
+/// counts as an own loop.
+PrimitiveStep &emitOwnLoopStep(LowerContext &C, const ir::Node &N,
+                               std::vector<PrimitiveArg> Args,
+                               const std::vector<int> &Reads, int Out,
+                               std::vector<WeightToPack> Ws);
+
 /// Emits one of the backend's own loops: a step running Fn, reading the
 /// slots Reads and writing Out, counted under the own-loop statistics.
 /// With Fits the loop serves other shapes of its slots (Program::reshape):
@@ -316,7 +325,9 @@ struct Epilogue {
 
 /// An activation fused into a primitive: a chain of eltwise post-ops whose
 /// results on NaN and infinities are the reference's, or else an own loop
-/// after the primitive.
+/// after the primitive. Own is the activation's own form wherever it has
+/// one (Relu, Clip, LeakyRelu), beside a post-op chain too: the own packed
+/// product fuses it, a few rows' product runs it after.
 struct Activation {
   std::vector<PostOpEltwise> PostOps;
   Epilogue Own;
@@ -453,6 +464,25 @@ void batchedFewRowsTransB(const float *A, const float *Bt, float *Y,
 void linearFewRows(const float *A, const float *W, bool TransB,
                    const float *Bias, const float *Residual, float *Y,
                    int64_t M, int64_t K, int64_t N);
+/// Epilogue E over N floats of X into Y (Y may be X) on the calling thread;
+/// true when a clamp met a NaN (LoopsElementwise.cpp).
+bool epilogueRange(const Epilogue &E, const float *X, float *Y, int64_t N);
+
+/// True when this CPU runs packedGemm (AVX-512: x86-64-v4, in a GCC build;
+/// LoopsPackedGemm.cpp); elsewhere products whose rows vary stay on oneDNN.
+bool packedGemmServes();
+/// W ([K, N], f32) packed for packedGemm, as a oneDNN description (a
+/// reorder into it packs): panel p holds columns [64p, 64p + 64) of every
+/// row, row after row; the last panel's columns past N are zeros.
+dnnl::memory::desc panelDesc(int64_t K, int64_t N);
+/// Y ([M, N]) = Act(A ([M, K], rows dense) x W + Bias + Residual) for any
+/// M, W packed as panelDesc(K, N) says: the own product of linear layers
+/// whose rows vary. Bias (N floats) and Residual ([M, N]) may be null;
+/// Residual may be Y itself; Act is none, a clamp or a leaky Relu (its
+/// Guard unused). In parallel over the panels (or the rows).
+void packedGemm(const float *A, const float *Panels, float *Y, int64_t M,
+                int64_t K, int64_t N, const float *Bias, const float *Residual,
+                const Epilogue &Act);
 /// The four arithmetic ops of binaryFloats.
 enum class BinaryKind { Add, Sub, Mul, Div };
 /// Y = A op B over Count floats, B a single float when Scalar (Y may be A

@@ -58,31 +58,32 @@ Activation activationOf(const ir::FusedActivationInfo &A,
                         const std::vector<float> &P) {
   Activation R;
   std::optional<PostOpEltwise> Post = activationPostOp(A, P);
-  if (Post && nanExact(*Post)) {
+  const bool Exact = Post && nanExact(*Post);
+  if (Exact)
     R.PostOps = {*Post};
-    R.Ok = true;
-    return R;
-  }
   using Alg = dnnl::algorithm;
+  const std::vector<PostOpEltwise> ExactRelu = {
+      {Alg::eltwise_elu, 0.0f, 0.0f}, {Alg::eltwise_linear, 1.0f, 0.0f}};
   switch (A.Op) {
   case ir::OpKind::Relu:
-    R.PostOps = {{Alg::eltwise_elu, 0.0f, 0.0f}, {Alg::eltwise_linear, 1.0f, 0.0f}};
+    if (!Exact)
+      R.PostOps = ExactRelu;
     R.Own = {Epilogue::Clamp, 0.0f, INFINITY, 0};
     break;
   case ir::OpKind::Clip:
     // min > max gives max everywhere in the reference: the loop agrees.
     R.Own = {Epilogue::Clamp, P[0], P[1], 0};
-    if (P[0] == 0.0f && P[1] == INFINITY) // Relu.
-      R.PostOps = {{Alg::eltwise_elu, 0.0f, 0.0f},
-                   {Alg::eltwise_linear, 1.0f, 0.0f}};
+    if (!Exact && P[0] == 0.0f && P[1] == INFINITY) // Relu.
+      R.PostOps = ExactRelu;
     break;
-  case ir::OpKind::LeakyRelu:
+  case ir::OpKind::LeakyRelu: // The own form beside the post-op too.
     R.Own = {Epilogue::Leaky, 0, 0, P[0]};
     break;
   case ir::OpKind::Identity: // A FusedConv that only adds its Sum.
     break;
   default:
-    return R; // Sigmoid, HardSigmoid: not fused.
+    if (!Exact)
+      return R; // Sigmoid, HardSigmoid: not fused.
   }
   R.Ok = true;
   return R;

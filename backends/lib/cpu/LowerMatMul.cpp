@@ -11,7 +11,7 @@
 // FusedMatMul (rules/FuseProducts.cpp); here only what depends on the rows
 // (a primitive with M given at run time takes no binary post-op) and on
 // speculated clamps. Rows that vary, on an AVX-512 CPU, run the backend's
-// own product over the weights packed in panels instead (PackedGemm.h),
+// own product over the weights packed in panels instead (packedGemm),
 // with the bias, the residual and a clamp or leaky activation fused. A
 // product of two run-time values (attention's Q.K^T
 // and P.V) is a batched matmul on plain data with numpy broadcasting of the
@@ -21,7 +21,6 @@
 //===----------------------------------------------------------------------===//
 
 #include "Lower.h"
-#include "PackedGemm.h"
 
 #include <array>
 #include <atomic>
@@ -366,24 +365,18 @@ bool lowerLinear(LowerContext &C, const ir::Node &N, const Tensor &Wt,
                SumAfter ? std::vector<PostOpEltwise>() : Act.PostOps, ""};
   F.Key = linearKey(F);
   // More rows than the own loop takes, on an AVX-512 CPU: the own
-  // product over the weights packed once in panels (PackedGemm.h), with
+  // product over the weights packed once in panels (packedGemm), with
   // what the primitive fused (its activation when the node's has an own
   // form) and the residual.
-  std::optional<GemmActivation> GemmAct;
+  std::optional<Epilogue> GemmAct;
   // The step serves other rows (below) unless the primitive fuses both a
   // residual and an activation (a program for rows that vary then).
   bool OtherRows = !F.Residual || F.PostOps.empty();
   if (packedGemmServes() && OtherRows) {
     if (F.PostOps.empty())
-      GemmAct = GemmActivation{};
-    else if (Act.Own.K == Epilogue::Clamp)
-      GemmAct = GemmActivation{GemmActivation::Clamp, Act.Own.Lo, Act.Own.Hi};
-    else if (Act.Own.K == Epilogue::Leaky)
-      GemmAct = GemmActivation{GemmActivation::Leaky, 0, 0, Act.Own.Alpha};
-    else if (F.PostOps.size() == 1 &&
-             F.PostOps[0].Alg == dnnl::algorithm::eltwise_relu &&
-             F.PostOps[0].Alpha != 0.0f) // LeakyRelu as oneDNN's post-op.
-      GemmAct = GemmActivation{GemmActivation::Leaky, 0, 0, F.PostOps[0].Alpha};
+      GemmAct = Epilogue{};
+    else if (Act.Own.K != Epilogue::None && !Act.Own.Guard)
+      GemmAct = Act.Own;
   }
   // A program compiled for rows that vary (a node met at a second row
   // count, or a graph with symbolic input dims) runs it from the start:
@@ -414,25 +407,13 @@ bool lowerLinear(LowerContext &C, const ir::Node &N, const Tensor &Wt,
           {DNNL_ARG_ATTR_MULTIPLE_POST_OP(0) | DNNL_ARG_SRC_1, ResSlot, DstMD});
     Reads.push_back(ResSlot);
   }
-  if (OwnNow) {
-    // No primitive: the step's arguments stay for a later few-rows one.
-    auto St = std::make_unique<PrimitiveStep>();
-    St->Desc = C.describe(N);
-    for (const PrimitiveArg &A : Args)
-      St->arg(A.Arg, A.Slot, A.MD);
-    memory::desc Panels = panelDesc(K, NOut);
-    St->Weights.emplace_back(DNNL_ARG_WEIGHTS,
-                             C.Shared.Packs.get(Wt, WeiUser, Panels));
-    C.program().Stats.WeightBytes += static_cast<int64_t>(Panels.get_size());
-    for (int R : Reads)
-      C.B.reads(R);
-    C.B.writes(Out);
-    C.B.emit(std::move(St));
-    ++C.program().Stats.OwnKernels;
-  } else {
+  if (OwnNow) // No primitive: the arguments stay for a later few-rows one.
+    emitOwnLoopStep(C, N, std::move(Args), Reads, Out,
+                    {WeightToPack{Wt, WeiUser, DNNL_ARG_WEIGHTS,
+                                  panelDesc(K, NOut)}});
+  else
     emitPrimitive(C, N, Prim, PD, std::move(Args), Reads, Out,
                   {WeightToPack{Wt, WeiUser}});
-  }
   auto AddResidual = [=](Program &Q) {
     float *Y = reinterpret_cast<float *>(Q.bufferData(Out));
     binaryFloats(BinaryKind::Add, Y,
@@ -481,7 +462,7 @@ bool lowerLinear(LowerContext &C, const ir::Node &N, const Tensor &Wt,
           if (Arg == DNNL_ARG_WEIGHTS)
             W = *Panels;
         std::shared_ptr<PackedWeight> Pack = *Panels;
-        GemmActivation A = *GemmAct;
+        Epilogue A = *GemmAct;
         Step.Own = [=](Program &Q) {
           packedGemm(static_cast<const float *>(Q.dataOf(In)),
                      static_cast<const float *>(Pack->Packed.get_data_handle()),

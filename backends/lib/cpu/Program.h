@@ -553,7 +553,7 @@ public:
   /// adds), or null.
   std::function<void(Program &)> After;
   /// An own loop run instead of the primitive (the product of a linear
-  /// layer whose rows vary, over weights packed in panels: PackedGemm.h),
+  /// layer whose rows vary, over weights packed in panels: packedGemm),
   /// or null; the weights above are still refreshed before it.
   std::function<void(Program &)> Own;
 

@@ -129,6 +129,11 @@ std::optional<CpuExecutableStats> cpuExecutableStats(const Executable &E);
 /// cpu executable; a line saying so when it runs node by node or has not
 /// run yet.
 std::optional<std::string> cpuSchedule(const Executable &E);
+
+/// True when linear layers whose rows vary run the backend's own product
+/// over weights packed in panels on this CPU (AVX-512, x86-64-v4, in a GCC
+/// build), not oneDNN's matmul with rows given at run time.
+bool cpuRunsPackedProducts();
 /// Times every step of E's runs from now on (On) or stops (nngraph-run
 /// --profile); false when E is not a cpu executable.
 bool setCpuProfiling(Executable &E, bool On);
